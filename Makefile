@@ -1,0 +1,42 @@
+# The project's front door: `make demo` and `make test` work from a fresh clone; everything they need is
+# installed into .venv from pinned requirements (requirements.lock).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+PORT ?= 8501
+
+.PHONY: install demo test test-fast build serve bench lint docs clean help
+
+help:
+	@echo "make demo    set up, build the warehouse from sample data and serve the app on http://localhost:$(PORT)"
+	@echo "make test    set up and run every test"
+	@echo "make bench   run the benchmarks and write bench/RESULTS.md"
+	@echo "make docs    generate dbt docs into target/"
+
+$(STAMP): pyproject.toml requirements.lock
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else "evalhouse needs Python 3.11 (set PYTHON=...)")'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $@
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/evalhouse demo --port $(PORT)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+build: $(STAMP)
+	$(BIN)/evalhouse build
+
+serve: $(STAMP)
+	$(BIN)/evalhouse serve --port $(PORT)
+
+docs: $(STAMP)
+	$(BIN)/python -c 'from evalhouse.build import run_dbt; from evalhouse.settings import resolve; import sys; sys.exit(0 if run_dbt(resolve().db_path, ("docs", "generate")).ok else 1)'
+
+clean:
+	rm -rf target logs .pytest_cache

@@ -1,0 +1,56 @@
+"""`evalhouse build`: run `dbt build` (models, seeds and tests) against one warehouse file, in-process."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalhouse.settings import PROJECT_ROOT
+
+
+@dataclass(frozen=True)
+class BuildResult:
+    ok: bool
+    failures: tuple[str, ...]  # "model.evalhouse.fct_x: message" for each error or failed test
+    n_nodes: int
+
+
+def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: Path | None = None,
+            quiet: bool = False) -> BuildResult:
+    """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`."""
+    from dbt.cli.main import dbtRunner  # imported late: dbt is slow to import and not needed by ingest
+
+    args = [*command, "--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
+    if target_path is not None:
+        args += ["--target-path", str(target_path)]
+    if quiet:
+        args += ["--quiet"]
+    with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str((target_path or PROJECT_ROOT / "target") / "logs")):
+        result = dbtRunner().invoke(args)
+    failures: list[str] = []
+    n_nodes = 0
+    if result.result is not None and hasattr(result.result, "results"):
+        for node_result in result.result.results:
+            n_nodes += 1
+            if str(node_result.status) in ("error", "fail", "runtime error"):
+                failures.append(f"{node_result.node.unique_id}: {node_result.message}")
+    if result.exception is not None:
+        failures.append(f"dbt could not run: {result.exception}")
+    return BuildResult(result.success and not failures, tuple(failures), n_nodes)
+
+
+@contextmanager
+def _environment(**values: str) -> Iterator[None]:
+    saved = {key: os.environ.get(key) for key in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for key, old in saved.items():
+            if old is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = old

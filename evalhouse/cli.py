@@ -1,0 +1,106 @@
+"""The `evalhouse` command: argument parsing and exit codes only; each subcommand calls into a library module."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+
+from evalhouse.lock import WarehouseBusy, writer_lock
+from evalhouse.settings import Settings, resolve
+from ingest import cli as ingest_cli
+from ingest.sources import InputError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 0, 1, 2, 3
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    settings = resolve(getattr(args, "db", None), getattr(args, "landing", None))
+    try:
+        return args.handler(args, settings)
+    except WarehouseBusy as exc:
+        print(f"evalhouse: {exc}", file=sys.stderr)
+        return EXIT_BUSY
+    except InputError as exc:
+        print(f"evalhouse: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+
+
+def _parser() -> argparse.ArgumentParser:
+    # --db and --landing work before or after the subcommand; the subcommand's copy must not reset them.
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--db", default=argparse.SUPPRESS,
+                        help="the DuckDB file (default: $EVALHOUSE_DB or warehouse/evalhouse.duckdb)")
+    common.add_argument("--landing", default=argparse.SUPPRESS,
+                        help="the landing folder (default: $EVALHOUSE_LANDING or landing/)")
+    parser = argparse.ArgumentParser(prog="evalhouse", parents=[common],
+                                     description="A warehouse for LLM eval results.")
+
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    ingest = commands.add_parser("ingest", parents=[common], help="validate and load eval records")
+    ingest_cli.add_arguments(ingest)
+    ingest.set_defaults(handler=_ingest)
+
+    build = commands.add_parser("build", parents=[common], help="run dbt build on the warehouse")
+    build.set_defaults(handler=_build)
+
+    rebuild = commands.add_parser("rebuild", parents=[common],
+                                  help="recreate the warehouse from every file ingested before plus the landing folder")
+    rebuild.set_defaults(handler=_rebuild)
+
+    demo = commands.add_parser("demo", parents=[common],
+                               help="generate sample data, ingest it, build, and serve the app")
+    demo.add_argument("--no-serve", action="store_true", help="stop after the build")
+    demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")
+    demo.add_argument("--port", type=int, default=8501)
+    demo.set_defaults(handler=_demo)
+
+    serve = commands.add_parser("serve", parents=[common], help="serve the Streamlit app")
+    serve.add_argument("--port", type=int, default=8501)
+    serve.set_defaults(handler=_serve)
+    return parser
+
+
+def _ingest(args: argparse.Namespace, settings: Settings) -> int:
+    from ingest.pipeline import ingest_paths
+
+    with writer_lock(settings.db_path, "ingest"):
+        summary = ingest_paths(args.paths, settings.db_path, ingest_cli.options_from(args), ingest_cli.Progress())
+    ingest_cli.print_summary(summary, args.output)
+    return ingest_cli.exit_code(summary, args.fail_on_reject)
+
+
+def _build(args: argparse.Namespace, settings: Settings) -> int:
+    from evalhouse.build import run_dbt
+
+    with writer_lock(settings.db_path, "build"):
+        result = run_dbt(settings.db_path)
+    if not result.ok:
+        print("evalhouse: dbt build failed:", *result.failures, sep="\n  ", file=sys.stderr)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
+    from evalhouse.operations import rebuild
+
+    return EXIT_OK if rebuild(settings) else EXIT_FAILED
+
+
+def _demo(args: argparse.Namespace, settings: Settings) -> int:
+    from evalhouse.operations import demo
+
+    return demo(settings, seed=args.seed, serve_app=not args.no_serve, port=args.port)
+
+
+def _serve(args: argparse.Namespace, settings: Settings) -> int:
+    from evalhouse.operations import serve
+
+    return serve(settings, port=args.port)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,104 @@
+"""`evalhouse ingest`: its arguments and what it prints. The work is done by ingest.pipeline."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import TextIO
+
+from ingest.formats import FORMATS
+from ingest.pipeline import IngestOptions, RunSummary
+from ingest.sources import DEFAULT_MAX_RECORD_BYTES
+
+EXIT_OK, EXIT_REJECTS, EXIT_USAGE = 0, 1, 2
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("paths", nargs="+", metavar="PATH", help="files, folders (searched recursively) or globs")
+    parser.add_argument("--format", dest="forced_format", choices=sorted(FORMATS),
+                        help="treat every record as this format instead of detecting it")
+    parser.add_argument("--strict", action="store_true",
+                        help="exact schema verdicts: no compatibility repairs")
+    parser.add_argument("--fail-on-reject", action="store_true",
+                        help="exit 1 when any line was quarantined")
+    parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES,
+                        help=f"records larger than this are quarantined unread (default {DEFAULT_MAX_RECORD_BYTES})")
+    parser.add_argument("--output", choices=("table", "json"), default="table",
+                        help="a table for people (default) or JSON for machines")
+
+
+def options_from(args: argparse.Namespace) -> IngestOptions:
+    return IngestOptions(strict=args.strict, forced_format=args.forced_format,
+                         max_record_bytes=args.max_record_bytes)
+
+
+def exit_code(summary: RunSummary, fail_on_reject: bool) -> int:
+    return EXIT_REJECTS if fail_on_reject and summary.quarantined else EXIT_OK
+
+
+class Progress:
+    """A one-line progress bar on stderr, only for a terminal and only for large files."""
+
+    MIN_BYTES = 20 * 1024 * 1024
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.enabled = self.stream.isatty()
+        self.last = 0.0
+
+    def __call__(self, path: Path, done: int, total: int) -> None:
+        if not self.enabled or total < self.MIN_BYTES:
+            return
+        now = time.monotonic()
+        if done < total and now - self.last < 0.25:
+            return
+        self.last = now
+        fraction = min(done / total, 1.0) if total else 1.0
+        bar = "#" * int(fraction * 30)
+        end = "\n" if done >= total else ""
+        self.stream.write(f"\r  {path.name[:40]:<40} [{bar:<30}] {fraction:6.1%} of {total / 2**20:,.0f} MB{end}")
+        self.stream.flush()
+
+
+def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None) -> None:
+    stream = stream or sys.stdout
+    if output == "json":
+        json.dump(_as_json(summary), stream, indent=2)
+        stream.write("\n")
+        return
+    by_format = summary.by_format()
+    header = f"{'format':<16}{'files':>7}{'accepted':>11}{'repaired':>10}{'quarantined':>13}{'skipped':>9}"
+    stream.write(f"evalhouse ingest: {len(summary.files)} file(s), batch {summary.batch_id}\n{header}\n")
+    for name, c in by_format.items():
+        stream.write(f"{name:<16}{c.files:>7,}{c.accepted:>11,}{c.repaired:>10,}{c.quarantined:>13,}{c.skipped:>9,}\n")
+    stream.write(f"{'total':<16}{'':>7}{summary.accepted:>11,}{sum(c.repaired for c in by_format.values()):>10,}"
+                 f"{summary.quarantined:>13,}{sum(c.skipped for c in by_format.values()):>9,}\n")
+    already = [f for f in summary.files if f.status == "already_loaded"]
+    if already:
+        stream.write(f"{len(already)} file(s) already loaded with the same content: nothing added.\n")
+    for f in summary.files:
+        if f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message):
+            stream.write(f"{f.status}: {f.path}: {f.message}\n")
+        if f.n_unchanged:
+            stream.write(f"changed since last ingest: {f.path}: {f.n_unchanged:,} unchanged line(s) skipped\n")
+    if summary.quarantined:
+        stream.write("Quarantined lines are in raw.quarantine with their file, line, JSON pointer and reason "
+                     "(the Data quality page shows them).\n")
+
+
+def _as_json(summary: RunSummary) -> dict:
+    return {
+        "batch_id": summary.batch_id,
+        "accepted": summary.accepted,
+        "quarantined": summary.quarantined,
+        "by_format": {name: vars(c) for name, c in summary.by_format().items()},
+        "files": [
+            {"path": str(f.path), "status": f.status, "message": f.message, "records": f.n_lines,
+             "accepted": f.accepted, "quarantined": f.quarantined,
+             "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
+            for f in summary.files
+        ],
+    }

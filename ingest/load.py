@@ -1,0 +1,246 @@
+"""The raw layer in DuckDB: its tables, one transaction per file, batched appends, and the lookups that keep a
+second run of the same input from adding anything.
+
+This is the only module of the ingester that writes SQL. Table names come from the format registry, never
+from user input; every value is a bound parameter or an Arrow batch.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+import pyarrow as pa
+
+from ingest.formats import FORMATS
+
+RECORD_COLUMNS = pa.schema(
+    [
+        ("record_id", pa.string()),
+        ("natural_key", pa.string()),
+        ("schema_version", pa.string()),
+        ("record_json", pa.string()),
+        ("repairs", pa.string()),
+        ("source_path", pa.string()),
+        ("source_line", pa.int64()),
+        ("byte_offset", pa.int64()),
+        ("record_sha256", pa.string()),
+        ("file_sha256", pa.string()),
+        ("ingested_at", pa.timestamp("us")),
+        ("batch_id", pa.string()),
+    ]
+)
+
+QUARANTINE_COLUMNS = pa.schema(
+    [
+        ("quarantine_id", pa.string()),
+        ("source_path", pa.string()),
+        ("source_line", pa.int64()),
+        ("byte_offset", pa.int64()),
+        ("format", pa.string()),
+        ("schema_version", pa.string()),
+        ("error_kind", pa.string()),
+        ("error_pointer", pa.string()),
+        ("error_message", pa.string()),
+        ("raw_text", pa.string()),
+        ("raw_text_truncated", pa.bool_()),
+        ("raw_sha256", pa.string()),
+        ("file_sha256", pa.string()),
+        ("batch_id", pa.string()),
+        ("quarantined_at", pa.timestamp("us")),
+    ]
+)
+
+_RECORD_DDL = """
+    record_id varchar not null,
+    natural_key varchar,
+    schema_version varchar,
+    record_json json not null,
+    repairs varchar,
+    source_path varchar not null,
+    source_line bigint not null,
+    byte_offset bigint,
+    record_sha256 varchar not null,
+    file_sha256 varchar not null,
+    ingested_at timestamp not null,
+    batch_id varchar not null
+"""
+
+_DDL = [
+    "create schema if not exists raw",
+    """create table if not exists raw.ingest_files (
+        batch_id varchar not null,
+        source_path varchar not null,
+        file_sha256 varchar not null,
+        file_bytes bigint not null,
+        status varchar not null,
+        message varchar,
+        n_lines bigint not null,
+        n_blank bigint not null,
+        n_accepted bigint not null,
+        n_repaired bigint not null,
+        n_quarantined bigint not null,
+        n_skipped bigint not null,
+        accepted_by_format json,
+        strict boolean not null,
+        forced_format varchar,
+        started_at timestamp not null,
+        finished_at timestamp not null,
+        duration_ms double not null
+    )""",
+    """create table if not exists raw.ingest_repairs (
+        batch_id varchar not null,
+        source_path varchar not null,
+        file_sha256 varchar not null,
+        format varchar not null,
+        repair varchar not null,
+        n_records bigint not null
+    )""",
+    f"""create table if not exists raw.quarantine (
+        quarantine_id varchar not null,
+        source_path varchar not null,
+        source_line bigint,
+        byte_offset bigint,
+        format varchar,
+        schema_version varchar,
+        error_kind varchar not null,
+        error_pointer varchar,
+        error_message varchar not null,
+        raw_text varchar,
+        raw_text_truncated boolean not null,
+        raw_sha256 varchar,
+        file_sha256 varchar not null,
+        batch_id varchar not null,
+        quarantined_at timestamp not null
+    )""",
+    *(f"create table if not exists raw.{name} ({_RECORD_DDL})" for name in FORMATS),
+]
+
+
+@dataclass(frozen=True)
+class PriorLoad:
+    source_path: str
+    finished_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class KnownKey:
+    record_sha256: str
+    source_path: str
+    source_line: int
+
+
+@dataclass(frozen=True)
+class FileRow:
+    """One row of raw.ingest_files: what happened to one file in one run."""
+
+    batch_id: str
+    source_path: str
+    file_sha256: str
+    file_bytes: int
+    status: str  # loaded | empty | failed
+    message: str | None
+    n_lines: int
+    n_blank: int
+    n_accepted: int
+    n_repaired: int
+    n_quarantined: int
+    n_skipped: int
+    accepted_by_format: str  # JSON object {format: n}
+    strict: bool
+    forced_format: str | None
+    started_at: dt.datetime
+    finished_at: dt.datetime
+    duration_ms: float
+
+
+class RawStore:
+    """A write connection to the warehouse file, holding the raw layer's tables."""
+
+    def __init__(self, db_path: Path) -> None:
+        db_path.parent.mkdir(parents=True, exist_ok=True)
+        self.con = duckdb.connect(str(db_path))
+        for statement in _DDL:
+            self.con.execute(statement)
+
+    def close(self) -> None:
+        self.con.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Everything of one file commits together or not at all (a kill mid-file leaves none of it)."""
+        self.con.begin()
+        try:
+            yield
+        except BaseException:
+            self.con.rollback()
+            raise
+        self.con.commit()
+
+    def prior_load(self, file_sha256: str) -> PriorLoad | None:
+        row = self.con.execute(
+            "select source_path, finished_at from raw.ingest_files "
+            "where file_sha256 = ? and status in ('loaded', 'empty') order by finished_at limit 1",
+            [file_sha256],
+        ).fetchone()
+        return PriorLoad(row[0], row[1]) if row else None
+
+    def lines_seen(self, source_path: str) -> set[tuple[int, str]] | None:
+        """For a path loaded before with other content (an appended landing file), the (line, sha256) pairs
+        already stored, so unchanged lines are not added twice. None when the path is new."""
+        known = self.con.execute(
+            "select count(*) from raw.ingest_files where source_path = ?", [source_path]
+        ).fetchone()[0]
+        if not known:
+            return None
+        parts = [f"select source_line, record_sha256 from raw.{name} where source_path = ?" for name in FORMATS]
+        parts.append("select source_line, raw_sha256 from raw.quarantine where source_path = ? and source_line is not null")
+        rows = self.con.execute(" union all ".join(parts), [source_path] * len(parts)).fetchall()
+        return {(line, sha) for line, sha in rows}
+
+    def known_keys(self, format_name: str, keys: Sequence[str]) -> dict[str, KnownKey]:
+        if not keys:
+            return {}
+        table = _table(format_name)
+        rows = self.con.execute(
+            f"select natural_key, record_sha256, source_path, source_line from raw.{table} "
+            "where natural_key in (select unnest(?::varchar[]))",
+            [list(keys)],
+        ).fetchall()
+        return {key: KnownKey(sha, path, line) for key, sha, path, line in rows}
+
+    def append_records(self, format_name: str, rows: dict[str, list]) -> None:
+        self._append(f"raw.{_table(format_name)}", pa.Table.from_pydict(rows, schema=RECORD_COLUMNS))
+
+    def append_quarantine(self, rows: dict[str, list]) -> None:
+        self._append("raw.quarantine", pa.Table.from_pydict(rows, schema=QUARANTINE_COLUMNS))
+
+    def append_repairs(self, rows: Iterable[tuple[str, str, str, str, str, int]]) -> None:
+        rows = list(rows)
+        if rows:
+            self.con.executemany("insert into raw.ingest_repairs values (?, ?, ?, ?, ?, ?)", rows)
+
+    def append_file(self, row: FileRow) -> None:
+        values = list(row.__dict__.values())
+        self.con.execute(
+            f"insert into raw.ingest_files values ({', '.join('?' * len(values))})", values
+        )
+
+    def _append(self, table: str, batch: pa.Table) -> None:
+        if batch.num_rows == 0:
+            return
+        self.con.register("_evalhouse_batch", batch)
+        try:
+            self.con.execute(f"insert into {table} by name select * from _evalhouse_batch")
+        finally:
+            self.con.unregister("_evalhouse_batch")
+
+
+def _table(format_name: str) -> str:
+    if format_name not in FORMATS:  # table names are never taken from outside the registry
+        raise ValueError(f"unknown format {format_name!r}")
+    return format_name

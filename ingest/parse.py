@@ -1,0 +1,147 @@
+"""Strict JSON parsing of one record: an object, or a failure that says exactly what is wrong with the text.
+
+Stricter than most parsers in two ways the warehouse relies on: `NaN`/`Infinity` are rejected (they are not
+JSON, and would turn into NaN in a mart), and duplicate keys are rejected (a parser silently keeping the last
+one would load a value nobody can see in the file).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+
+from ingest.pointer import to_pointer
+from ingest.sources import RawRecord
+
+MAX_DEPTH = 1024  # orjson's own nesting limit
+
+
+@dataclass(frozen=True, slots=True)
+class ParseFailure:
+    """Why a record's text is not one JSON object. `kind` is a stable code; `message` is for people."""
+
+    kind: str
+    message: str
+    pointer: str | None = None
+
+
+# Whitespace between a key's closing quote and its colon defeats the fast duplicate-key check below.
+_SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+_NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity")
+
+
+def parse_record(raw: RawRecord, max_record_bytes: int) -> dict[str, Any] | ParseFailure:
+    if raw.oversized:
+        return ParseFailure(
+            "too_large",
+            f"the record is {_size(raw.size)}, over the {_size(max_record_bytes)} limit; "
+            "it was not read (raise the limit with --max-record-bytes if it is genuine)",
+        )
+    data = raw.data
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        return _explain_decode_error(data, exc, raw.unterminated)
+    if not isinstance(value, dict):
+        found = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
+        return ParseFailure("not_an_object", f"expected a JSON object (one record), found {found}", "")
+    duplicate = find_duplicate_key(data, value)
+    if duplicate is not None:
+        return duplicate
+    return value
+
+
+def find_duplicate_key(data: bytes, value: dict[str, Any]) -> ParseFailure | None:
+    """Detect a key that appears twice in one object.
+
+    Fast path: re-serialising the parsed value keeps every `":` of the text (string contents are re-escaped
+    the same way) except the ones of keys the parser dropped, so equal counts prove there is no duplicate,
+    provided no key is followed by whitespace before its colon. Anything else takes the exact slow path.
+    """
+    try:
+        canonical = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # nested deeper than orjson serialises (254 levels)
+        canonical = None
+    if canonical is not None and data.count(b'":') == canonical.count(b'":') and not _SPACED_COLON.search(data):
+        return None
+    return _exact_duplicate_check(data)
+
+
+def _exact_duplicate_check(data: bytes) -> ParseFailure | None:
+    try:
+        tree = json.loads(data, object_pairs_hook=_Pairs)
+    except RecursionError:
+        return ParseFailure("too_deep", "the record is nested too deeply to check for duplicate keys")
+    except ValueError:  # already parsed once: cannot happen, but never crash the run on it
+        return None
+    return _first_duplicate(tree, [])
+
+
+class _Pairs(list):
+    """An object kept as its list of (key, value) pairs, duplicates included."""
+
+
+def _first_duplicate(node: Any, path: list[str | int]) -> ParseFailure | None:
+    stack: list[tuple[Any, list[str | int]]] = [(node, path)]
+    while stack:
+        current, where = stack.pop()
+        if isinstance(current, _Pairs):
+            seen: set[str] = set()
+            for key, child in current:
+                if key in seen:
+                    return ParseFailure(
+                        "duplicate_key",
+                        f"the key {key!r} appears more than once in the same object; "
+                        "a JSON parser would silently keep only the last value",
+                        to_pointer([*where, key]),
+                    )
+                seen.add(key)
+                stack.append((child, [*where, key]))
+        elif isinstance(current, list):
+            stack.extend((child, [*where, i]) for i, child in enumerate(current))
+    return None
+
+
+def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated: bool) -> ParseFailure:
+    pos = exc.pos
+    reason = str(exc).split(":", 1)[0]
+    column = f"column {pos + 1}"
+    if not data.strip():
+        return ParseFailure("invalid_json", "the record is empty")
+    if "UTF-8" in str(exc) and "BOM" not in str(exc):
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as bad:
+            byte = data[bad.start:bad.start + 1].hex()
+            return ParseFailure(
+                "invalid_utf8", f"invalid UTF-8: byte 0x{byte} at byte {bad.start + 1}; save the file as UTF-8"
+            )
+    if "BOM" in str(exc):
+        return ParseFailure(
+            "invalid_json", "a UTF-8 byte-order mark in the middle of the file; only the file's start may have one"
+        )
+    if "depth" in str(exc):
+        return ParseFailure("too_deep", f"the record is nested deeper than {MAX_DEPTH} levels")
+    for token in _NON_FINITE:
+        if data.startswith(token, pos) or data.startswith(token, max(pos - 1, 0)):
+            return ParseFailure(
+                "non_finite_number",
+                f"{token.decode()} at {column} is not a JSON number; write null (or a string) instead",
+            )
+    if "end of data" in reason:
+        if unterminated:
+            return ParseFailure(
+                "truncated",
+                "the file ends in the middle of this record (an interrupted write?); the record is incomplete",
+            )
+        return ParseFailure("invalid_json", f"the line ends before the JSON value does ({column})")
+    snippet = data[max(pos - 20, 0):pos + 20].decode("utf-8", "backslashreplace")
+    return ParseFailure("invalid_json", f"invalid JSON at {column}: {reason} (near {snippet!r})")
+
+
+def _size(n: int) -> str:
+    return f"{n / 1024 / 1024:.1f} MB" if n >= 1024 * 1024 else f"{n / 1024:.1f} KB"

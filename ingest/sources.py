@@ -1,0 +1,284 @@
+"""Turn what a user passes to `evalhouse ingest` (files, folders, globs) into input files, and each input file
+into a stream of raw records (bytes plus where they came from), reading with bounded memory.
+"""
+
+from __future__ import annotations
+
+import glob
+import gzip
+import hashlib
+import re
+import zlib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+# A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
+# quarantine (the file itself stays the system of record, and the row says where the line is).
+DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
+PREVIEW_BYTES = 64 * 1024
+_READ_CHUNK = 1024 * 1024
+
+LINE_SUFFIXES = (".jsonl", ".jsonl.gz")
+DOCUMENT_SUFFIXES = (".json",)
+SUPPORTED_SUFFIXES = LINE_SUFFIXES + DOCUMENT_SUFFIXES
+UTF8_BOM = b"\xef\xbb\xbf"
+
+
+class InputError(Exception):
+    """A path the user gave cannot be read as input; the message says which and why."""
+
+
+class SourceError(Exception):
+    """A whole file (or the rest of it) cannot be read, e.g. a `.gz` that is not gzip."""
+
+    def __init__(self, kind: str, message: str) -> None:
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+@dataclass(frozen=True, slots=True)
+class RawRecord:
+    """One record's bytes as found in a file: a JSONL line, or one element of a `.json` array."""
+
+    line: int  # 1-based line number; for a `.json` document, the element's position in the array (from 1)
+    offset: int  # byte offset of the record in the (decompressed) stream
+    data: bytes  # the record without its line ending; only a preview when `oversized`
+    size: int  # the record's full size in bytes
+    oversized: bool = False
+    unterminated: bool = False  # the last line of a file that ends without a newline
+
+
+def is_supported(path: Path) -> bool:
+    name = path.name.lower()
+    return name.endswith(SUPPORTED_SUFFIXES)
+
+
+def expand_paths(args: Iterable[str]) -> list[Path]:
+    """Files, folders (searched recursively) and glob patterns, resolved, in a stable order, each file once."""
+    found: list[Path] = []
+    for arg in args:
+        path = Path(arg).expanduser()
+        if path.is_file():
+            if not is_supported(path):
+                raise InputError(
+                    f"{arg}: unsupported file type; evalhouse reads {', '.join(SUPPORTED_SUFFIXES)}"
+                )
+            found.append(path)
+        elif path.is_dir():
+            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and is_supported(p)))
+        elif glob.has_magic(arg):
+            matches = sorted(Path(m) for m in glob.glob(arg, recursive=True))
+            files = [m for m in matches if m.is_file() and is_supported(m)]
+            for m in matches:
+                if m.is_dir():
+                    files.extend(sorted(p for p in m.rglob("*") if p.is_file() and is_supported(p)))
+            if not files:
+                raise InputError(f"{arg}: the pattern matches no {', '.join(SUPPORTED_SUFFIXES)} file")
+            found.extend(files)
+        else:
+            raise InputError(f"{arg}: no such file or folder")
+    unique: dict[Path, None] = {}
+    for p in found:
+        unique.setdefault(p.resolve(), None)
+    return list(unique)
+
+
+def file_sha256(path: Path) -> tuple[str, int]:
+    """The checksum of the file's bytes as stored (compressed for `.gz`) and its size."""
+    digest = hashlib.sha256()
+    size = 0
+    with path.open("rb") as handle:
+        while chunk := handle.read(_READ_CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+    return digest.hexdigest(), size
+
+
+def read_records(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[RawRecord]:
+    """Yield the records of one file. Raises SourceError when the rest of the file cannot be read."""
+    name = path.name.lower()
+    if name.endswith(".gz"):
+        yield from _read_gzip_lines(path, max_record_bytes)
+    elif name.endswith(".jsonl"):
+        with path.open("rb") as handle:
+            yield from _read_lines(handle, max_record_bytes)
+    else:
+        with path.open("rb") as handle:
+            yield from _read_document(handle, max_record_bytes)
+
+
+def _read_gzip_lines(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
+    with path.open("rb") as raw:
+        magic = raw.read(2)
+        if magic != b"\x1f\x8b":
+            start = (magic + raw.read(14)).decode("utf-8", "backslashreplace")
+            hint = " (it looks like plain JSON: rename it to .jsonl)" if start.lstrip().startswith(("{", "[")) else ""
+            raise SourceError("not_gzip", f"{path.name} is not a gzip file: it starts with {start!r}{hint}")
+    handle = gzip.open(path, "rb")
+    try:
+        yield from _read_lines(handle, max_record_bytes)
+    except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
+        raise SourceError("corrupt_gzip", f"the gzip stream is damaged and cannot be read further: {exc}") from exc
+    finally:
+        handle.close()
+
+
+def _read_lines(handle: BinaryIO, max_record_bytes: int) -> Iterator[RawRecord]:
+    offset = 0
+    line_no = 0
+    while True:
+        chunk = handle.readline(max_record_bytes + 1)
+        if not chunk:
+            return
+        line_no += 1
+        start = offset
+        if chunk.endswith(b"\n"):
+            offset += len(chunk)
+            yield _line_record(line_no, start, chunk[:-1], terminated=True)
+            continue
+        if len(chunk) <= max_record_bytes:
+            # A short read without a newline can only be the end of the file.
+            offset += len(chunk)
+            yield _line_record(line_no, start, chunk, terminated=False)
+            return
+        # Longer than the limit: keep a preview, skip to the end of the line without holding it in memory.
+        preview, size, terminated = chunk[:PREVIEW_BYTES], len(chunk), False
+        while True:
+            rest = handle.readline(_READ_CHUNK)
+            if not rest:
+                break
+            size += len(rest)
+            if rest.endswith(b"\n"):
+                terminated = True
+                size -= 1
+                break
+        offset += size + (1 if terminated else 0)
+        yield RawRecord(line_no, start, preview, size, oversized=True, unterminated=not terminated)
+
+
+def _line_record(line_no: int, offset: int, data: bytes, *, terminated: bool) -> RawRecord:
+    if data.endswith(b"\r"):
+        data = data[:-1]
+    return RawRecord(line_no, offset, data, len(data), unterminated=not terminated)
+
+
+def _read_document(handle: BinaryIO, max_record_bytes: int) -> Iterator[RawRecord]:
+    """A `.json` file: one record (an object) or an array of records, streamed element by element."""
+    head = handle.read(_READ_CHUNK)
+    body = head[len(UTF8_BOM):] if head.startswith(UTF8_BOM) else head
+    first = body.lstrip()[:1]
+    if first == b"[":
+        yield from _ArraySplitter(handle, head, max_record_bytes).records()
+        return
+    # A single document (or something that is not JSON: the parser will say so).
+    data = bytearray(head)
+    while len(data) <= max_record_bytes and (more := handle.read(_READ_CHUNK)):
+        data.extend(more)
+    if len(data) > max_record_bytes:
+        size = len(data)
+        while more := handle.read(_READ_CHUNK):
+            size += len(more)
+        yield RawRecord(1, 0, bytes(data[:PREVIEW_BYTES]), size, oversized=True)
+        return
+    if not bytes(data).strip():
+        return
+    yield RawRecord(1, 0, bytes(data).strip(), len(data))
+
+
+class _ArraySplitter:
+    """Splits a top-level JSON array into its elements' bytes without parsing them, chunk by chunk.
+
+    Only the structural characters matter: quotes (with backslash escapes) and brackets at depth 1.
+    Malformed text is passed through as an element so the parser reports it with its position. An element
+    larger than the limit is scanned to its end without being held: only its preview is kept.
+    """
+
+    _STRUCTURAL = re.compile(rb'["\[\]{},]')
+    _IN_STRING = re.compile(rb'["\\]')
+
+    def __init__(self, handle: BinaryIO, head: bytes, max_record_bytes: int) -> None:
+        self.handle = handle
+        self.buf = head
+        self.base = 0  # stream offset of buf[0]
+        self.max = max_record_bytes
+
+    def _more(self) -> bool:
+        chunk = self.handle.read(_READ_CHUNK)
+        if not chunk:
+            return False
+        self.buf += chunk
+        return True
+
+    def _drop(self, upto: int) -> None:
+        self.base += upto
+        self.buf = self.buf[upto:]
+
+    def records(self) -> Iterator[RawRecord]:
+        pos = self.buf.index(b"[") + 1
+        depth, index, string = 1, 0, False
+        elem_start = pos  # index in buf where the current element starts
+        elem_offset = self.base + pos  # its offset in the stream
+        preview: bytes | None = None  # set once the element is known to be oversized
+
+        def element(end: int) -> RawRecord:
+            nonlocal index
+            index += 1
+            size = self.base + end - elem_offset
+            if preview is not None:
+                return RawRecord(index, elem_offset, preview, size, oversized=True)
+            raw = bytes(self.buf[elem_start:end])
+            data = raw.lstrip()
+            skipped = len(raw) - len(data)
+            data = data.rstrip()
+            return RawRecord(index, elem_offset + skipped, data, len(data))
+
+        while True:
+            m = (self._IN_STRING if string else self._STRUCTURAL).search(self.buf, pos)
+            if m is None:
+                if preview is None and len(self.buf) - elem_start > self.max:
+                    preview = bytes(self.buf[elem_start:elem_start + PREVIEW_BYTES])
+                if preview is not None:  # nothing of an oversized element is kept but its preview
+                    self._drop(len(self.buf))
+                    pos = elem_start = 0
+                else:
+                    pos = len(self.buf)
+                if not self._more():
+                    if preview is not None or self.buf[elem_start:].strip():
+                        record = element(len(self.buf))
+                        yield RawRecord(record.line, record.offset, record.data, record.size,
+                                        record.oversized, unterminated=True)
+                    return
+                continue
+            ch, pos = m.group(), m.end()
+            if string:
+                if ch == b"\\":
+                    if pos >= len(self.buf) and not self._more():
+                        continue
+                    pos += 1
+                else:
+                    string = False
+            elif ch == b'"':
+                string = True
+            elif ch in (b"{", b"["):
+                depth += 1
+            elif ch in (b"}", b"]"):
+                depth -= 1
+                if depth == 0:  # the end of the top-level array
+                    if preview is not None or self.buf[elem_start:m.start()].strip():
+                        yield element(m.start())
+                    trailing = self.buf[pos:].strip()
+                    while not trailing and self._more():
+                        trailing = self.buf[pos:].strip()
+                    if trailing:
+                        index += 1
+                        yield RawRecord(index, self.base + pos, bytes(trailing[:PREVIEW_BYTES]), len(trailing))
+                    return
+            elif ch == b"," and depth == 1:
+                yield element(m.start())
+                self._drop(pos)
+                pos = elem_start = 0
+                elem_offset = self.base
+                preview = None

@@ -1,0 +1,199 @@
+"""Hold one record to the schema of its format and version: a verdict, the JSON pointer of the failing part,
+and a message a person can act on.
+
+With `strict`, the verdict is exactly the `jsonschema` package's on the same schema with its format checker
+(tests/ingest/test_strict_verdicts.py holds them equal). Without it, a record that fails may be repaired by
+its format's documented compatibility repairs and checked again.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from jsonschema import exceptions as js_exceptions
+from jsonschema import validators as js_validators
+
+from ingest.formats.base import Record, RecordFormat
+from ingest.pointer import follow_local_refs, to_pointer
+
+_COMBINATORS = {"allOf", "anyOf", "oneOf", "if", "then", "else", "not"}
+_MAX_MESSAGE = 1000
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    ok: bool
+    kind: str | None = None  # 'schema' or 'unsupported_version' when not ok
+    pointer: str | None = None
+    message: str | None = None
+    repairs: tuple[str, ...] = ()
+
+
+ACCEPTED = Verdict(True)
+
+
+class SchemaCheck:
+    """One compiled schema (a format at one version) with the `jsonschema` validator its draft calls for."""
+
+    def __init__(self, schema: Mapping[str, Any]) -> None:
+        self.schema = schema
+        cls = js_validators.validator_for(schema)
+        # The format checker matters: without it a bad uuid or a created_at of "yesterday" passes silently.
+        self.validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+    def errors(self, record: Record) -> list[js_exceptions.ValidationError]:
+        """Every error, the most relevant first (jsonschema's best_match); empty when the record is valid."""
+        errors = list(self.validator.iter_errors(record))
+        if not errors:
+            return errors
+        best = js_exceptions.best_match(errors)
+        return [best, *(e for e in errors if e is not best)]
+
+    def describe(self, errors: Sequence[js_exceptions.ValidationError]) -> tuple[str, str]:
+        """(JSON pointer of the most relevant failing part, a message that says what is wrong, the rule behind
+        it, and where else the record fails)."""
+        pointer, message = self._describe_one(errors[0])
+        others = [self._describe_one(e) for e in errors[1:]]
+        distinct = list(dict.fromkeys(f"{p or '/'}: {m}" for p, m in others if p != pointer))
+        if distinct:
+            shown = "; ".join(distinct[:3])
+            more = f" and {len(distinct) - 3} more" if len(distinct) > 3 else ""
+            message = f"{message} [also {shown}{more}]"
+        return pointer, _clip(message)
+
+    def _describe_one(self, error: js_exceptions.ValidationError) -> tuple[str, str]:
+        path = list(error.absolute_path)
+        message = _message(error)
+        missing = _named_property(error)
+        if missing is not None:
+            path.append(missing)
+        rule = _rule_description(self.schema, error.absolute_schema_path)
+        if rule and rule not in message:
+            message = f"{message} (rule: {rule})"
+        return to_pointer(path), message
+
+
+class Validators:
+    """The schema checks of a run, compiled once per (format, version) on first use."""
+
+    def __init__(self) -> None:
+        self._checks: dict[tuple[str, str], SchemaCheck] = {}
+
+    def check_for(self, fmt: RecordFormat, version: str) -> SchemaCheck:
+        key = (fmt.name, version)
+        check = self._checks.get(key)
+        if check is None:
+            with fmt.schema_path(version).open("rb") as handle:
+                check = self._checks[key] = SchemaCheck(json.load(handle))
+        return check
+
+    def validate(self, record: Record, fmt: RecordFormat, *, strict: bool) -> Verdict:
+        """The record's verdict. Without `strict`, repairs edit `record` in place when they are needed."""
+        declared, version = fmt.schema_version_for(record)
+        if version is None:
+            supported = ", ".join(sorted(fmt.schemas, key=str))
+            return Verdict(
+                False, "unsupported_version", f"/{fmt.version_field}",
+                f"{fmt.title} version {declared!r} has no schema here (supported: {supported})",
+            )
+        check = self.check_for(fmt, version)
+        errors = check.errors(record)
+        if not errors:
+            return ACCEPTED
+        if not strict and fmt.repairs:
+            applied = tuple(r.name for r in fmt.repairs if r.apply(record, check.schema))
+            if applied:
+                errors = check.errors(record)
+                if not errors:
+                    return Verdict(True, repairs=applied)
+        pointer, message = check.describe(errors)
+        return Verdict(False, "schema", pointer, message)
+
+
+def _message(error: js_exceptions.ValidationError) -> str:
+    keyword, instance = error.validator, error.instance
+    if keyword == "type":
+        expected = error.validator_value
+        expected = " or ".join(expected) if isinstance(expected, list) else expected
+        shown = "" if instance is None or isinstance(instance, (dict, list)) else f" {_short(instance)}"
+        return f"expected {expected}, found {_json_type(instance)}{shown}"
+    if keyword in ("enum", "const"):
+        allowed = error.validator_value if keyword == "enum" else [error.validator_value]
+        return f"{_short(instance)} is not one of {', '.join(_short(a) for a in allowed)}"
+    if keyword == "format":
+        return f"{_short(instance)} is not a valid {error.validator_value}"
+    if keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"):
+        bound = {"minimum": ">=", "maximum": "<=", "exclusiveMinimum": ">", "exclusiveMaximum": "<"}[keyword]
+        return f"{_short(instance)} is out of range: must be {bound} {error.validator_value}"
+    if keyword == "maxLength":
+        return f"text of {len(instance)} characters is longer than the limit of {error.validator_value}"
+    if keyword == "minLength" and error.validator_value == 1:
+        return "must not be empty"
+    if keyword == "not":
+        return f"{_short(instance)} is not allowed here"
+    if keyword in ("oneOf", "anyOf"):
+        return f"{_short(instance)} does not match any of the allowed shapes"
+    return error.message
+
+
+def _named_property(error: js_exceptions.ValidationError) -> str | None:
+    """For a missing or unexpected property, its name, so the pointer names the exact field."""
+    instance = error.instance
+    if not isinstance(instance, dict):
+        return None
+    if error.validator == "required":
+        return next((p for p in error.validator_value if p not in instance), None)
+    if error.validator in ("additionalProperties", "unevaluatedProperties"):
+        declared = error.schema.get("properties", {})
+        patterns = [re.compile(p) for p in error.schema.get("patternProperties", {})]
+        return next(
+            (k for k in sorted(instance) if k not in declared and not any(p.search(k) for p in patterns)),
+            None,
+        )
+    return None
+
+
+def _rule_description(schema: Mapping[str, Any], schema_path: Sequence[Any]) -> str | None:
+    """The description of the closest conditional rule (if/then, anyOf, ...) the error was raised under.
+
+    jsonschema leaves `$ref` out of schema paths: a step missing from a node is looked up where its $ref points.
+    """
+    node: Any = schema
+    found = None
+    via_combinator = False
+    for part in list(schema_path)[:-1]:
+        try:
+            if isinstance(node, Mapping) and part not in node:
+                node = follow_local_refs(schema, node)
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            break
+        if part in _COMBINATORS:
+            via_combinator = True
+        if via_combinator and isinstance(node, Mapping) and isinstance(node.get("description"), str):
+            found = node["description"]
+    return found
+
+
+def _json_type(value: Any) -> str:
+    if value is None:
+        return "null"
+    return {bool: "boolean", int: "integer", float: "number", str: "string", list: "array", dict: "object"}.get(
+        type(value), type(value).__name__
+    )
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _clip(message: str) -> str:
+    return message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 3] + "..."

@@ -1,0 +1,131 @@
+"""Shared test helpers: valid records of each format, writing input files, ingesting into a temporary warehouse."""
+
+from __future__ import annotations
+
+import copy
+import json
+import uuid
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+
+from ingest.pipeline import IngestOptions, RunSummary, ingest_paths
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+_INSTANCE = {
+    "schema_version": "0.3.0",
+    "evaluation_id": "gsm8k/acme_chat-7b/1763000000.0",
+    "model_id": "acme/chat-7b",
+    "evaluation_name": "gsm8k",
+    "sample_id": "gsm8k_0001",
+    "interaction_type": "single_turn",
+    "input": {"raw": "What is 2 + 3?", "reference": ["5"]},
+    "output": {"raw": ["5"]},
+    "answer_attribution": [
+        {"turn_idx": 0, "source": "output.raw", "extracted_value": "5", "extraction_method": "exact_match",
+         "is_terminal": True}
+    ],
+    "evaluation": {"score": 1.0, "is_correct": True},
+    "metadata": {"trial": "1"},
+}
+
+_EVAL_FORM = {
+    "schema_version": "1.0.0",
+    "eval_id": "6f1c2b9e-3d7a-4c51-9a43-0d2a8f7c1e55",
+    "created_at": "2026-11-16T10:04:00Z",
+    "derived_from": None,
+    "rater": {"type": "human", "id": "h-ana", "training_cohort": "2026-Q3"},
+    "subject": {"model": "acme/chat-7b", "version": "2026-11-10"},
+    "task": {"task_id": "support-0042", "suite_id": "support-v1", "modality": "chat", "prompt": "Reset my password",
+             "response": "Go to settings.", "response_id": "r-91"},
+    "universal": {
+        "helpfulness": {"score": 4, "confidence": "high"},
+        "instruction_following": {"score": 5, "confidence": "high"},
+        "faithfulness": {"score": 5, "confidence": "high"},
+        "safety": {"score": 5, "confidence": "high"},
+        "overall_quality": {"score": 4, "confidence": "high"},
+    },
+}
+
+_COGNIBENCH = {
+    "evaluation_id": "eval_1234567890",
+    "task_id": 17,
+    "model_id": "acme/chat-7b",
+    "judge_llm_model": "gpt-4o",
+    "judge_prompt_template_path": "prompts/judging/Math-L1-judge-v1.0.txt",
+    "raw_judge_output": {"raw_content": "..."},
+    "parsed_rubric_scores": {"Problem Understanding": {"score": "Yes", "justification": "Correct."}},
+    "aggregated_score": "Pass",
+    "final_answer_verified": True,
+    "needs_human_review": False,
+    "review_reasons": [],
+    "human_review_status": "Not Required",
+    "created_at": "2025-04-12T17:30:00.123456Z",
+}
+
+
+def instance_record(**changes: Any) -> dict[str, Any]:
+    """A strictly valid Every Eval Ever 0.3.0 instance record, with top-level changes applied."""
+    return {**copy.deepcopy(_INSTANCE), **changes}
+
+
+def eval_form_record(**changes: Any) -> dict[str, Any]:
+    """A valid eval form with a fresh eval_id, with top-level changes applied."""
+    return {**copy.deepcopy(_EVAL_FORM), "eval_id": str(uuid.uuid4()), **changes}
+
+
+def cognibench_record(**changes: Any) -> dict[str, Any]:
+    return {**copy.deepcopy(_COGNIBENCH), "evaluation_id": f"eval_{uuid.uuid4().hex[:10]}", **changes}
+
+
+def write_lines(path: Path, lines: Iterable[Any]) -> Path:
+    """Write a JSONL file: dicts are serialised, bytes and str are written as they are (one per line)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as handle:
+        for line in lines:
+            if isinstance(line, bytes):
+                handle.write(line + b"\n")
+            elif isinstance(line, str):
+                handle.write(line.encode("utf-8") + b"\n")
+            else:
+                handle.write(json.dumps(line).encode("utf-8") + b"\n")
+    return path
+
+
+class Warehouse:
+    """A temporary warehouse file with helpers to ingest into it and query it."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def ingest(self, *paths: Path | str, **options: Any) -> RunSummary:
+        return ingest_paths([str(p) for p in paths], self.path, IngestOptions(**options))
+
+    def rows(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
+        with duckdb.connect(str(self.path), read_only=True) as con:
+            return con.execute(sql, list(params)).fetchall()
+
+    def scalar(self, sql: str, params: Iterable[Any] = ()) -> Any:
+        return self.rows(sql, params)[0][0]
+
+    def quarantine(self) -> list[dict[str, Any]]:
+        with duckdb.connect(str(self.path), read_only=True) as con:
+            cursor = con.execute("select * from raw.quarantine order by source_path, source_line")
+            names = [d[0] for d in cursor.description]
+            return [dict(zip(names, row)) for row in cursor.fetchall()]
+
+    def row_counts(self) -> dict[str, int]:
+        """Rows in every raw table: what "a second run adds nothing" is measured on."""
+        with duckdb.connect(str(self.path), read_only=True) as con:
+            tables = [t for (t,) in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'raw' order by 1").fetchall()]
+            return {t: con.execute(f'select count(*) from raw."{t}"').fetchone()[0] for t in tables}
+
+
+@pytest.fixture
+def warehouse(tmp_path: Path) -> Warehouse:
+    return Warehouse(tmp_path / "warehouse.duckdb")

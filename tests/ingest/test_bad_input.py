@@ -1,0 +1,200 @@
+"""Bad input never crashes a run: each kind of broken line gets its own clear reason, and the rest still loads."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+from tests.conftest import instance_record, write_lines
+
+
+def _good(n: int) -> list[dict]:
+    return [instance_record(sample_id=f"s{i}") for i in range(n)]
+
+
+def _only_quarantined(warehouse) -> dict:
+    rows = warehouse.quarantine()
+    assert len(rows) == 1, rows
+    return rows[0]
+
+
+def test_empty_file_is_recorded_as_empty_and_loads_nothing(warehouse, tmp_path):
+    path = tmp_path / "empty.jsonl"
+    path.write_bytes(b"")
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "empty"
+    assert warehouse.rows("select status, message, n_lines from raw.ingest_files") == [
+        ("empty", "the file holds no records", 0)
+    ]
+    assert warehouse.quarantine() == []
+
+
+def test_blank_lines_are_skipped_and_counted_not_quarantined(warehouse, tmp_path):
+    good = _good(2)
+    path = write_lines(tmp_path / "blanks.jsonl", [good[0], "", "   ", "\t", good[1], ""])
+    warehouse.ingest(path)
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+    assert warehouse.scalar("select n_blank from raw.ingest_files") == 4
+    assert [r[0] for r in warehouse.rows("select source_line from raw.eee_instance order by 1")] == [1, 5]
+    assert warehouse.quarantine() == []
+
+
+def test_utf8_byte_order_mark_is_removed_and_counted_as_a_file_repair(warehouse, tmp_path):
+    good = _good(2)
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(good[0]).encode() + b"\n" + json.dumps(good[1]).encode() + b"\n")
+    warehouse.ingest(path)
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+    # The stored text is the record without the mark (it is not part of the record).
+    assert not warehouse.scalar("select record_json from raw.eee_instance where source_line = 1").startswith("\ufeff")
+    assert warehouse.rows("select format, repair, n_records from raw.ingest_repairs") == [("file", "utf8_bom_removed", 1)]
+
+
+def test_invalid_utf8_is_quarantined_with_the_offending_byte(warehouse, tmp_path):
+    good = _good(2)
+    bad = json.dumps(instance_record(sample_id="x")).encode().replace(b'"x"', b'"\xff\xfe"')
+    path = write_lines(tmp_path / "utf8.jsonl", [good[0], bad, good[1]])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "invalid_utf8"
+    assert row["source_line"] == 2
+    assert "0xff" in row["error_message"] and "UTF-8" in row["error_message"]
+    assert "\\xff" in row["raw_text"]  # the original bytes are kept, escaped
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+
+
+def test_truncated_last_line_is_quarantined_as_truncated(warehouse, tmp_path):
+    good = _good(2)
+    text = json.dumps(good[0]) + "\n" + json.dumps(good[1]) + "\n" + json.dumps(instance_record())[:40]
+    path = tmp_path / "truncated.jsonl"
+    path.write_text(text)
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "truncated"
+    assert row["source_line"] == 3
+    assert "ends in the middle of this record" in row["error_message"]
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+
+
+def test_nan_and_infinity_are_refused_as_non_finite_numbers(warehouse, tmp_path):
+    good = _good(2)
+    nan = json.dumps(instance_record(sample_id="nan")).replace('"score": 1.0', '"score": NaN')
+    inf = json.dumps(instance_record(sample_id="inf")).replace('"score": 1.0', '"score": -Infinity')
+    path = write_lines(tmp_path / "nan.jsonl", [good[0], nan, inf, good[1]])
+    warehouse.ingest(path)
+    rows = warehouse.quarantine()
+    assert [(r["source_line"], r["error_kind"]) for r in rows] == [(2, "non_finite_number"), (3, "non_finite_number")]
+    assert "NaN" in rows[0]["error_message"] and "not a JSON number" in rows[0]["error_message"]
+    assert "Infinity" in rows[1]["error_message"]
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+
+
+def test_duplicate_keys_are_refused_with_the_pointer_of_the_repeated_key(warehouse, tmp_path):
+    good = _good(2)
+    dup = json.dumps(instance_record(sample_id="dup")).replace('"is_correct": true', '"is_correct": true, "is_correct": false')
+    path = write_lines(tmp_path / "dup.jsonl", [good[0], dup, good[1]])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "duplicate_key"
+    assert row["error_pointer"] == "/evaluation/is_correct"
+    assert "appears more than once" in row["error_message"]
+
+
+def test_duplicate_keys_are_found_when_the_text_puts_spaces_before_colons(warehouse, tmp_path):
+    dup = '{"schema_version" : "0.3.0", "schema_version" : "0.3.0"}'
+    path = write_lines(tmp_path / "dup_spaced.jsonl", [dup])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["error_pointer"]) == ("duplicate_key", "/schema_version")
+
+
+def test_a_json_array_where_an_object_was_expected_is_refused(warehouse, tmp_path):
+    good = _good(2)
+    path = write_lines(tmp_path / "array.jsonl", [good[0], json.dumps([good[1], good[1]]), good[1]])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "not_an_object"
+    assert "found an array" in row["error_message"]
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+
+
+def test_a_50_mb_line_is_quarantined_unread_and_the_next_lines_load(warehouse, tmp_path):
+    good = _good(2)
+    huge = json.dumps(instance_record(sample_id="huge", input={"raw": "x" * (50 * 1024 * 1024), "reference": ["5"]}))
+    path = write_lines(tmp_path / "huge.jsonl", [good[0], huge, good[1]])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "too_large"
+    assert "50.0 MB" in row["error_message"] and "--max-record-bytes" in row["error_message"]
+    assert row["raw_text_truncated"] is True
+    assert len(row["raw_text"]) == 64 * 1024  # a preview; the file keeps the rest at byte_offset
+    assert row["byte_offset"] == len(json.dumps(good[0])) + 1
+    assert [r[0] for r in warehouse.rows("select source_line from raw.eee_instance order by 1")] == [1, 3]
+
+
+def test_deeply_nested_json_is_refused_as_too_deep(warehouse, tmp_path):
+    good = _good(2)
+    deep = '{"a": ' + "[" * 5000 + "]" * 5000 + "}"
+    path = write_lines(tmp_path / "deep.jsonl", [good[0], deep, good[1]])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "too_deep"
+    assert "nested deeper than 1024 levels" in row["error_message"]
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+
+
+def test_nesting_within_the_parser_limit_but_beyond_python_recursion_never_crashes(warehouse, tmp_path):
+    # 1000 levels parse, but re-serialising and Python's recursion limit give up earlier: a reason, not a crash.
+    deep = '{"schema_version": "0.3.0", "metadata": {"x": ' + "[" * 1000 + "]" * 1000 + "}}"
+    path = write_lines(tmp_path / "deep1000.jsonl", [deep, _good(1)[0]])
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "loaded"
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 1
+    assert len(warehouse.quarantine()) == 1
+
+
+def test_a_gz_file_that_is_not_gzip_is_refused_whole_with_a_hint(warehouse, tmp_path):
+    path = write_lines(tmp_path / "plain.jsonl.gz", _good(2))
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "unreadable"
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "not_gzip"
+    assert row["source_line"] is None
+    assert "not a gzip file" in row["error_message"] and "rename it to .jsonl" in row["error_message"]
+
+
+def test_a_damaged_gzip_stream_keeps_the_lines_before_the_damage(warehouse, tmp_path):
+    data = gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in _good(200)))
+    path = tmp_path / "damaged.jsonl.gz"
+    path.write_bytes(data[: len(data) // 2])
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "loaded"
+    loaded = warehouse.scalar("select count(*) from raw.eee_instance")
+    kinds = {r["error_kind"] for r in warehouse.quarantine()}
+    assert 0 < loaded < 200
+    assert "corrupt_gzip" in kinds
+
+
+def test_an_unknown_shape_is_quarantined_as_such_not_guessed(warehouse, tmp_path):
+    path = write_lines(tmp_path / "unknown.jsonl", [{"foo": 1, "bar": [2]}, _good(1)[0]])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "unknown_format"
+    assert row["format"] is None
+    assert "bar, foo" in row["error_message"] and "--format" in row["error_message"]
+
+
+def test_an_unsupported_schema_version_is_named_with_the_supported_ones(warehouse, tmp_path):
+    path = write_lines(tmp_path / "version.jsonl", [instance_record(schema_version="0.9.0")])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["error_pointer"]) == ("unsupported_version", "/schema_version")
+    assert "'0.9.0'" in row["error_message"] and "0.2.0, 0.2.2, 0.3.0" in row["error_message"]
+
+
+def test_crlf_line_endings_load_and_keep_editor_line_numbers(warehouse, tmp_path):
+    path = tmp_path / "crlf.jsonl"
+    path.write_bytes(b"".join(json.dumps(r).encode() + b"\r\n" for r in _good(3)))
+    warehouse.ingest(path)
+    assert [r[0] for r in warehouse.rows("select source_line from raw.eee_instance order by 1")] == [1, 2, 3]
+    assert warehouse.quarantine() == []

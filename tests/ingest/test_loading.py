@@ -1,0 +1,158 @@
+"""Loading: lineage on every row, nothing added by a second run, natural keys, appended files and the manifest."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+from tests.conftest import cognibench_record, eval_form_record, instance_record, write_lines
+
+
+def test_accepted_records_keep_their_original_text_and_lineage(warehouse, tmp_path):
+    record = instance_record()
+    text = json.dumps(record, indent=None, separators=(", ", ": "))
+    path = write_lines(tmp_path / "a.jsonl", [text])
+    warehouse.ingest(path)
+    row = warehouse.rows(
+        "select record_json, source_path, source_line, record_sha256, schema_version, natural_key, batch_id, "
+        "ingested_at is not null from raw.eee_instance"
+    )[0]
+    assert row[0] == text  # verbatim, spacing included
+    assert row[1] == str(path.resolve())
+    assert row[2] == 1
+    assert row[3] == hashlib.sha256(text.encode()).hexdigest()
+    assert row[4] == "0.3.0" and row[5] is None and row[6] and row[7]
+
+
+def test_records_of_several_formats_in_one_file_go_to_their_own_tables(warehouse, tmp_path):
+    path = write_lines(tmp_path / "mixed.jsonl", [instance_record(), eval_form_record(), cognibench_record()])
+    warehouse.ingest(path)
+    counts = warehouse.row_counts()
+    assert (counts["eee_instance"], counts["eval_form"], counts["cognibench"]) == (1, 1, 1)
+    assert warehouse.scalar("select accepted_by_format from raw.ingest_files") == (
+        '{"cognibench": 1, "eee_instance": 1, "eval_form": 1}'
+    )
+
+
+def test_a_second_run_of_the_same_input_adds_no_row_anywhere(warehouse, tmp_path):
+    write_lines(tmp_path / "in" / "a.jsonl", [instance_record(), "not json", eval_form_record()])
+    write_lines(tmp_path / "in" / "b.jsonl", [cognibench_record()])
+    warehouse.ingest(tmp_path / "in")
+    before = warehouse.row_counts()
+    summary = warehouse.ingest(tmp_path / "in")
+    assert warehouse.row_counts() == before
+    assert [f.status for f in summary.files] == ["already_loaded", "already_loaded"]
+
+
+def test_the_same_content_under_another_path_is_not_loaded_twice(warehouse, tmp_path):
+    first = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(first.read_bytes())
+    warehouse.ingest(first)
+    summary = warehouse.ingest(copy)
+    assert summary.files[0].status == "already_loaded"
+    assert str(first.resolve()) in summary.files[0].message
+
+
+def test_an_appended_file_loads_only_its_new_lines(warehouse, tmp_path):
+    records = [instance_record(sample_id=f"s{i}") for i in range(4)]
+    path = write_lines(tmp_path / "landing.jsonl", records[:2])
+    warehouse.ingest(path)
+    write_lines(path, records)  # the same two lines, then two more
+    summary = warehouse.ingest(path)
+    assert [r[0] for r in warehouse.rows("select source_line from raw.eee_instance order by 1")] == [1, 2, 3, 4]
+    assert summary.files[0].n_unchanged == 2
+
+
+def test_a_keyed_record_loaded_again_with_the_same_content_is_skipped(warehouse, tmp_path):
+    form = eval_form_record()
+    warehouse.ingest(write_lines(tmp_path / "a.jsonl", [form]))
+    summary = warehouse.ingest(write_lines(tmp_path / "b.jsonl", [form, eval_form_record()]))
+    assert warehouse.scalar("select count(*) from raw.eval_form") == 2
+    assert summary.by_format()["eval_form"].skipped == 1
+    assert warehouse.quarantine() == []
+
+
+def test_a_reused_key_with_different_content_is_quarantined_as_a_conflict(warehouse, tmp_path):
+    form = eval_form_record()
+    changed = {**form, "rater": {"type": "human", "id": "h-ben"}}
+    warehouse.ingest(write_lines(tmp_path / "a.jsonl", [form]))
+    warehouse.ingest(write_lines(tmp_path / "b.jsonl", [changed]))
+    rows = warehouse.quarantine()
+    assert [(r["error_kind"], r["error_pointer"], r["format"]) for r in rows] == [("conflict", "/eval_id", "eval_form")]
+    assert "already loaded from" in rows[0]["error_message"] and "a.jsonl line 1" in rows[0]["error_message"]
+    assert warehouse.scalar("select record_json from raw.eval_form") == json.dumps(form)
+
+
+def test_a_key_reused_within_one_file_is_caught_too(warehouse, tmp_path):
+    key = "eval_dup"
+    records = [cognibench_record(evaluation_id=key), cognibench_record(evaluation_id=key, model_id="other")]
+    warehouse.ingest(write_lines(tmp_path / "a.jsonl", records))
+    assert warehouse.scalar("select count(*) from raw.cognibench") == 1
+    assert [r["error_kind"] for r in warehouse.quarantine()] == ["conflict"]
+
+
+def test_keys_are_checked_across_batches_of_one_file(warehouse, tmp_path):
+    forms = [eval_form_record() for _ in range(5)]
+    conflict = {**forms[0], "rater": {"type": "human", "id": "someone-else"}}
+    warehouse.ingest(write_lines(tmp_path / "a.jsonl", [*forms, conflict]), batch_rows=2)
+    assert warehouse.scalar("select count(*) from raw.eval_form") == 5
+    assert [r["source_line"] for r in warehouse.quarantine()] == [6]
+
+
+def test_record_ids_are_the_same_on_every_run(tmp_path):
+    from tests.conftest import Warehouse
+
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(3)])
+    first, second = Warehouse(tmp_path / "one.duckdb"), Warehouse(tmp_path / "two.duckdb")
+    first.ingest(path)
+    second.ingest(path)
+    query = "select record_id from raw.eee_instance order by source_line"
+    assert first.rows(query) == second.rows(query)
+    assert len({r[0] for r in first.rows(query)}) == 3
+
+
+def test_the_manifest_row_counts_what_happened_to_the_file(warehouse, tmp_path):
+    path = write_lines(
+        tmp_path / "a.jsonl",
+        [instance_record(), "", "{broken", eval_form_record(), instance_record(schema_version="0.9.0")],
+    )
+    warehouse.ingest(path)
+    row = warehouse.rows(
+        "select status, n_lines, n_blank, n_accepted, n_quarantined, n_skipped, strict, file_bytes, file_sha256 "
+        "from raw.ingest_files"
+    )[0]
+    assert row[:8] == ("loaded", 4, 1, 2, 2, 0, False, path.stat().st_size)
+    assert row[8] == hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_forcing_a_format_validates_against_it_instead_of_detecting(warehouse, tmp_path):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    warehouse.ingest(path, forced_format="eval_form")
+    row = warehouse.quarantine()[0]
+    assert (row["format"], row["error_kind"], row["error_pointer"]) == ("eval_form", "unsupported_version", "/schema_version")
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 0
+
+
+def test_a_bug_costs_one_file_not_the_run_and_leaves_nothing_of_it(warehouse, tmp_path, monkeypatch):
+    good = write_lines(tmp_path / "a_good.jsonl", [instance_record()])
+    bad = write_lines(tmp_path / "b_bad.jsonl", [instance_record(sample_id="x"), instance_record(sample_id="y")])
+
+    from ingest.load import RawStore
+
+    original = RawStore.append_file
+
+    def explode(self, row):
+        if row.source_path.endswith("b_bad.jsonl") and row.status == "loaded":
+            raise RuntimeError("disk full")
+        return original(self, row)
+
+    monkeypatch.setattr(RawStore, "append_file", explode)
+    summary = warehouse.ingest(good, bad)
+    assert [f.status for f in summary.files] == ["loaded", "failed"]
+    assert "disk full" in summary.files[1].message
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 1  # nothing of b_bad
+    assert warehouse.rows("select status from raw.ingest_files order by source_path") == [("loaded",), ("failed",)]
+    monkeypatch.setattr(RawStore, "append_file", original)
+    warehouse.ingest(bad)  # a failed file is retried on the next run
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 3

@@ -1,0 +1,79 @@
+"""The `evalhouse` command: exit codes that mean something, a per-format summary, and a clear busy message."""
+
+from __future__ import annotations
+
+import json
+
+from evalhouse.cli import main
+from evalhouse.lock import writer_lock
+from tests.conftest import eval_form_record, instance_record, write_lines
+
+
+def _run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_ingest_exits_0_when_the_run_completed_even_with_quarantined_lines(tmp_path, capsys):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(), "{bad json", eval_form_record()])
+    code, out, _ = _run(capsys, "--db", str(tmp_path / "w.duckdb"), "ingest", str(path))
+    assert code == 0
+    assert "eee_instance" in out and "eval_form" in out and "unknown" in out
+    assert "raw.quarantine" in out
+
+
+def test_fail_on_reject_exits_1_when_a_line_was_quarantined(tmp_path, capsys):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(), "{bad json"])
+    code, _, _ = _run(capsys, "ingest", "--db", str(tmp_path / "w.duckdb"), "--fail-on-reject", str(path))
+    assert code == 1
+
+
+def test_fail_on_reject_exits_0_for_a_clean_run(tmp_path, capsys):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    code, _, _ = _run(capsys, "ingest", "--db", str(tmp_path / "w.duckdb"), "--fail-on-reject", str(path))
+    assert code == 0
+
+
+def test_a_path_that_names_nothing_exits_2_with_the_reason(tmp_path, capsys):
+    code, _, err = _run(capsys, "--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path / "nope.jsonl"))
+    assert code == 2
+    assert "nope.jsonl: no such file or folder" in err
+
+
+def test_db_flag_works_before_and_after_the_subcommand_and_env_is_the_fallback(tmp_path, capsys, monkeypatch):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    monkeypatch.setenv("EVALHOUSE_DB", str(tmp_path / "env.duckdb"))
+    _run(capsys, "--db", str(tmp_path / "before.duckdb"), "ingest", str(path))
+    _run(capsys, "ingest", "--db", str(tmp_path / "after.duckdb"), str(path))
+    _run(capsys, "ingest", str(path))
+    assert all((tmp_path / name).exists() for name in ("before.duckdb", "after.duckdb", "env.duckdb"))
+
+
+def test_a_second_writer_is_told_who_holds_the_warehouse_and_since_when(tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    path = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    with writer_lock(db, "build"):
+        code, _, err = _run(capsys, "--db", str(db), "ingest", str(path))
+    assert code == 3
+    assert "another ingest or build is running since" in err
+    assert "build (pid" in err
+
+
+def test_json_output_is_machine_readable(tmp_path, capsys):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(), "[1, 2]"])
+    code, out, _ = _run(capsys, "ingest", "--db", str(tmp_path / "w.duckdb"), "--output", "json", str(path))
+    report = json.loads(out)
+    assert code == 0
+    assert report["accepted"] == 1 and report["quarantined"] == 1
+    assert report["by_format"]["eee_instance"]["accepted"] == 1
+    assert report["files"][0]["status"] == "loaded"
+
+
+def test_strict_reports_real_files_as_quarantined(tmp_path, capsys):
+    from tests.conftest import FIXTURES
+
+    code, out, _ = _run(capsys, "ingest", "--db", str(tmp_path / "w.duckdb"), "--strict", "--output", "json",
+                        str(FIXTURES / "every_eval_ever"))
+    assert code == 0
+    assert json.loads(out)["by_format"]["eee_instance"]["quarantined"] == 5
