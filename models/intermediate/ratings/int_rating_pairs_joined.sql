@@ -1,0 +1,91 @@
+-- One row per (judge rating, human rating) of the same item on the same dimension: what judge-vs-human
+-- calibration and drift are measured on. Two pairing rules:
+--   same_item     an eval form by a person (rater type human or sme) and an LLM judge's form on the same item
+--                 (task, model, version, response): every such person pairs with every such judge;
+--   derived_from  a review derived from a judge's record pairs with that judge record only: a hybrid eval
+--                 form with derived_from = the judge form's eval_id, and a CogniBench record's completed human
+--                 review with the judge's own scores in the same record.
+-- Hybrid forms pair only by derived_from: they are a person confirming that judge, not an independent rating.
+-- The pair's week is the judge's: drift asks how the judge behaved when it rated.
+with
+
+ratings as (
+    select * from {{ ref('int_ratings_unioned') }}
+),
+
+judge as (
+    select * from ratings where rater_type = 'llm_judge'
+),
+
+people as (
+    select * from ratings where rater_type in ('human', 'sme', 'hybrid')
+),
+
+same_item as (
+    select
+        judge.rating_id as judge_rating_id,
+        people.rating_id as human_rating_id,
+        'same_item' as pairing
+    from judge
+    inner join people
+        on judge.item_id = people.item_id
+        and judge.dimension = people.dimension
+        and judge.source_format = people.source_format
+    where people.rater_type in ('human', 'sme')
+        and people.derived_from is null
+),
+
+derived as (
+    select
+        judge.rating_id as judge_rating_id,
+        people.rating_id as human_rating_id,
+        'derived_from' as pairing
+    from judge
+    inner join people
+        on people.derived_from = judge.record_id
+        and judge.dimension = people.dimension
+        and judge.source_format = people.source_format
+),
+
+pairs as (
+    select * from same_item
+    union all
+    select * from derived
+),
+
+final as (
+    select
+        pairs.judge_rating_id || '~' || pairs.human_rating_id as pair_id,
+        pairs.pairing,
+        judge.source_format,
+        judge.item_id,
+        judge.model_id,
+        judge.dimension,
+        judge.dimension_group,
+        judge.scale,
+        judge.agreement_level,
+        judge.rater_id as judge_id,
+        judge.judge_model,
+        judge.rater_version as judge_version,
+        pairs.judge_rating_id,
+        judge.record_id as judge_record_id,
+        judge.label as judge_label,
+        judge.score as judge_score,
+        judge.value as judge_value,
+        pairs.human_rating_id,
+        people.record_id as human_record_id,
+        people.rater_id as human_rater_id,
+        people.rater_type as human_rater_type,
+        people.label as human_label,
+        people.score as human_score,
+        people.value as human_value,
+        judge.score - people.score as score_difference,
+        judge.rated_at as judge_rated_at,
+        people.rated_at as human_rated_at,
+        judge.week_start
+    from pairs
+    inner join judge on pairs.judge_rating_id = judge.rating_id
+    inner join people on pairs.human_rating_id = people.rating_id
+)
+
+select * from final

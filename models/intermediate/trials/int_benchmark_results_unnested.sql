@@ -1,0 +1,125 @@
+-- One row per result an aggregate record reports (an eval run's score on one metric), with its published
+-- uncertainty. When the aggregate is linked to instance files, evaluation_name is the instances' name, so
+-- reported and computed results of the same eval line up; the aggregate's own name is kept beside it. Names go
+-- through the seeds evaluation_aliases and metric_vocabulary, as trials' names do.
+with
+
+aggregates as (
+    select * from {{ ref('stg_every_eval_ever__aggregates') }}
+),
+
+links as (
+    select aggregate_record_id, min(evaluation_name) as instance_evaluation_name
+    from (
+        select links.aggregate_record_id, instances.evaluation_name
+        from {{ ref('int_instance_files_linked') }} as links
+        inner join {{ ref('stg_every_eval_ever__instances') }} as instances
+            on links.source_path = instances.source_path
+            and links.evaluation_id = instances.evaluation_id
+        where links.aggregate_record_id is not null
+        group by links.aggregate_record_id, instances.evaluation_name
+    ) as linked_names
+    group by aggregate_record_id
+    -- An aggregate whose instances carry several eval names keeps its own names (no guessing).
+    having count(*) = 1
+),
+
+results as (
+    select
+        aggregates.record_id as aggregate_record_id,
+        aggregates.evaluation_id as run_id,
+        aggregates.model_id,
+        aggregates.model_developer,
+        aggregates.evaluated_at as run_evaluated_at,
+        aggregates.source_path,
+        aggregates.source_line,
+        result_index,
+        result_element
+    from aggregates
+    {{ json_array_elements('aggregates.evaluation_results_json', 'result') }}
+),
+
+typed as (
+    select
+        aggregate_record_id,
+        run_id,
+        model_id,
+        model_developer,
+        result_index,
+        {{ json_text('result_element', '$.evaluation_result_id') }} as evaluation_result_id,
+        {{ json_text('result_element', '$.evaluation_name') }} as reported_evaluation_name,
+        coalesce(
+            {{ json_text('result_element', '$.metric_config.metric_name') }},
+            {{ json_text('result_element', '$.metric_config.metric_id') }},
+            {{ json_text('result_element', '$.metric_config.evaluation_description') }},
+            'score'
+        ) as metric_name,
+        cast({{ json_text('result_element', '$.metric_config.lower_is_better') }} as boolean) as lower_is_better,
+        cast({{ json_text('result_element', '$.metric_config.min_score') }} as double) as min_score,
+        cast({{ json_text('result_element', '$.metric_config.max_score') }} as double) as max_score,
+        cast({{ json_text('result_element', '$.score_details.score') }} as double) as score,
+        cast({{ json_text('result_element', '$.score_details.uncertainty.standard_error.value') }} as double)
+            as standard_error,
+        cast(coalesce(
+            {{ json_text('result_element', '$.score_details.uncertainty.confidence_interval.lower') }},
+            {{ json_text('result_element', '$.score_details.confidence_interval.lower') }}
+        ) as double) as ci_low,
+        cast(coalesce(
+            {{ json_text('result_element', '$.score_details.uncertainty.confidence_interval.upper') }},
+            {{ json_text('result_element', '$.score_details.confidence_interval.upper') }}
+        ) as double) as ci_high,
+        cast(coalesce(
+            {{ json_text('result_element', '$.score_details.uncertainty.num_samples') }},
+            {{ json_text('result_element', '$.source_data.samples_number') }}
+        ) as bigint) as n_samples,
+        coalesce(
+            {{ epoch_to_utc(json_text('result_element', '$.evaluation_timestamp')) }},
+            run_evaluated_at
+        ) as evaluated_at,
+        source_path,
+        source_line
+    from results
+),
+
+aliases as (
+    select * from {{ ref('evaluation_aliases') }}
+),
+
+vocabulary as (
+    select * from {{ ref('metric_vocabulary') }}
+),
+
+final as (
+    select
+        typed.aggregate_record_id,
+        typed.run_id,
+        typed.model_id,
+        typed.model_developer,
+        typed.result_index,
+        typed.evaluation_result_id,
+        typed.reported_evaluation_name,
+        coalesce(
+            aliases.evaluation_name,
+            links.instance_evaluation_name,
+            typed.reported_evaluation_name
+        ) as evaluation_name,
+        coalesce(vocabulary.metric_name, lower(trim(typed.metric_name))) as metric_name,
+        typed.metric_name as reported_metric_name,
+        coalesce(typed.lower_is_better, vocabulary.lower_is_better, false) as lower_is_better,
+        typed.min_score,
+        typed.max_score,
+        typed.score,
+        typed.standard_error,
+        typed.ci_low,
+        typed.ci_high,
+        typed.n_samples,
+        typed.evaluated_at,
+        typed.source_path,
+        typed.source_line
+    from typed
+    left join links on typed.aggregate_record_id = links.aggregate_record_id
+    left join aliases on coalesce(links.instance_evaluation_name, typed.reported_evaluation_name) = aliases.alias
+    left join vocabulary on lower(trim(typed.metric_name)) = vocabulary.alias
+)
+
+select * from final

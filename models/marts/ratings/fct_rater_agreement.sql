@@ -1,0 +1,224 @@
+-- One row per dimension, rater group and week, plus an all-time row per dimension and rater group (week_start
+-- NULL): how much raters agree, chance-corrected (Krippendorff's alpha at three levels, Fleiss' kappa, Gwet's
+-- AC1) and raw (percent agreement, with the most common label's share beside it: high raw agreement with a low
+-- alpha is what skewed data looks like), against the seed's target for the dimension's group.
+--
+-- Units are items; each rater counts once per item (their latest rating). Hybrid reviews are left out: they are
+-- a person confirming a judge's pre-filled form, not an independent rating. An item's ratings all count in the
+-- week of its first rating. alpha (the primary statistic) is ordinal on ordinal scales and nominal on nominal
+-- ones; alpha_ordinal and alpha_interval are NULL on nominal scales, whose codes have no order.
+{%- set group_by = ['dimension', 'rater_group', 'week_start'] %}
+with
+
+ratings as (
+    select * from {{ ref('fct_ratings') }}
+    where value is not null
+        and rater_id is not null
+        and rater_type <> 'hybrid'
+),
+
+targets as (
+    select * from {{ ref('agreement_targets') }}
+),
+
+latest as (
+    select
+        *,
+        row_number() over (
+            partition by item_id, dimension, rater_id order by rated_at desc, rating_id desc
+        ) as recency
+    from ratings
+),
+
+item_weeks as (
+    select item_id, dimension, min(week_start) as item_week
+    from latest
+    where recency = 1
+    group by item_id, dimension
+),
+
+one_per_rater as (
+    select
+        latest.dimension,
+        latest.dimension_group,
+        latest.scale,
+        latest.agreement_level,
+        latest.rater_group,
+        latest.item_id as unit_id,
+        latest.rater_id,
+        latest.value,
+        item_weeks.item_week
+    from latest
+    inner join item_weeks
+        on latest.item_id = item_weeks.item_id
+        and latest.dimension = item_weeks.dimension
+    where latest.recency = 1
+),
+
+in_groups as (
+    -- Every rating counts in its own rater group and in 'all'.
+    select dimension, dimension_group, scale, agreement_level, rater_group, unit_id, rater_id, value, item_week
+    from one_per_rater
+    union all
+    select dimension, dimension_group, scale, agreement_level, 'all' as rater_group, unit_id, rater_id, value, item_week
+    from one_per_rater
+),
+
+grouped as (
+    -- ... and in its item's week and in all time (week_start NULL).
+    select dimension, dimension_group, scale, agreement_level, rater_group, item_week as week_start,
+        unit_id, rater_id, value
+    from in_groups
+    union all
+    select dimension, dimension_group, scale, agreement_level, rater_group, cast(null as date) as week_start,
+        unit_id, rater_id, value
+    from in_groups
+),
+
+ordinal_grouped as (
+    select * from grouped where agreement_level = 'ordinal'
+),
+
+group_universe as (
+    select
+        dimension,
+        rater_group,
+        week_start,
+        max(dimension_group) as dimension_group,
+        max(scale) as scale,
+        max(agreement_level) as agreement_level,
+        count(*) as n_ratings,
+        count(distinct unit_id) as n_items,
+        count(distinct rater_id) as n_raters
+    from grouped
+    group by dimension, rater_group, week_start
+),
+
+alpha_nominal as (
+    {{ krippendorff_alpha('grouped', group_by, level='nominal') }}
+),
+
+alpha_ordinal as (
+    {{ krippendorff_alpha('ordinal_grouped', group_by, level='ordinal') }}
+),
+
+alpha_interval as (
+    {{ krippendorff_alpha('ordinal_grouped', group_by, level='interval') }}
+),
+
+{% for scale, labels in declared_labels().items() %}
+grouped_{{ scale }} as (
+    select * from grouped where scale = '{{ scale }}'
+),
+
+fleiss_{{ scale }} as (
+    {{ fleiss_kappa('grouped_' ~ scale, group_by, categories=labels) }}
+),
+{% endfor %}
+
+fleiss as (
+    {%- for scale in declared_labels() %}
+    select * from fleiss_{{ scale }}
+    {% if not loop.last %}union all{% endif %}
+    {%- endfor %}
+),
+
+unit_sizes as (
+    select dimension, rater_group, week_start, unit_id, count(*) as m_u
+    from grouped
+    group by dimension, rater_group, week_start, unit_id
+    having count(*) >= 2
+),
+
+unit_value_counts as (
+    select grouped.dimension, grouped.rater_group, grouped.week_start, grouped.unit_id, grouped.value, count(*) as n_uc
+    from grouped
+    inner join unit_sizes
+        on grouped.dimension = unit_sizes.dimension
+        and grouped.rater_group = unit_sizes.rater_group
+        and grouped.week_start is not distinct from unit_sizes.week_start
+        and grouped.unit_id = unit_sizes.unit_id
+    group by grouped.dimension, grouped.rater_group, grouped.week_start, grouped.unit_id, grouped.value
+),
+
+percent_agreement as (
+    -- The share of agreeing pairs of ratings within items, over all pairable items (pairs, not items, weigh).
+    select
+        agreeing.dimension,
+        agreeing.rater_group,
+        agreeing.week_start,
+        {{ safe_divide('agreeing.agreeing_pairs', 'all_pairs.all_pairs') }} as percent_agreement
+    from (
+        select dimension, rater_group, week_start, sum(n_uc * (n_uc - 1)) as agreeing_pairs
+        from unit_value_counts
+        group by dimension, rater_group, week_start
+    ) as agreeing
+    inner join (
+        select dimension, rater_group, week_start, sum(m_u * (m_u - 1)) as all_pairs
+        from unit_sizes
+        group by dimension, rater_group, week_start
+    ) as all_pairs
+        on agreeing.dimension = all_pairs.dimension
+        and agreeing.rater_group = all_pairs.rater_group
+        and agreeing.week_start is not distinct from all_pairs.week_start
+),
+
+prevalence as (
+    -- The most common value among pairable ratings and its share: agreement's baseline on skewed data.
+    select dimension, rater_group, week_start, value as top_value, share as top_value_share
+    from (
+        select
+            dimension,
+            rater_group,
+            week_start,
+            value,
+            {{ safe_divide('sum(n_uc)', 'sum(sum(n_uc)) over (partition by dimension, rater_group, week_start)') }}
+                as share,
+            row_number() over (
+                partition by dimension, rater_group, week_start order by sum(n_uc) desc, value
+            ) as popularity
+        from unit_value_counts
+        group by dimension, rater_group, week_start, value
+    ) as shares
+    where popularity = 1
+),
+
+final as (
+    select
+        u.dimension,
+        u.dimension_group,
+        u.scale,
+        u.agreement_level,
+        u.rater_group,
+        u.week_start,
+        u.n_ratings,
+        u.n_items,
+        u.n_raters,
+        coalesce(n.n_units, 0) as n_units,
+        coalesce(n.n_pairable_values, 0) as n_pairable_ratings,
+        p.percent_agreement,
+        v.top_value,
+        v.top_value_share,
+        n.alpha as alpha_nominal,
+        o.alpha as alpha_ordinal,
+        i.alpha as alpha_interval,
+        case when u.agreement_level = 'ordinal' then o.alpha else n.alpha end as alpha,
+        f.fleiss_kappa,
+        f.gwet_ac1,
+        t.target,
+        case
+            when (case when u.agreement_level = 'ordinal' then o.alpha else n.alpha end) is null then null
+            else (case when u.agreement_level = 'ordinal' then o.alpha else n.alpha end) >= t.target
+        end as meets_target
+    from group_universe as u
+    {%- for alias, relation in [('n', 'alpha_nominal'), ('o', 'alpha_ordinal'), ('i', 'alpha_interval'),
+                                ('f', 'fleiss'), ('p', 'percent_agreement'), ('v', 'prevalence')] %}
+    left join {{ relation }} as {{ alias }}
+        on u.dimension = {{ alias }}.dimension
+        and u.rater_group = {{ alias }}.rater_group
+        and u.week_start is not distinct from {{ alias }}.week_start
+    {%- endfor %}
+    left join targets as t on u.dimension_group = t.dimension_group
+)
+
+select * from final

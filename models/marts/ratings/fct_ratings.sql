@@ -1,0 +1,47 @@
+-- One row per rating of one item on one dimension by one rater, from eval forms and CogniBench, with the number
+-- it maps to, the rater and the gold target when the item is a calibration item.
+with
+
+ratings as (
+    select * from {{ ref('int_ratings_unioned') }}
+),
+
+final as (
+    select
+        rating_id,
+        record_id,
+        item_id,
+        task_id,
+        model_id,
+        dimension,
+        dimension_label,
+        dimension_group,
+        scale,
+        agreement_level,
+        score,
+        label,
+        value,
+        confidence,
+        rationale,
+        severity,
+        rater_id,
+        rater_type,
+        case
+            when rater_type in ('human', 'sme', 'end_user') then 'human'
+            else rater_type
+        end as rater_group,
+        judge_model,
+        rater_version,
+        is_gold,
+        gold_item_id,
+        expected_label,
+        derived_from,
+        rated_at,
+        week_start,
+        source_format,
+        source_path,
+        source_line
+    from ratings
+)
+
+select * from final

@@ -1,0 +1,1 @@
+{{ krippendorff_alpha(source('probe', 'alpha_ratings'), ['group_id'], level='nominal') }}

@@ -1,0 +1,1 @@
+{{ pass_at_k(source('probe', 'pass_tasks'), ['group_id'], max_k=5) }}

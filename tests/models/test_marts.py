@@ -1,0 +1,303 @@
+"""The marts on the demo warehouse, held against reference implementations to 1e-9: Krippendorff's alpha against
+`krippendorff.alpha`, Cohen's kappa against scikit-learn, pass@k and pass^k against exact fractions, Wilson
+intervals against their formula. Each test rebuilds its statistic's input independently from a finer-grained
+mart, following the documented rules, so a wrong rule in the SQL shows up as a wrong number here."""
+
+from __future__ import annotations
+
+import math
+import warnings
+from fractions import Fraction
+
+import krippendorff
+import pandas as pd
+import pytest
+from sklearn.metrics import cohen_kappa_score
+
+from evalhouse.demo.world import GOLD_MISSING_RATER, SHIFTED_JUDGE_ID
+
+pytestmark = pytest.mark.slow
+
+TOLERANCE = 1e-9
+DECLARED = {
+    "likert_1_5": [1, 2, 3, 4, 5], "vs_reference": [1, 2, 3, 4, 5], "cognibench_label": [0, 0.5, 1],
+    "task_success": [0, 0.5, 1], "hazard_verdict": [1, 2, 3, 4], "refusal_appropriateness": [1, 2, 3, 4],
+    "refusal_observed": [1, 2],
+}
+
+
+def _close(got, expected) -> bool:
+    if expected is None or (isinstance(expected, float) and math.isnan(expected)):
+        return got is None or (isinstance(got, float) and math.isnan(got))
+    return got is not None and not (isinstance(got, float) and math.isnan(got)) and abs(got - expected) <= TOLERANCE
+
+
+# -- agreement ---------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def agreement_inputs(demo_warehouse) -> pd.DataFrame:
+    """fct_ratings reduced as fct_rater_agreement documents: no hybrids, one (latest) rating per rater and item,
+    every rating in its item's first week and in its own rater group and 'all'."""
+    ratings = demo_warehouse.frame(
+        "select item_id, dimension, scale, agreement_level, rater_group, rater_id, value, rated_at, rating_id, week_start "
+        "from marts.fct_ratings where value is not null and rater_id is not null and rater_type <> 'hybrid'"
+    )
+    ratings = ratings.sort_values(["rated_at", "rating_id"], ascending=False)
+    latest = ratings.drop_duplicates(["item_id", "dimension", "rater_id"])
+    item_week = latest.groupby(["item_id", "dimension"])["week_start"].transform("min")
+    latest = latest.assign(item_week=item_week)
+    return pd.concat([latest, latest.assign(rater_group="all")])
+
+
+def _alpha(frame: pd.DataFrame, level: str) -> float | None:
+    matrix = frame.pivot_table(index="rater_id", columns="item_id", values="value", aggfunc="first")
+    try:
+        return float(krippendorff.alpha(reliability_data=matrix.to_numpy(dtype=float), level_of_measurement=level))
+    except ValueError:  # the oracle's way of saying undefined
+        return None
+
+
+def test_alpha_equals_krippendorff_package_for_every_group_and_level(demo_warehouse, agreement_inputs):
+    rows = demo_warehouse.frame("select * from marts.fct_rater_agreement where n_units > 0")
+    checked = 0
+    for row in rows.itertuples():
+        group = agreement_inputs[(agreement_inputs.dimension == row.dimension)
+                                 & (agreement_inputs.rater_group == row.rater_group)]
+        if not pd.isna(row.week_start):
+            group = group[group.item_week == row.week_start]
+        levels = ["nominal"] + (["ordinal", "interval"] if row.agreement_level == "ordinal" else [])
+        for level in levels:
+            got = getattr(row, f"alpha_{level}")
+            expected = _alpha(group, level)
+            assert _close(None if pd.isna(got) else got, expected), (row.dimension, row.rater_group, row.week_start, level, got, expected)
+            checked += 1
+    assert checked > 1000
+
+
+def test_groups_with_no_pairable_item_have_null_statistics(demo_warehouse):
+    rows = demo_warehouse.frame("select * from marts.fct_rater_agreement where n_units = 0")
+    assert len(rows) > 0  # CogniBench has one judge: its llm_judge group has nothing to pair
+    for column in ("alpha_nominal", "alpha_ordinal", "alpha_interval", "alpha", "fleiss_kappa", "percent_agreement", "meets_target"):
+        assert rows[column].isna().all(), column
+
+
+def test_agreement_targets_come_from_the_seed(demo_warehouse):
+    targets = dict(demo_warehouse.rows("select distinct dimension_group, target from marts.fct_rater_agreement"))
+    assert targets == {"quality": 0.6, "safety": 0.8}
+    mismatched = demo_warehouse.scalar(
+        "select count(*) from marts.fct_rater_agreement where alpha is not null and meets_target <> (alpha >= target)"
+    )
+    assert mismatched == 0
+
+
+# -- judge drift -------------------------------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def pairs(demo_warehouse) -> pd.DataFrame:
+    return demo_warehouse.frame("select * from intermediate.int_rating_pairs_joined")
+
+
+def test_drift_kappas_equal_scikit_learn_with_declared_labels(demo_warehouse, pairs):
+    rows = demo_warehouse.frame("select * from marts.fct_judge_drift")
+    checked = 0
+    for row in rows.itertuples():
+        group = pairs[(pairs.judge_id == row.judge_id) & (pairs.dimension == row.dimension)
+                      & (pairs.week_start == row.week_start)].dropna(subset=["judge_value", "human_value"])
+        if group.empty:
+            assert pd.isna(row.kappa_unweighted)
+            continue
+        # Kappa is defined on positions in the declared label list (scikit-learn rejects 0.5 as a label).
+        position = {value: i for i, value in enumerate(DECLARED[row.scale])}
+        judge, human = group.judge_value.map(position), group.human_value.map(position)
+        for weights, got in ((None, row.kappa_unweighted), ("quadratic", row.kappa_quadratic)):
+            with _quiet():
+                expected = cohen_kappa_score(judge, human, labels=list(position.values()), weights=weights)
+            expected = None if math.isnan(expected) else float(expected)
+            assert _close(None if pd.isna(got) else got, expected), (row.judge_id, row.dimension, row.week_start, weights, got, expected)
+            checked += 1
+    assert checked > 500
+
+
+def _quiet():
+    """scikit-learn warns where kappa is undefined; the test checks the NULL instead."""
+    catch = warnings.catch_warnings()
+    catch.__enter__()
+    warnings.simplefilter("ignore")
+    return _Exit(catch)
+
+
+class _Exit:
+    def __init__(self, catch):
+        self.catch = catch
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return self.catch.__exit__(*exc)
+
+
+def test_drift_bias_is_over_items_with_its_standard_error(demo_warehouse, pairs):
+    rows = demo_warehouse.frame("select * from marts.fct_judge_drift where n_items >= 2")
+    numeric = pairs.dropna(subset=["judge_score", "human_score"])
+    items = (numeric.groupby(["judge_id", "dimension", "week_start", "item_id"])
+             .agg(judge=("judge_score", "mean"), human=("human_score", "mean")).reset_index())
+    items["bias"] = items.judge - items.human
+    weekly = items.groupby(["judge_id", "dimension", "week_start"])["bias"].agg(["mean", "std", "count"])
+    for row in rows.sample(200, random_state=1).itertuples():
+        mean, std, count = weekly.loc[(row.judge_id, row.dimension, row.week_start)]
+        assert abs(row.mean_bias - mean) <= TOLERANCE
+        assert abs(row.bias_se - std / math.sqrt(count)) <= TOLERANCE
+        assert row.n_items == count
+
+
+def test_the_shifted_judge_week_raises_alerts_and_no_other_week_does(demo_warehouse):
+    alerts = demo_warehouse.rows(
+        "select distinct judge_id, cast(week_start as varchar) from marts.fct_judge_drift where is_drift_alert"
+    )
+    assert alerts == [(SHIFTED_JUDGE_ID, "2026-11-02")]
+    dimensions = demo_warehouse.rows(
+        "select dimension from marts.fct_judge_drift where is_drift_alert order by 1"
+    )
+    assert {"helpfulness", "overall_quality"} <= {d for (d,) in dimensions}
+
+
+def test_drift_alerts_follow_the_documented_rule(demo_warehouse):
+    wrong = demo_warehouse.scalar(
+        """
+        select count(*) from marts.fct_judge_drift
+        where is_drift_alert <> coalesce(not is_baseline_week and abs(bias_delta / nullif(bias_delta_se, 0)) > 4.0, false)
+            or is_baseline_week <> (week_number <= 2)
+        """
+    )
+    assert wrong == 0
+
+
+# -- pass@k ------------------------------------------------------------------------------------------------------
+
+def _pass_at_k(n: int, c: int, k: int) -> Fraction:
+    return Fraction(1) - Fraction(math.comb(n - c, k), math.comb(n, k))
+
+
+def _pass_hat_k(n: int, c: int, k: int) -> Fraction:
+    return Fraction(math.comb(c, k), math.comb(n, k))
+
+
+def test_pass_at_k_and_pass_hat_k_equal_exact_fractions(demo_warehouse):
+    tasks = demo_warehouse.frame("select model_id, evaluation_name, n_trials, n_correct from marts.fct_task_stability where n_trials > 0")
+    rows = demo_warehouse.frame("select * from marts.fct_pass_at_k")
+    assert len(rows) > 50
+    for row in rows.itertuples():
+        group = tasks[(tasks.model_id == row.model_id) & (tasks.evaluation_name == row.evaluation_name)]
+        assert row.n_tasks == len(group)
+        assert row.n_tasks_with_enough_trials == int((group.n_trials >= row.k).sum())
+        if (group.n_trials < row.k).any():
+            assert pd.isna(row.pass_at_k) and pd.isna(row.pass_hat_k)
+            continue
+        at = [_pass_at_k(n, c, row.k) for n, c in zip(group.n_trials, group.n_correct)]
+        hat = [_pass_hat_k(n, c, row.k) for n, c in zip(group.n_trials, group.n_correct)]
+        for got, got_se, values in ((row.pass_at_k, row.pass_at_k_se, at), (row.pass_hat_k, row.pass_hat_k_se, hat)):
+            mean = sum(values) / len(values)
+            assert abs(got - float(mean)) <= TOLERANCE
+            if len(values) > 1:
+                variance = sum((v - mean) ** 2 for v in values) / (len(values) - 1)
+                assert abs(got_se - math.sqrt(float(variance) / len(values))) <= TOLERANCE
+
+
+def test_k_runs_over_powers_of_two_up_to_the_most_trials(demo_warehouse):
+    rows = demo_warehouse.rows(
+        "select evaluation_name, list(k order by k) from marts.fct_pass_at_k "
+        "where model_id = 'acme/chat-7b' group by 1 order by 1"
+    )
+    assert dict(rows)["tau_retail"] == [1, 2, 4, 8, 16, 32, 64]  # 8 trials a week for 8 weeks
+    assert dict(rows)["mmlu_physics"] == [1, 2, 4, 8, 16]
+
+
+def test_pass_at_k_is_null_where_some_task_has_fewer_than_k_trials(demo_warehouse):
+    # CogniBench tasks come back one to three times: k = 2 and 3 cannot be estimated for every task.
+    rows = demo_warehouse.frame(
+        "select * from marts.fct_pass_at_k where evaluation_name like 'cognibench/%' and k > 1"
+    )
+    assert len(rows) == 8
+    assert (rows.n_tasks_with_enough_trials < rows.n_tasks).all()
+    assert rows.pass_at_k.isna().all() and rows.pass_hat_k.isna().all() and rows.pass_at_k_se.isna().all()
+
+
+# -- error bars --------------------------------------------------------------------------------------------------
+
+def _wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def test_computed_accuracy_averages_samples_first_and_uses_wilson(demo_warehouse):
+    results = demo_warehouse.frame(
+        "select * from marts.fct_benchmark_results where result_origin = 'computed' and metric_name = 'accuracy'"
+    )
+    trials = demo_warehouse.frame("select run_id, model_id, evaluation_name, sample_id, is_correct from marts.fct_trials where is_correct is not null")
+    samples = (trials.assign(ok=trials.is_correct.astype(float))
+               .groupby(["run_id", "model_id", "evaluation_name", "sample_id"])["ok"].mean().reset_index())
+    per_run = samples.groupby(["run_id", "model_id", "evaluation_name"])["ok"]
+    for row in results.sample(100, random_state=2).itertuples():
+        values = per_run.get_group((row.run_id, row.model_id, row.evaluation_name))
+        assert row.n_samples == len(values)
+        assert abs(row.score - values.mean()) <= TOLERANCE
+        assert abs(row.standard_error - values.std() / math.sqrt(len(values))) <= TOLERANCE
+        low, high = _wilson(values.sum(), len(values))
+        assert abs(row.ci_low - low) <= TOLERANCE and abs(row.ci_high - high) <= TOLERANCE
+
+
+def test_reported_results_keep_their_published_error_bars(demo_warehouse):
+    rows = demo_warehouse.frame(
+        "select r.*, b.standard_error as published_se from marts.fct_benchmark_results as r "
+        "inner join intermediate.int_benchmark_results_unnested as b using (run_id, model_id, metric_name) "
+        "where r.result_origin = 'reported'"
+    )
+    assert len(rows) == 96
+    assert (rows.standard_error == rows.published_se).all()
+
+
+def test_reported_and_computed_results_line_up_on_the_same_eval_and_run(demo_warehouse):
+    unmatched = demo_warehouse.scalar(
+        """
+        select count(*) from marts.fct_benchmark_results as reported
+        where reported.result_origin = 'reported'
+          and not exists (
+            select 1 from marts.fct_benchmark_results as computed
+            where computed.result_origin = 'computed' and computed.run_id = reported.run_id
+              and computed.evaluation_name = reported.evaluation_name and computed.metric_name = reported.metric_name)
+        """
+    )
+    assert unmatched == 0
+
+
+# -- the rest of the story ---------------------------------------------------------------------------------------
+
+def test_every_trial_and_rating_is_traced_to_its_file_and_line(demo_warehouse):
+    for mart in ("fct_trials", "fct_ratings"):
+        assert demo_warehouse.scalar(f"select count(*) from marts.{mart} where source_path is null or source_line is null") == 0
+    assert demo_warehouse.scalar("select count(*) from marts.fct_trials") == 12800 + 240
+
+
+def test_the_regressing_model_drops_on_its_eval_in_the_last_week(demo_warehouse):
+    weekly = dict(demo_warehouse.rows(
+        "select week_start, avg(score) from marts.fct_benchmark_results where result_origin = 'computed' "
+        "and metric_name = 'accuracy' and model_id = 'acme/chat-13b' and evaluation_name = 'gsm8k' group by 1"
+    ))
+    weeks = sorted(weekly)
+    assert weekly[weeks[-1]] < min(weekly[w] for w in weeks[:-1]) - 0.1
+
+
+def test_flagged_items_exist_and_are_below_the_threshold(demo_warehouse):
+    flagged = demo_warehouse.frame("select * from marts.fct_item_disagreement where is_flagged")
+    assert len(flagged) > 0
+    assert (flagged.item_agreement < 0.4).all()
+
+
+def test_dimensions_describe_every_model_and_rater(demo_warehouse):
+    assert demo_warehouse.scalar("select count(*) from marts.dim_models") == 4
+    raters = dict(demo_warehouse.rows("select rater_id, rater_type from marts.dim_raters"))
+    assert raters[SHIFTED_JUDGE_ID] == "llm_judge"
+    assert raters[GOLD_MISSING_RATER] == "human"
