@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import BinaryIO, Callable
 
 # A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
 # quarantine (the file itself stays the system of record, and the row says where the line is).
@@ -20,9 +20,6 @@ DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
 PREVIEW_BYTES = 64 * 1024
 _READ_CHUNK = 1024 * 1024
 
-LINE_SUFFIXES = (".jsonl", ".jsonl.gz")
-DOCUMENT_SUFFIXES = (".json",)
-SUPPORTED_SUFFIXES = LINE_SUFFIXES + DOCUMENT_SUFFIXES
 UTF8_BOM = b"\xef\xbb\xbf"
 
 
@@ -52,8 +49,7 @@ class RawRecord:
 
 
 def is_supported(path: Path) -> bool:
-    name = path.name.lower()
-    return name.endswith(SUPPORTED_SUFFIXES)
+    return _reader_for(path) is not None
 
 
 def expand_paths(args: Iterable[str]) -> list[Path]:
@@ -99,15 +95,25 @@ def file_sha256(path: Path) -> tuple[str, int]:
 
 def read_records(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[RawRecord]:
     """Yield the records of one file. Raises SourceError when the rest of the file cannot be read."""
+    reader = _reader_for(path)
+    if reader is None:
+        raise InputError(f"{path}: unsupported file type; evalhouse reads {', '.join(SUPPORTED_SUFFIXES)}")
+    yield from reader(path, max_record_bytes)
+
+
+def _reader_for(path: Path) -> Reader | None:
     name = path.name.lower()
-    if name.endswith(".gz"):
-        yield from _read_gzip_lines(path, max_record_bytes)
-    elif name.endswith(".jsonl"):
-        with path.open("rb") as handle:
-            yield from _read_lines(handle, max_record_bytes)
-    else:
-        with path.open("rb") as handle:
-            yield from _read_document(handle, max_record_bytes)
+    return next((reader for suffix, reader in READERS if name.endswith(suffix)), None)
+
+
+def _read_jsonl(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
+    with path.open("rb") as handle:
+        yield from _read_lines(handle, max_record_bytes)
+
+
+def _read_json(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
+    with path.open("rb") as handle:
+        yield from _read_document(handle, max_record_bytes)
 
 
 def _read_gzip_lines(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
@@ -282,3 +288,15 @@ class _ArraySplitter:
                 pos = elem_start = 0
                 elem_offset = self.base
                 preview = None
+
+
+Reader = Callable[[Path, int], Iterator[RawRecord]]
+
+# How each kind of file becomes records, by file-name suffix (the first match wins: longer suffixes first).
+# A new container format adds its reader module and one line here.
+READERS: list[tuple[str, Reader]] = [
+    (".jsonl.gz", _read_gzip_lines),
+    (".jsonl", _read_jsonl),
+    (".json", _read_json),
+]
+SUPPORTED_SUFFIXES = tuple(suffix for suffix, _ in READERS)
