@@ -59,6 +59,7 @@ renamed as (
         {{ json_text('record_json', '$.free_text.weaknesses') }} as weaknesses,
         {{ json_text('record_json', '$.free_text.notes') }} as notes,
         {{ json_fragment('record_json', '$.extensions') }} as extensions_json,
+        record_json,
 
         source_path,
         source_line,

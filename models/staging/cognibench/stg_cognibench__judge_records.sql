@@ -35,6 +35,7 @@ renamed as (
         cast({{ json_text('record_json', '$.judging_api_calls') }} as integer) as judging_api_calls,
         cast({{ json_text('record_json', '$.total_time_seconds') }} as double) as total_time_seconds,
         {{ iso_to_utc(json_text('record_json', '$.created_at')) }} as created_at,
+        record_json,
         source_path,
         source_line,
         record_sha256,
