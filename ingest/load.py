@@ -59,7 +59,7 @@ _RECORD_DDL = """
     record_id varchar not null,
     natural_key varchar,
     schema_version varchar,
-    record_json json not null,
+    record_json varchar not null,  -- the original JSON text; DuckDB's JSON functions read it as is
     repairs varchar,
     source_path varchar not null,
     source_line bigint not null,

@@ -10,15 +10,14 @@ import json
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.detect import describe_unknown, detect_format
+from ingest.classify import ACCEPT, BLANK, ClassifyOptions, Outcome
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
 from ingest.load import FileRow, KnownKey, RawStore
-from ingest.parse import ParseFailure, parse_record
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
     PREVIEW_BYTES,
@@ -29,7 +28,7 @@ from ingest.sources import (
     file_sha256,
     read_records,
 )
-from ingest.validate import Validators
+from ingest.workers import Classifier, worker_count
 
 ProgressFn = Callable[[Path, int, int], None]  # (file, bytes done, file bytes)
 
@@ -40,6 +39,7 @@ class IngestOptions:
     forced_format: str | None = None
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
     batch_rows: int = 5000
+    workers: int | None = None  # classification processes: None decides by input size, 0 means in-process
 
 
 @dataclass
@@ -106,17 +106,21 @@ def ingest_paths(
         raise ValueError(f"unknown format {options.forced_format!r}; known formats: {', '.join(FORMATS)}")
     files = expand_paths(str(p) for p in paths)
     batch_id = uuid.uuid4().hex[:16]
+    workers = options.workers if options.workers is not None else worker_count(sum(f.stat().st_size for f in files))
+    classifier = Classifier(
+        ClassifyOptions(options.strict, options.forced_format, options.max_record_bytes), processes=workers
+    )
     store = RawStore(db_path)
-    validators = Validators()
     try:
-        outcomes = [_ingest_file(store, validators, options, batch_id, f, progress) for f in files]
+        outcomes = [_ingest_file(store, classifier, options, batch_id, f, progress) for f in files]
     finally:
         store.close()
+        classifier.close()
     return RunSummary(batch_id, outcomes)
 
 
 def _ingest_file(
-    store: RawStore, validators: Validators, options: IngestOptions, batch_id: str, path: Path,
+    store: RawStore, classifier: Classifier, options: IngestOptions, batch_id: str, path: Path,
     progress: ProgressFn | None,
 ) -> FileOutcome:
     sha, size = file_sha256(path)
@@ -126,7 +130,7 @@ def _ingest_file(
         return FileOutcome(path, "already_loaded", f"same content already loaded{same} at {prior.finished_at:%Y-%m-%d %H:%M}")
     started = _now()
     clock = time.perf_counter()
-    load = _FileLoad(store, validators, options, batch_id, path, sha, size, progress)
+    load = _FileLoad(store, classifier, options, batch_id, path, sha, size, progress)
     try:
         with store.transaction():
             load.run()
@@ -161,12 +165,11 @@ class _Pending:
 class _FileLoad:
     """The state of one file's load: pending rows, counts, and what was quarantined."""
 
-    def __init__(self, store: RawStore, validators: Validators, options: IngestOptions, batch_id: str,
+    def __init__(self, store: RawStore, classifier: Classifier, options: IngestOptions, batch_id: str,
                  path: Path, file_sha: str, file_bytes: int, progress: ProgressFn | None) -> None:
-        self.store, self.validators, self.options = store, validators, options
+        self.store, self.classifier, self.options = store, classifier, options
         self.batch_id, self.path, self.source_path = batch_id, path, str(path)
         self.file_sha, self.file_bytes, self.progress = file_sha, file_bytes, progress
-        self.forced = FORMATS[options.forced_format] if options.forced_format else None
         self.seen = store.lines_seen(self.source_path)
         self.pending: list[_Pending] = []
         self.quarantine: dict[str, list] = defaultdict(list)
@@ -180,9 +183,9 @@ class _FileLoad:
     def run(self) -> None:
         last_line = 0
         try:
-            for raw in read_records(self.path, self.options.max_record_bytes):
+            for raw, outcome in self.classifier.outcomes(self._records()):
                 last_line = raw.line
-                self._process(raw)
+                self._apply(raw, outcome)
                 if len(self.pending) >= self.options.batch_rows:
                     self._flush()
                 if self.progress is not None and raw.line % 2000 == 0:
@@ -198,48 +201,31 @@ class _FileLoad:
         if self.progress is not None:
             self.progress(self.path, self.file_bytes, self.file_bytes)
 
-    def _process(self, raw: RawRecord) -> None:
-        data = raw.data
-        if raw.line == 1 and data.startswith(UTF8_BOM):
-            data = data[len(UTF8_BOM):]
-            raw = RawRecord(raw.line, raw.offset + 3, data, raw.size - 3, raw.oversized, raw.unterminated)
-            self.repairs[("file", "utf8_bom_removed")] += 1
-        if not data.strip():
+    def _records(self) -> Iterator[RawRecord]:
+        for raw in read_records(self.path, self.options.max_record_bytes):
+            if raw.line == 1 and raw.data.startswith(UTF8_BOM):
+                self.repairs[("file", "utf8_bom_removed")] += 1
+                raw = RawRecord(raw.line, raw.offset + 3, raw.data[3:], raw.size - 3, raw.oversized, raw.unterminated)
+            yield raw
+
+    def _apply(self, raw: RawRecord, outcome: Outcome) -> None:
+        if outcome[0] == BLANK:
             self.n_blank += 1
             return
         self.n_lines += 1
-        sha = hashlib.sha256(data).hexdigest()
+        sha = outcome[1]
         if self.seen is not None and (raw.line, sha) in self.seen:
             self.n_unchanged += 1
             return
-        try:
-            self._classify(raw, sha)
-        except Exception as exc:  # noqa: BLE001 - never let one record stop the file
-            self._quarantine(self.forced, None, "internal_error", None,
-                             f"evalhouse could not process this record ({type(exc).__name__}: {exc}); please report it",
-                             raw.data, line=raw.line, offset=raw.offset, sha=sha)
-
-    def _classify(self, raw: RawRecord, sha: str) -> None:
-        parsed = parse_record(raw, self.options.max_record_bytes)
-        if isinstance(parsed, ParseFailure):
-            self._quarantine(self.forced, None, parsed.kind, parsed.pointer, parsed.message, raw.data,
-                             line=raw.line, offset=raw.offset, sha=sha, truncated=raw.oversized)
-            return
-        fmt = self.forced or detect_format(parsed)
-        if fmt is None:
-            self._quarantine(None, None, "unknown_format", "", describe_unknown(parsed), raw.data,
-                             line=raw.line, offset=raw.offset, sha=sha)
-            return
-        declared, _ = fmt.schema_version_for(parsed)
-        key = fmt.natural_key(parsed)  # before validation: repairs may edit the parsed record
-        verdict = self.validators.validate(parsed, fmt, strict=self.options.strict)
-        if not verdict.ok:
-            self._quarantine(fmt, declared, verdict.kind or "schema", verdict.pointer, verdict.message or "",
-                             raw.data, line=raw.line, offset=raw.offset, sha=sha)
-            return
-        record_id = key if key is not None else _line_id(self.file_sha, raw.line)
-        self.pending.append(_Pending(fmt, record_id, key, declared, raw.data.decode("utf-8"), verdict.repairs,
-                                     raw.line, raw.offset, sha))
+        if outcome[0] == ACCEPT:
+            _, _, format_name, key, version, repairs = outcome
+            record_id = key if key is not None else _line_id(self.file_sha, raw.line)
+            self.pending.append(_Pending(FORMATS[format_name], record_id, key, version, raw.data.decode("utf-8"),
+                                         repairs, raw.line, raw.offset, sha))
+        else:
+            _, _, format_name, version, kind, pointer, message = outcome
+            self._quarantine(FORMATS.get(format_name) if format_name else None, version, kind, pointer, message,
+                             raw.data, line=raw.line, offset=raw.offset, sha=sha, truncated=raw.oversized)
 
     # -- writing ----------------------------------------------------------------------------------------
     def _flush(self) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+
 # A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
 # quarantine (the file itself stays the system of record, and the row says where the line is).
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
@@ -125,44 +126,61 @@ def _read_gzip_lines(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
             raise SourceError("not_gzip", f"{path.name} is not a gzip file: it starts with {start!r}{hint}")
     handle = gzip.open(path, "rb")
     try:
-        yield from _read_lines(handle, max_record_bytes)
+        yield from _read_lines(handle, max_record_bytes, partial_reads=True)
     except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
         raise SourceError("corrupt_gzip", f"the gzip stream is damaged and cannot be read further: {exc}") from exc
     finally:
         handle.close()
 
 
-def _read_lines(handle: BinaryIO, max_record_bytes: int) -> Iterator[RawRecord]:
-    offset = 0
+def _read_lines(handle: BinaryIO, max_record_bytes: int, *, partial_reads: bool = False) -> Iterator[RawRecord]:
+    """JSON Lines, read in large chunks and split in C; a line longer than the limit is skipped to its end
+    without being held (only its preview is kept). With `partial_reads` (a decompressing stream), each read
+    returns what is ready, so a damaged stream keeps every line before the damage."""
+    read = handle.read1 if partial_reads else handle.read
+    offset = 0  # stream offset of `pending`
     line_no = 0
+    pending = b""
     while True:
-        chunk = handle.readline(max_record_bytes + 1)
+        chunk = read(_READ_CHUNK)
         if not chunk:
-            return
+            break
+        data = pending + chunk if pending else chunk
+        lines = data.split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            line_no += 1
+            if len(line) > max_record_bytes:
+                yield RawRecord(line_no, offset, line[:PREVIEW_BYTES], len(line), oversized=True)
+            else:
+                yield _line_record(line_no, offset, line, terminated=True)
+            offset += len(line) + 1
+        if len(pending) > max_record_bytes:
+            line_no += 1
+            record, pending, consumed = _skip_long_line(handle, line_no, offset, pending)
+            yield record
+            offset += consumed
+    if pending:
         line_no += 1
-        start = offset
-        if chunk.endswith(b"\n"):
-            offset += len(chunk)
-            yield _line_record(line_no, start, chunk[:-1], terminated=True)
+        if len(pending) > max_record_bytes:
+            yield RawRecord(line_no, offset, pending[:PREVIEW_BYTES], len(pending), oversized=True, unterminated=True)
+        else:
+            yield _line_record(line_no, offset, pending, terminated=False)
+
+
+def _skip_long_line(handle: BinaryIO, line_no: int, offset: int, start: bytes) -> tuple[RawRecord, bytes, int]:
+    """Read past the end of an over-long line: (its record, the bytes after it, bytes consumed)."""
+    preview, size = start[:PREVIEW_BYTES], len(start)
+    while True:
+        chunk = handle.read(_READ_CHUNK)
+        if not chunk:
+            return RawRecord(line_no, offset, preview, size, oversized=True, unterminated=True), b"", size
+        end = chunk.find(b"\n")
+        if end < 0:
+            size += len(chunk)
             continue
-        if len(chunk) <= max_record_bytes:
-            # A short read without a newline can only be the end of the file.
-            offset += len(chunk)
-            yield _line_record(line_no, start, chunk, terminated=False)
-            return
-        # Longer than the limit: keep a preview, skip to the end of the line without holding it in memory.
-        preview, size, terminated = chunk[:PREVIEW_BYTES], len(chunk), False
-        while True:
-            rest = handle.readline(_READ_CHUNK)
-            if not rest:
-                break
-            size += len(rest)
-            if rest.endswith(b"\n"):
-                terminated = True
-                size -= 1
-                break
-        offset += size + (1 if terminated else 0)
-        yield RawRecord(line_no, start, preview, size, oversized=True, unterminated=not terminated)
+        size += end
+        return RawRecord(line_no, offset, preview, size, oversized=True), chunk[end + 1:], size + 1
 
 
 def _line_record(line_no: int, offset: int, data: bytes, *, terminated: bool) -> RawRecord:

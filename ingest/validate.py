@@ -4,19 +4,23 @@ and a message a person can act on.
 With `strict`, the verdict is exactly the `jsonschema` package's on the same schema with its format checker
 (tests/ingest/test_strict_verdicts.py holds them equal). Without it, a record that fails may be repaired by
 its format's documented compatibility repairs and checked again.
+
+Speed: each schema is also compiled to a Python predicate (ingest/fastcheck.py). It only ever says "valid";
+a record it finds invalid goes to `jsonschema`, which gives the verdict, the pointer and the message.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from jsonschema import exceptions as js_exceptions
 from jsonschema import validators as js_validators
 
+from ingest.fastcheck import Unsupported, compile_check
 from ingest.formats.base import Record, RecordFormat
 from ingest.pointer import follow_local_refs, to_pointer
 
@@ -44,6 +48,10 @@ class SchemaCheck:
         cls = js_validators.validator_for(schema)
         # The format checker matters: without it a bad uuid or a created_at of "yesterday" passes silently.
         self.validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+        try:
+            self.is_valid: Callable[[Any], bool] = compile_check(schema)
+        except Unsupported:
+            self.is_valid = self.validator.is_valid
 
     def errors(self, record: Record) -> list[js_exceptions.ValidationError]:
         """Every error, the most relevant first (jsonschema's best_match); empty when the record is valid."""
@@ -101,15 +109,15 @@ class Validators:
                 f"{fmt.title} version {declared!r} has no schema here (supported: {supported})",
             )
         check = self.check_for(fmt, version)
-        errors = check.errors(record)
-        if not errors:
+        if check.is_valid(record):
             return ACCEPTED
         if not strict and fmt.repairs:
             applied = tuple(r.name for r in fmt.repairs if r.apply(record, check.schema))
-            if applied:
-                errors = check.errors(record)
-                if not errors:
-                    return Verdict(True, repairs=applied)
+            if applied and check.is_valid(record):
+                return Verdict(True, repairs=applied)
+        errors = check.errors(record)
+        if not errors:  # jsonschema has the last word on "invalid"
+            return ACCEPTED
         pointer, message = check.describe(errors)
         return Verdict(False, "schema", pointer, message)
 

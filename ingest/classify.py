@@ -1,0 +1,59 @@
+"""What happens to one raw record, decided without a database: parse, detect, validate. A pure function of the
+record's bytes and the run's options, so it runs the same in the ingest process or in a worker process
+(ingest/workers.py); the pipeline applies the outcomes in file order and does all the writing.
+
+Outcomes are plain tuples (cheap to send between processes):
+  (BLANK,)
+  (ACCEPT, sha256, format, natural_key, declared_version, repairs)
+  (REJECT, sha256, format or None, declared_version, error_kind, json_pointer, message)
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from typing import Any
+
+from ingest.detect import describe_unknown, detect_format
+from ingest.formats import FORMATS
+from ingest.parse import ParseFailure, parse_record
+from ingest.sources import RawRecord
+from ingest.validate import Validators
+
+BLANK, ACCEPT, REJECT = 0, 1, 2
+Outcome = tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class ClassifyOptions:
+    strict: bool
+    forced_format: str | None
+    max_record_bytes: int
+
+
+def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -> Outcome:
+    data = raw.data
+    if not raw.oversized and not data.strip():
+        return (BLANK,)
+    sha = hashlib.sha256(data).hexdigest()
+    forced = FORMATS[options.forced_format] if options.forced_format else None
+    try:
+        parsed = parse_record(raw, options.max_record_bytes)
+        if isinstance(parsed, ParseFailure):
+            return (REJECT, sha, forced.name if forced else None, None, parsed.kind, parsed.pointer, parsed.message)
+        fmt = forced or detect_format(parsed)
+        if fmt is None:
+            return (REJECT, sha, None, None, "unknown_format", "", describe_unknown(parsed))
+        declared, _ = fmt.schema_version_for(parsed)
+        key = fmt.natural_key(parsed)  # before validation: repairs may edit the parsed record
+        verdict = validators.validate(parsed, fmt, strict=options.strict)
+        if not verdict.ok:
+            return (REJECT, sha, fmt.name, declared, verdict.kind or "schema", verdict.pointer, verdict.message or "")
+        return (ACCEPT, sha, fmt.name, key, declared, verdict.repairs)
+    except Exception as exc:  # noqa: BLE001 - one record must never stop the file
+        return (REJECT, sha, forced.name if forced else None, None, "internal_error", None,
+                f"evalhouse could not process this record ({type(exc).__name__}: {exc}); please report it")
+
+
+def classify_batch(batch: list[RawRecord], options: ClassifyOptions, validators: Validators) -> list[Outcome]:
+    return [classify(raw, options, validators) for raw in batch]

@@ -1,0 +1,59 @@
+"""Classification in worker processes gives exactly what classification in the ingest process gives."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from tests.conftest import Warehouse, cognibench_record, eval_form_record, instance_record, write_lines
+
+pytestmark = pytest.mark.slow
+
+COMPARED = {
+    "eee_instance": "select record_id, natural_key, schema_version, record_json, repairs, source_line, record_sha256 from raw.eee_instance",
+    "eval_form": "select record_id, record_json, source_line from raw.eval_form",
+    "cognibench": "select record_id, record_json, source_line from raw.cognibench",
+    "quarantine": "select source_line, format, error_kind, error_pointer, error_message, raw_text from raw.quarantine",
+    "repairs": "select format, repair, n_records from raw.ingest_repairs",
+    "files": "select status, n_lines, n_blank, n_accepted, n_repaired, n_quarantined, n_skipped from raw.ingest_files",
+}
+
+
+def _mixed_lines(n: int) -> list:
+    lines = []
+    for i in range(n):
+        lines.append(instance_record(sample_id=f"s{i}"))
+        if i % 97 == 0:
+            lines += ["{broken", "", json.dumps([1]), eval_form_record(), cognibench_record()]
+        if i % 131 == 0:
+            lines.append(instance_record(schema_version="0.9.0"))
+    return lines
+
+
+def _ingest_both(tmp_path, *paths):
+    serial, parallel = Warehouse(tmp_path / "serial.duckdb"), Warehouse(tmp_path / "parallel.duckdb")
+    serial.ingest(*paths, workers=0, batch_rows=700)
+    parallel.ingest(*paths, workers=2, batch_rows=700)
+    return serial, parallel
+
+
+def test_workers_load_and_quarantine_exactly_what_the_ingest_process_does(tmp_path):
+    path = write_lines(tmp_path / "mixed.jsonl", _mixed_lines(5000))
+    serial, parallel = _ingest_both(tmp_path, path)
+    for name, sql in COMPARED.items():
+        ordered = sql + " order by all"
+        assert serial.rows(ordered) == parallel.rows(ordered), name
+    assert serial.scalar("select count(*) from raw.quarantine") > 50
+
+
+def test_workers_keep_the_lines_before_a_damaged_gzip_stream(tmp_path):
+    lines = b"".join(json.dumps(instance_record(sample_id=str(i))).encode() + b"\n" for i in range(6000))
+    data = gzip.compress(lines)
+    path = tmp_path / "damaged.jsonl.gz"
+    path.write_bytes(data[: len(data) // 2])
+    serial, parallel = _ingest_both(tmp_path, path)
+    count = "select count(*) from raw.eee_instance"
+    assert serial.scalar(count) == parallel.scalar(count) > 0
+    assert parallel.scalar("select count(*) from raw.quarantine where error_kind = 'corrupt_gzip'") == 1
