@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 
+import pytest
+
 from tests.conftest import cognibench_record, eval_form_record, instance_record, write_lines
 
 
@@ -156,3 +158,16 @@ def test_a_bug_costs_one_file_not_the_run_and_leaves_nothing_of_it(warehouse, tm
     monkeypatch.setattr(RawStore, "append_file", original)
     warehouse.ingest(bad)  # a failed file is retried on the next run
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 3
+
+
+@pytest.mark.slow
+def test_reingesting_the_demo_data_adds_no_row_anywhere(demo_dir, tmp_path):
+    from tests.conftest import Warehouse
+
+    warehouse = Warehouse(tmp_path / "demo.duckdb")
+    first = warehouse.ingest(demo_dir)
+    before = warehouse.row_counts()
+    second = warehouse.ingest(demo_dir)
+    assert warehouse.row_counts() == before
+    assert first.accepted > 15_000 and second.accepted == 0
+    assert {f.status for f in second.files} == {"already_loaded"}

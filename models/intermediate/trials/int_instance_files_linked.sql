@@ -23,7 +23,7 @@ runs as (
         model_id,
         min(ingested_at) as ingested_at,
         count(*) as n_records,
-        regexp_extract(source_path, '[^/]+$') as file_name,
+        regexp_extract(source_path, '([^/]+)$', 1) as file_name,
         regexp_extract(
             source_path, '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})', 1
         ) as file_uuid
@@ -38,7 +38,7 @@ aggregate_keys as (
         evaluated_at,
         model_developer,
         instance_file_checksum,
-        replace(regexp_extract(instance_file_path, '[^/]+$'), ':', '-') as instance_file_name,
+        replace(regexp_extract(instance_file_path, '([^/]+)$', 1), ':', '-') as instance_file_name,
         regexp_extract(
             source_path, '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})', 1
         ) as aggregate_file_uuid
