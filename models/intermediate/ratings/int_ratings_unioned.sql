@@ -124,12 +124,12 @@ extension_ratings as (
         '{{ dimension }}' as dimension,
         'quality' as dimension_group,
         'likert_1_5' as scale,
-        {{ json_text('extensions_json', '$.' ~ dimension) }} as label,
+        cast({{ dimension | replace('.', '_') }} as varchar) as label,
         cast(null as varchar) as confidence,
         cast(null as varchar) as rationale,
         cast(null as integer) as severity
     from form_items
-    where {{ json_text('extensions_json', '$.' ~ dimension) }} is not null
+    where {{ dimension | replace('.', '_') }} is not null
     union all
     {%- endfor %}
     select
@@ -137,12 +137,12 @@ extension_ratings as (
         'agent.task_success' as dimension,
         'quality' as dimension_group,
         'task_success' as scale,
-        {{ json_text('extensions_json', '$.agent.task_success') }} as label,
+        agent_task_success as label,
         cast(null as varchar) as confidence,
         cast(null as varchar) as rationale,
         cast(null as integer) as severity
     from form_items
-    where {{ json_text('extensions_json', '$.agent.task_success') }} is not null
+    where agent_task_success is not null
 ),
 
 form_dimension_ratings as (

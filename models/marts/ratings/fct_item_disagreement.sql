@@ -5,45 +5,33 @@
 -- expected by chance over all of the dimension's pairable ratings, at the dimension's level (ordinal on midranks,
 -- nominal on label codes). It is the per-item term of Krippendorff's alpha: the all-time alpha of the 'all' rater
 -- group equals the average of item_agreement weighted by n_ratings (a singular test holds that identity).
--- Raters as in fct_rater_agreement: each counts once per item (latest rating), hybrid reviews left out.
+-- Raters as in fct_rater_agreement (int_agreement_ratings_grouped): each counts once per item (latest rating),
+-- hybrid reviews left out.
 with
 
-ratings as (
-    select * from {{ ref('fct_ratings') }}
-    where value is not null
-        and rater_id is not null
-        and rater_type <> 'hybrid'
+one_per_rater as (
+    -- The all-time group of every rater: each counts once per item (latest rating), hybrid reviews left out.
+    select * from {{ ref('int_agreement_ratings_grouped') }}
+    where rater_group = 'all'
+        and week_start is null
 ),
 
 targets as (
     select * from {{ ref('agreement_targets') }}
 ),
 
-latest as (
-    select
-        *,
-        row_number() over (
-            partition by item_id, dimension, rater_id order by rated_at desc, rating_id desc
-        ) as recency
-    from ratings
-),
-
-one_per_rater as (
-    select * from latest where recency = 1
-),
-
 unit_sizes as (
-    select item_id, dimension, count(*) as m_u
+    select unit_id, dimension, count(*) as m_u
     from one_per_rater
-    group by item_id, dimension
+    group by unit_id, dimension
     having count(*) >= 2
 ),
 
 pairable as (
-    select one_per_rater.*, unit_sizes.m_u
+    select one_per_rater.*, one_per_rater.unit_id as item_id, unit_sizes.m_u
     from one_per_rater
     inner join unit_sizes
-        on one_per_rater.item_id = unit_sizes.item_id
+        on one_per_rater.unit_id = unit_sizes.unit_id
         and one_per_rater.dimension = unit_sizes.dimension
 ),
 
@@ -110,10 +98,10 @@ items as (
         max(agreement_level) as agreement_level,
         max(model_id) as model_id,
         max(task_id) as task_id,
-        min(week_start) as week_start,
+        min(item_week) as week_start,
         count(*) as n_ratings,
         count(distinct rater_id) as n_raters,
-        count(distinct rater_group) as n_rater_groups,
+        count(distinct raters_own_group) as n_rater_groups,
         min(score) as min_score,
         max(score) as max_score,
         max(score) - min(score) as spread,

@@ -5,74 +5,18 @@
 --
 -- Units are items; each rater counts once per item (their latest rating). Hybrid reviews are left out: they are
 -- a person confirming a judge's pre-filled form, not an independent rating. An item's ratings all count in the
--- week of its first rating. alpha (the primary statistic) is ordinal on ordinal scales and nominal on nominal
--- ones; alpha_ordinal and alpha_interval are NULL on nominal scales, whose codes have no order.
+-- week of its first rating (int_agreement_ratings_grouped applies these rules). alpha (the primary statistic) is
+-- ordinal on ordinal scales and nominal on nominal ones; alpha_ordinal and alpha_interval are NULL on nominal
+-- scales, whose codes have no order.
 {%- set group_by = ['dimension', 'rater_group', 'week_start'] %}
 with
 
-ratings as (
-    select * from {{ ref('fct_ratings') }}
-    where value is not null
-        and rater_id is not null
-        and rater_type <> 'hybrid'
+grouped as (
+    select * from {{ ref('int_agreement_ratings_grouped') }}
 ),
 
 targets as (
     select * from {{ ref('agreement_targets') }}
-),
-
-latest as (
-    select
-        *,
-        row_number() over (
-            partition by item_id, dimension, rater_id order by rated_at desc, rating_id desc
-        ) as recency
-    from ratings
-),
-
-item_weeks as (
-    select item_id, dimension, min(week_start) as item_week
-    from latest
-    where recency = 1
-    group by item_id, dimension
-),
-
-one_per_rater as (
-    select
-        latest.dimension,
-        latest.dimension_group,
-        latest.scale,
-        latest.agreement_level,
-        latest.rater_group,
-        latest.item_id as unit_id,
-        latest.rater_id,
-        latest.value,
-        item_weeks.item_week
-    from latest
-    inner join item_weeks
-        on latest.item_id = item_weeks.item_id
-        and latest.dimension = item_weeks.dimension
-    where latest.recency = 1
-),
-
-in_groups as (
-    -- Every rating counts in its own rater group and in 'all'.
-    select dimension, dimension_group, scale, agreement_level, rater_group, unit_id, rater_id, value, item_week
-    from one_per_rater
-    union all
-    select dimension, dimension_group, scale, agreement_level, 'all' as rater_group, unit_id, rater_id, value, item_week
-    from one_per_rater
-),
-
-grouped as (
-    -- ... and in its item's week and in all time (week_start NULL).
-    select dimension, dimension_group, scale, agreement_level, rater_group, item_week as week_start,
-        unit_id, rater_id, value
-    from in_groups
-    union all
-    select dimension, dimension_group, scale, agreement_level, rater_group, cast(null as date) as week_start,
-        unit_id, rater_id, value
-    from in_groups
 ),
 
 ordinal_grouped as (

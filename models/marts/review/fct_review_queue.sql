@@ -115,7 +115,8 @@ unioned as (
 final as (
     select
         *,
-        {{ days_between('created_at', build_timestamp()) }} as age_days,
+        -- A record stamped after the build (clock skew between writers) is 0 days old, not negative.
+        greatest({{ days_between('created_at', build_timestamp()) }}, 0) as age_days,
         {{ build_timestamp() }} as as_of
     from unioned
 )

@@ -1,73 +1,127 @@
--- One row per AIF eval form: one rater's form on one response, typed. The five universal dimensions are columns
--- here; hazards, calibration targets and extensions stay JSON until the intermediate layer unnests them.
+-- One row per AIF eval form: one rater's form on one response, typed. The five universal dimensions and the
+-- extensions' 1-5 scores are columns; hazards and calibration targets stay JSON for the intermediate layer to
+-- unnest. Parsed once, appended to by ingest batch (raw rows are never updated).
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+
+{%- set dimension = {'score': 'integer', 'confidence': 'varchar', 'rationale': 'varchar', 'score_mean': 'double'} %}
+{%- set universal = ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
+{%- set extension_scores = {
+    'chat': ['consistency_across_turns'],
+    'agent': ['plan_quality', 'error_recovery'],
+    'rag': ['context_precision', 'context_recall', 'answer_faithfulness', 'answer_relevance', 'citation_accuracy'],
+    'multimodal': ['cross_modal_grounding', 'perceptual_quality'],
+} %}
+{%- set extensions = {} %}
+{%- for block, fields in extension_scores.items() %}
+    {%- set block_spec = {} %}
+    {%- for field in fields %}{% do block_spec.update({field: 'integer'}) %}{% endfor %}
+    {%- if block == 'agent' %}{% do block_spec.update({'task_success': 'varchar'}) %}{% endif %}
+    {%- do extensions.update({block: block_spec}) %}
+{%- endfor %}
+{%- set universal_spec = {'vs_reference': 'varchar'} %}
+{%- for d in universal %}{% do universal_spec.update({d: dimension}) %}{% endfor %}
+{%- set spec = {
+    'eval_id': 'varchar',
+    'created_at': 'varchar',
+    'derived_from': 'varchar',
+    'rater': {'type': 'varchar', 'id': 'varchar', 'model': 'varchar', 'version': 'varchar',
+              'training_cohort': 'varchar', 'n_samples': 'integer'},
+    'subject': {'model': 'varchar', 'version': 'varchar', 'system_under_test': 'varchar', 'modality_tags': 'json'},
+    'task': {'task_id': 'varchar', 'suite_id': 'varchar', 'modality': 'varchar', 'prompt': 'varchar',
+             'reference': 'varchar', 'response': 'varchar', 'response_id': 'varchar', 'transcript_url': 'varchar'},
+    'gold_item_id': 'varchar',
+    'calibration_target': 'json',
+    'universal': universal_spec,
+    'safety': {'hazards': 'json', 'is_violating_any': 'boolean', 'no_risk_affirmed': 'boolean'},
+    'refusal': {'refusal_observed': 'boolean', 'refusal_appropriateness': 'varchar', 'refusal_rationale': 'varchar'},
+    'issue_tags': 'json',
+    'free_text': {'strengths': 'varchar', 'weaknesses': 'varchar', 'notes': 'varchar'},
+    'extensions': extensions,
+} %}
+
 with
 
 source as (
     select * from {{ source('aif', 'eval_forms') }}
+    {% if is_incremental() %}
+    where batch_id not in (select distinct batch_id from {{ this }})
+    {% endif %}
+),
+
+parsed as (
+    select
+        source.*,
+        {{ json_to_struct('record_json', spec) }} as r
+    from source
 ),
 
 renamed as (
     select
         record_id,
-        {{ json_text('record_json', '$.eval_id') }} as eval_id,
+        r.eval_id,
         schema_version,
-        {{ iso_to_utc(json_text('record_json', '$.created_at')) }} as created_at,
-        {{ json_text('record_json', '$.derived_from') }} as derived_from,
+        {{ iso_to_utc('r.created_at') }} as created_at,
+        r.derived_from,
 
-        {{ json_text('record_json', '$.rater.type') }} as rater_type,
-        {{ json_text('record_json', '$.rater.id') }} as rater_id,
-        {{ json_text('record_json', '$.rater.model') }} as rater_model,
-        {{ json_text('record_json', '$.rater.version') }} as rater_version,
-        {{ json_text('record_json', '$.rater.training_cohort') }} as rater_training_cohort,
-        cast({{ json_text('record_json', '$.rater.n_samples') }} as integer) as rater_n_samples,
+        r.rater.type as rater_type,
+        r.rater.id as rater_id,
+        r.rater.model as rater_model,
+        r.rater.version as rater_version,
+        r.rater.training_cohort as rater_training_cohort,
+        r.rater.n_samples as rater_n_samples,
 
-        {{ json_text('record_json', '$.subject.model') }} as subject_model,
-        {{ json_text('record_json', '$.subject.version') }} as subject_version,
-        {{ json_text('record_json', '$.subject.system_under_test') }} as system_under_test,
-        {{ json_fragment('record_json', '$.subject.modality_tags') }} as modality_tags_json,
+        r.subject.model as subject_model,
+        r.subject.version as subject_version,
+        r.subject.system_under_test,
+        r.subject.modality_tags as modality_tags_json,
 
-        {{ json_text('record_json', '$.task.task_id') }} as task_id,
-        {{ json_text('record_json', '$.task.suite_id') }} as suite_id,
-        {{ json_text('record_json', '$.task.modality') }} as modality,
-        {{ json_text('record_json', '$.task.prompt') }} as prompt,
-        {{ json_text('record_json', '$.task.reference') }} as reference,
-        {{ json_text('record_json', '$.task.response') }} as response,
-        {{ json_text('record_json', '$.task.response_id') }} as response_id,
-        {{ json_text('record_json', '$.task.transcript_url') }} as transcript_url,
+        r.task.task_id,
+        r.task.suite_id,
+        r.task.modality,
+        r.task.prompt,
+        r.task.reference,
+        r.task.response,
+        r.task.response_id,
+        r.task.transcript_url,
 
-        {{ json_text('record_json', '$.gold_item_id') }} as gold_item_id,
-        {{ json_fragment('record_json', '$.calibration_target') }} as calibration_target_json,
+        r.gold_item_id,
+        r.calibration_target as calibration_target_json,
 
-        {%- for dimension in ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
-        cast({{ json_text('record_json', '$.universal.' ~ dimension ~ '.score') }} as integer) as {{ dimension }}_score,
-        {{ json_text('record_json', '$.universal.' ~ dimension ~ '.confidence') }} as {{ dimension }}_confidence,
-        {{ json_text('record_json', '$.universal.' ~ dimension ~ '.rationale') }} as {{ dimension }}_rationale,
-        cast({{ json_text('record_json', '$.universal.' ~ dimension ~ '.score_mean') }} as double) as {{ dimension }}_score_mean,
+        {%- for d in universal %}
+        r.universal.{{ d }}.score as {{ d }}_score,
+        r.universal.{{ d }}.confidence as {{ d }}_confidence,
+        r.universal.{{ d }}.rationale as {{ d }}_rationale,
+        r.universal.{{ d }}.score_mean as {{ d }}_score_mean,
         {%- endfor %}
-        {{ json_text('record_json', '$.universal.vs_reference') }} as vs_reference,
+        r.universal.vs_reference,
 
-        {{ json_fragment('record_json', '$.safety.hazards') }} as hazards_json,
-        cast({{ json_text('record_json', '$.safety.is_violating_any') }} as boolean) as is_violating_any,
-        cast({{ json_text('record_json', '$.safety.no_risk_affirmed') }} as boolean) as no_risk_affirmed,
+        r.safety.hazards as hazards_json,
+        r.safety.is_violating_any,
+        r.safety.no_risk_affirmed,
 
-        cast({{ json_text('record_json', '$.refusal.refusal_observed') }} as boolean) as refusal_observed,
-        {{ json_text('record_json', '$.refusal.refusal_appropriateness') }} as refusal_appropriateness,
-        {{ json_text('record_json', '$.refusal.refusal_rationale') }} as refusal_rationale,
+        r.refusal.refusal_observed,
+        r.refusal.refusal_appropriateness,
+        r.refusal.refusal_rationale,
 
-        {{ json_fragment('record_json', '$.issue_tags') }} as issue_tags_json,
-        {{ json_text('record_json', '$.free_text.strengths') }} as strengths,
-        {{ json_text('record_json', '$.free_text.weaknesses') }} as weaknesses,
-        {{ json_text('record_json', '$.free_text.notes') }} as notes,
-        {{ json_fragment('record_json', '$.extensions') }} as extensions_json,
+        r.issue_tags as issue_tags_json,
+        r.free_text.strengths,
+        r.free_text.weaknesses,
+        r.free_text.notes,
+        {%- for block, fields in extension_scores.items() %}
+        {%- for field in fields %}
+        r.extensions.{{ block }}.{{ field }} as {{ block }}_{{ field }},
+        {%- endfor %}
+        {%- endfor %}
+        r.extensions.agent.task_success as agent_task_success,
+
         record_json,
-
         source_path,
         source_line,
         record_sha256,
         file_sha256,
         ingested_at,
         batch_id
-    from source
+    from parsed
 )
 
 select * from renamed

@@ -1,40 +1,81 @@
 -- One row per CogniBench judge record: an LLM judge's verdict on one model response to one task, with the
 -- human review when there is one. Criterion scores stay as JSON here; int_ratings_unioned unnests them.
+-- Parsed once, appended to by ingest batch (raw rows are never updated).
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+
+{%- set spec = {
+    'evaluation_id': 'varchar',
+    'task_id': 'varchar',
+    'model_id': 'varchar',
+    'response_id': 'varchar',
+    'ideal_response_id': 'varchar',
+    'judge_llm_model': 'varchar',
+    'judge_prompt_template_path': 'varchar',
+    'parsed_rubric_scores': 'json',
+    'aggregated_score': 'varchar',
+    'final_answer_verified': 'boolean',
+    'verification_message': 'varchar',
+    'needs_human_review': 'boolean',
+    'review_reasons': 'json',
+    'parsing_error': 'varchar',
+    'human_review_status': 'varchar',
+    'human_reviewer_id': 'varchar',
+    'human_review_timestamp': 'varchar',
+    'human_corrected_scores': 'json',
+    'human_review_comments': 'varchar',
+    'structured_model_response': 'json',
+    'structured_ideal_response': 'json',
+    'structuring_api_calls': 'integer',
+    'judging_api_calls': 'integer',
+    'total_time_seconds': 'double',
+    'created_at': 'varchar',
+} %}
+
 with
 
 source as (
     select * from {{ source('cognibench', 'judge_records') }}
+    {% if is_incremental() %}
+    where batch_id not in (select distinct batch_id from {{ this }})
+    {% endif %}
+),
+
+parsed as (
+    select
+        source.*,
+        {{ json_to_struct('record_json', spec) }} as r
+    from source
 ),
 
 renamed as (
     select
         record_id,
-        {{ json_text('record_json', '$.evaluation_id') }} as evaluation_id,
+        r.evaluation_id,
         -- task_id is an integer in real output and a string in the doc: text either way.
-        {{ json_text('record_json', '$.task_id') }} as task_id,
-        {{ json_text('record_json', '$.model_id') }} as model_id,
-        {{ json_text('record_json', '$.response_id') }} as response_id,
-        {{ json_text('record_json', '$.ideal_response_id') }} as ideal_response_id,
-        {{ json_text('record_json', '$.judge_llm_model') }} as judge_model,
-        {{ json_text('record_json', '$.judge_prompt_template_path') }} as judge_prompt_template_path,
-        {{ json_fragment('record_json', '$.parsed_rubric_scores') }} as parsed_rubric_scores_json,
-        {{ json_text('record_json', '$.aggregated_score') }} as aggregated_score,
-        cast({{ json_text('record_json', '$.final_answer_verified') }} as boolean) as final_answer_verified,
-        {{ json_text('record_json', '$.verification_message') }} as verification_message,
-        cast({{ json_text('record_json', '$.needs_human_review') }} as boolean) as needs_human_review,
-        {{ json_fragment('record_json', '$.review_reasons') }} as review_reasons_json,
-        {{ json_text('record_json', '$.parsing_error') }} as parsing_error,
-        {{ json_text('record_json', '$.human_review_status') }} as human_review_status,
-        {{ json_text('record_json', '$.human_reviewer_id') }} as human_reviewer_id,
-        {{ iso_to_utc(json_text('record_json', '$.human_review_timestamp')) }} as human_reviewed_at,
-        {{ json_fragment('record_json', '$.human_corrected_scores') }} as human_corrected_scores_json,
-        {{ json_text('record_json', '$.human_review_comments') }} as human_review_comments,
-        {{ json_fragment('record_json', '$.structured_model_response') }} as structured_model_response_json,
-        {{ json_fragment('record_json', '$.structured_ideal_response') }} as structured_ideal_response_json,
-        cast({{ json_text('record_json', '$.structuring_api_calls') }} as integer) as structuring_api_calls,
-        cast({{ json_text('record_json', '$.judging_api_calls') }} as integer) as judging_api_calls,
-        cast({{ json_text('record_json', '$.total_time_seconds') }} as double) as total_time_seconds,
-        {{ iso_to_utc(json_text('record_json', '$.created_at')) }} as created_at,
+        r.task_id,
+        r.model_id,
+        r.response_id,
+        r.ideal_response_id,
+        r.judge_llm_model as judge_model,
+        r.judge_prompt_template_path,
+        r.parsed_rubric_scores as parsed_rubric_scores_json,
+        r.aggregated_score,
+        r.final_answer_verified,
+        r.verification_message,
+        r.needs_human_review,
+        r.review_reasons as review_reasons_json,
+        r.parsing_error,
+        r.human_review_status,
+        r.human_reviewer_id,
+        {{ iso_to_utc('r.human_review_timestamp') }} as human_reviewed_at,
+        r.human_corrected_scores as human_corrected_scores_json,
+        r.human_review_comments,
+        r.structured_model_response as structured_model_response_json,
+        r.structured_ideal_response as structured_ideal_response_json,
+        r.structuring_api_calls,
+        r.judging_api_calls,
+        r.total_time_seconds,
+        {{ iso_to_utc('r.created_at') }} as created_at,
         record_json,
         source_path,
         source_line,
@@ -42,7 +83,7 @@ renamed as (
         file_sha256,
         ingested_at,
         batch_id
-    from source
+    from parsed
 )
 
 select * from renamed

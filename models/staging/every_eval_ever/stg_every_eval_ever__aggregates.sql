@@ -1,37 +1,61 @@
 -- One row per Every Eval Ever aggregate record: one eval run of one model, with its reported results still
--- nested (int_benchmark_results_unnested gives one row per result).
+-- nested (int_benchmark_results_unnested gives one row per result). Parsed once, appended to by ingest batch.
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+
+{%- set spec = {
+    'evaluation_id': 'varchar',
+    'evaluation_timestamp': 'varchar',
+    'retrieved_timestamp': 'varchar',
+    'model_info': {'id': 'varchar', 'name': 'varchar', 'developer': 'varchar'},
+    'source_metadata': {'source_name': 'varchar', 'source_type': 'varchar', 'source_organization_name': 'varchar',
+                        'evaluator_relationship': 'varchar'},
+    'evaluation_results': 'json',
+    'detailed_evaluation_results': {'file_path': 'varchar', 'checksum': 'varchar', 'hash_algorithm': 'varchar',
+                                    'total_rows': 'bigint'},
+} %}
+
 with
 
 source as (
     select * from {{ source('every_eval_ever', 'aggregates') }}
+    {% if is_incremental() %}
+    where batch_id not in (select distinct batch_id from {{ this }})
+    {% endif %}
+),
+
+parsed as (
+    select
+        source.*,
+        {{ json_to_struct('record_json', spec) }} as r
+    from source
 ),
 
 renamed as (
     select
         record_id,
         schema_version,
-        {{ json_text('record_json', '$.evaluation_id') }} as evaluation_id,
-        {{ epoch_to_utc(json_text('record_json', '$.evaluation_timestamp')) }} as evaluated_at,
-        {{ epoch_to_utc(json_text('record_json', '$.retrieved_timestamp')) }} as retrieved_at,
-        {{ json_text('record_json', '$.model_info.id') }} as model_id,
-        {{ json_text('record_json', '$.model_info.name') }} as model_name,
-        {{ json_text('record_json', '$.model_info.developer') }} as model_developer,
-        {{ json_text('record_json', '$.source_metadata.source_name') }} as source_name,
-        {{ json_text('record_json', '$.source_metadata.source_type') }} as source_type,
-        {{ json_text('record_json', '$.source_metadata.source_organization_name') }} as source_organization,
-        {{ json_text('record_json', '$.source_metadata.evaluator_relationship') }} as evaluator_relationship,
-        {{ json_fragment('record_json', '$.evaluation_results') }} as evaluation_results_json,
-        {{ json_text('record_json', '$.detailed_evaluation_results.file_path') }} as instance_file_path,
-        {{ json_text('record_json', '$.detailed_evaluation_results.checksum') }} as instance_file_checksum,
-        {{ json_text('record_json', '$.detailed_evaluation_results.hash_algorithm') }} as instance_file_hash_algorithm,
-        cast({{ json_text('record_json', '$.detailed_evaluation_results.total_rows') }} as bigint) as instance_file_rows,
+        r.evaluation_id,
+        {{ epoch_to_utc('r.evaluation_timestamp') }} as evaluated_at,
+        {{ epoch_to_utc('r.retrieved_timestamp') }} as retrieved_at,
+        r.model_info.id as model_id,
+        r.model_info.name as model_name,
+        r.model_info.developer as model_developer,
+        r.source_metadata.source_name as source_name,
+        r.source_metadata.source_type as source_type,
+        r.source_metadata.source_organization_name as source_organization,
+        r.source_metadata.evaluator_relationship as evaluator_relationship,
+        r.evaluation_results as evaluation_results_json,
+        r.detailed_evaluation_results.file_path as instance_file_path,
+        r.detailed_evaluation_results.checksum as instance_file_checksum,
+        r.detailed_evaluation_results.hash_algorithm as instance_file_hash_algorithm,
+        r.detailed_evaluation_results.total_rows as instance_file_rows,
         source_path,
         source_line,
         record_sha256,
         file_sha256,
         ingested_at,
         batch_id
-    from source
+    from parsed
 )
 
 select * from renamed

@@ -1,63 +1,81 @@
 -- One row per Every Eval Ever instance-level record: one model's answer to one sample of one eval, typed.
 -- Versions differ in shape (0.2.0 `interactions` and string fields; 0.2.1+ `messages` and lists): both read here.
+-- Each record's JSON is parsed once (json_to_struct), and the table is appended to by ingest batch: raw rows are
+-- never updated, so a record is parsed the build after it is ingested and never again.
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+
+{%- set spec = {
+    'evaluation_id': 'varchar',
+    'evaluation_result_id': 'varchar',
+    'evaluation_name': 'varchar',
+    'model_id': 'varchar',
+    'sample_id': 'varchar',
+    'sample_hash': 'varchar',
+    'interaction_type': 'varchar',
+    'input': {'raw': 'varchar', 'reference': 'json', 'choices': 'json'},
+    'output': {'raw': 'json'},
+    'messages': 'json',
+    'interactions': 'json',
+    'evaluation': {'score': 'double', 'is_correct': 'boolean', 'num_turns': 'integer', 'tool_calls_count': 'integer'},
+    'token_usage': {'input_tokens': 'bigint', 'output_tokens': 'bigint', 'total_tokens': 'bigint'},
+    'performance': {'latency_ms': 'double', 'generation_time_ms': 'double'},
+    'error': 'varchar',
+    'metadata': {'trial': 'varchar', 'epoch': 'varchar', 'suite_id': 'varchar', 'metric_id': 'varchar',
+                 'rubric_id': 'varchar'},
+} %}
+
 with
 
 source as (
     select * from {{ source('every_eval_ever', 'instances') }}
+    {% if is_incremental() %}
+    where batch_id not in (select distinct batch_id from {{ this }})
+    {% endif %}
+),
+
+parsed as (
+    select
+        source.*,
+        {{ json_to_struct('record_json', spec) }} as r
+    from source
 ),
 
 renamed as (
     select
         record_id,
         schema_version,
-        {{ json_text('record_json', '$.evaluation_id') }} as evaluation_id,
-        {{ json_text('record_json', '$.evaluation_result_id') }} as evaluation_result_id,
-        {{ json_text('record_json', '$.evaluation_name') }} as evaluation_name,
-        {{ json_text('record_json', '$.model_id') }} as model_id,
-        {{ json_text('record_json', '$.sample_id') }} as sample_id,
-        {{ json_text('record_json', '$.sample_hash') }} as sample_hash,
-        {{ json_text('record_json', '$.interaction_type') }} as interaction_type,
-        {{ json_text('record_json', '$.input.raw') }} as input_raw,
-        coalesce(
-            {{ json_text('record_json', '$.input.reference[0]') }},
-            {{ json_text('record_json', '$.input.reference') }}
-        ) as input_reference,
-        {{ json_fragment('record_json', '$.input.reference') }} as input_reference_json,
-        {{ json_fragment('record_json', '$.input.choices') }} as input_choices_json,
-        coalesce(
-            {{ json_text('record_json', '$.output.raw[0]') }},
-            {{ json_text('record_json', '$.output.raw') }}
-        ) as output_text,
-        {{ json_fragment('record_json', '$.output.raw') }} as output_raw_json,
-        coalesce(
-            {{ json_fragment('record_json', '$.messages') }},
-            {{ json_fragment('record_json', '$.interactions') }}
-        ) as transcript_json,
-        case lower({{ json_text('record_json', '$.evaluation.score') }})
-            when 'true' then 1.0
-            when 'false' then 0.0
-            else cast({{ json_text('record_json', '$.evaluation.score') }} as double)
-        end as score,
-        cast({{ json_text('record_json', '$.evaluation.is_correct') }} as boolean) as is_correct,
-        cast({{ json_text('record_json', '$.evaluation.num_turns') }} as integer) as num_turns,
-        cast({{ json_text('record_json', '$.evaluation.tool_calls_count') }} as integer) as tool_calls_count,
-        cast({{ json_text('record_json', '$.token_usage.input_tokens') }} as bigint) as input_tokens,
-        cast({{ json_text('record_json', '$.token_usage.output_tokens') }} as bigint) as output_tokens,
-        cast({{ json_text('record_json', '$.token_usage.total_tokens') }} as bigint) as total_tokens,
-        cast({{ json_text('record_json', '$.performance.latency_ms') }} as double) as latency_ms,
-        cast({{ json_text('record_json', '$.performance.generation_time_ms') }} as double) as generation_time_ms,
-        {{ json_text('record_json', '$.error') }} as error,
+        r.evaluation_id,
+        r.evaluation_result_id,
+        r.evaluation_name,
+        r.model_id,
+        r.sample_id,
+        r.sample_hash,
+        r.interaction_type,
+        r.input.raw as input_raw,
+        -- A string in 0.2.0, a list of accepted answers from 0.2.1: the first one.
+        coalesce({{ json_text('r.input.reference', '$[0]') }}, {{ json_text('r.input.reference', '$') }})
+            as input_reference,
+        r.input.reference as input_reference_json,
+        r.input.choices as input_choices_json,
+        coalesce({{ json_text('r.output.raw', '$[0]') }}, {{ json_text('r.output.raw', '$') }}) as output_text,
+        r.output.raw as output_raw_json,
+        coalesce(r.messages, r.interactions) as transcript_json,
+        -- A boolean score (0.2.0 allows it) reads as 1.0 or 0.0.
+        r.evaluation.score as score,
+        r.evaluation.is_correct as is_correct,
+        r.evaluation.num_turns as num_turns,
+        r.evaluation.tool_calls_count as tool_calls_count,
+        r.token_usage.input_tokens as input_tokens,
+        r.token_usage.output_tokens as output_tokens,
+        r.token_usage.total_tokens as total_tokens,
+        r.performance.latency_ms as latency_ms,
+        r.performance.generation_time_ms as generation_time_ms,
+        r.error,
         -- The schema has no trial field: harnesses number repeated trials in metadata (trial or epoch).
-        try_cast(
-            coalesce(
-                {{ json_text('record_json', '$.metadata.trial') }},
-                {{ json_text('record_json', '$.metadata.epoch') }}
-            ) as integer
-        ) as trial_number,
-        {{ json_text('record_json', '$.metadata.suite_id') }} as metadata_suite_id,
-        {{ json_text('record_json', '$.metadata.metric_id') }} as metadata_metric_id,
-        {{ json_text('record_json', '$.metadata.rubric_id') }} as metadata_rubric_id,
-        {{ json_fragment('record_json', '$.metadata') }} as metadata_json,
+        try_cast(coalesce(r.metadata.trial, r.metadata.epoch) as integer) as trial_number,
+        r.metadata.suite_id as metadata_suite_id,
+        r.metadata.metric_id as metadata_metric_id,
+        r.metadata.rubric_id as metadata_rubric_id,
         repairs as repairs_json,
         source_path,
         source_line,
@@ -65,7 +83,7 @@ renamed as (
         file_sha256,
         ingested_at,
         batch_id
-    from source
+    from parsed
 )
 
 select * from renamed
