@@ -126,6 +126,11 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
         )
     if "depth" in str(exc):
         return ParseFailure("too_deep", f"the record is nested deeper than {MAX_DEPTH} levels")
+    if "infinity when parsed" in str(exc):
+        return ParseFailure(
+            "non_finite_number",
+            f"the number at {column} is too large for a double (it would be Infinity); write it as a string",
+        )
     for token in _NON_FINITE:
         if data.startswith(token, pos) or data.startswith(token, max(pos - 1, 0)):
             return ParseFailure(

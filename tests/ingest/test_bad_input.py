@@ -198,3 +198,11 @@ def test_crlf_line_endings_load_and_keep_editor_line_numbers(warehouse, tmp_path
     warehouse.ingest(path)
     assert [r[0] for r in warehouse.rows("select source_line from raw.eee_instance order by 1")] == [1, 2, 3]
     assert warehouse.quarantine() == []
+
+
+def test_a_number_too_large_for_a_double_is_refused_as_non_finite(warehouse, tmp_path):
+    huge = json.dumps(instance_record(sample_id="huge")).replace('"score": 1.0', '"score": 1e400')
+    path = write_lines(tmp_path / "huge_number.jsonl", [huge, _good(1)[0]])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "non_finite_number" and "too large for a double" in row["error_message"]
