@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from ingest import readers_yaml
 
 # A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
 # quarantine (the file itself stays the system of record, and the row says where the line is).
@@ -316,5 +317,6 @@ READERS: list[tuple[str, Reader]] = [
     (".jsonl.gz", _read_gzip_lines),
     (".jsonl", _read_jsonl),
     (".json", _read_json),
+    *((suffix, readers_yaml.read_yaml) for suffix in readers_yaml.YAML_SUFFIXES),  # ADP evaluation suites
 ]
 SUPPORTED_SUFFIXES = tuple(suffix for suffix, _ in READERS)

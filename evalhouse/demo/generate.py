@@ -19,6 +19,7 @@ from evalhouse.demo.eee import generate_eee
 from evalhouse.demo.eval_forms import generate_forms
 from evalhouse.demo.malformed import BAD_LINES_FILE, BadLine, MalformedLine, bad_lines
 from evalhouse.demo.serialize import json_line, jsonl_bytes, write_bytes
+from evalhouse.demo.specs import generate_specs
 from evalhouse.demo.timeline import Clock, build_weeks
 # The ground-truth constants are importable from here too, next to the function whose output they describe.
 from evalhouse.demo.world import (
@@ -34,7 +35,7 @@ __all__ = [
 ]
 
 # The sub-folders this generator owns under out_dir; stale files in them are removed on each run.
-OWNED_DIRS = ("eee", "eval_forms", "cognibench", "malformed")
+OWNED_DIRS = ("eee", "eval_forms", "cognibench", "malformed", "specs")
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class DemoSummary:
     files: tuple[str, ...]  # paths relative to out_dir, sorted
     total_bytes: int
     record_counts: dict[str, int]  # valid records per format
+    spec_record_counts: dict[str, int]  # of which, the eval specs and their results (evalhouse/demo/specs.py)
     malformed: tuple[MalformedLine, ...]
     malformed_counts: dict[str, int]  # quarantine reason -> number of lines
     hybrid_reviews: int
@@ -84,6 +86,7 @@ def generate_demo(out_dir: Path, *, seed: int = DEFAULT_SEED, end_date: date | N
     forms = generate_forms(calendar, clock, seed)
     cognibench = generate_cognibench(calendar, clock, seed)
     bad = bad_lines(forms.by_week, cognibench[0][1][0], seed)
+    specs = generate_specs(calendar, clock, seed)  # eval specs (draft standard, ADP) and their results
 
     files: dict[str, bytes] = dict(eee.files)
     malformed: list[MalformedLine] = []
@@ -94,14 +97,19 @@ def generate_demo(out_dir: Path, *, seed: int = DEFAULT_SEED, end_date: date | N
     for label, lines in cognibench:
         files[f"cognibench/cognibench_{label}.jsonl"] = jsonl_bytes(list(lines))
     files[BAD_LINES_FILE] = _with_hidden_lines(BAD_LINES_FILE, [], [b for b in bad if b.week is None], malformed)
+    files.update(specs.files)
 
     _write(Path(out_dir), files)
     shifted = shifted_week_index(weeks)
     return DemoSummary(
         out_dir=Path(out_dir), seed=seed, end_date=end, weeks=tuple(w.label for w in calendar),
         files=tuple(sorted(files)), total_bytes=sum(len(b) for b in files.values()),
-        record_counts={"eee_aggregate": eee.n_aggregates, "eee_instance": eee.n_instances,
-                       "eval_form": forms.n_forms, "cognibench": sum(len(lines) for _, lines in cognibench)},
+        record_counts=_add_counts(
+            {"eee_aggregate": eee.n_aggregates, "eee_instance": eee.n_instances, "eval_form": forms.n_forms,
+             "cognibench": sum(len(lines) for _, lines in cognibench)},
+            specs.record_counts,
+        ),
+        spec_record_counts=dict(specs.record_counts),
         malformed=tuple(malformed), malformed_counts=_count_reasons(malformed),
         hybrid_reviews=forms.n_hybrids, unreviewed_judge_forms=forms.n_unreviewed,
         shifted_judge_id=SHIFTED_JUDGE_ID, shifted_judge_version=SHIFTED_JUDGE_VERSION,
@@ -119,6 +127,14 @@ def _with_hidden_lines(path: str, lines: list[str], hidden: list[BadLine], malfo
     out[middle:middle] = [bad.text for bad in hidden]
     malformed += [MalformedLine(path, middle + i + 1, bad.reason) for i, bad in enumerate(hidden)]
     return jsonl_bytes(out)
+
+
+def _add_counts(*counts: dict[str, int]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for part in counts:
+        for name, n in part.items():
+            total[name] = total.get(name, 0) + n
+    return total
 
 
 def _count_reasons(malformed: list[MalformedLine]) -> dict[str, int]:

@@ -62,8 +62,8 @@ def _records(demo, prefix: str):
     """(relative path, 1-based line, record) for every valid line of the files under prefix."""
     skip = {(m.path, m.line) for m in demo.malformed}
     for relative in demo.files:
-        if not relative.startswith(prefix):
-            continue
+        if not relative.startswith(prefix) or relative.endswith(".yaml"):
+            continue  # a YAML spec (specs/adp/) is checked in tests/specs/test_demo_specs.py
         text = (demo.out_dir / relative).read_text(encoding="utf-8")
         if relative.endswith(".json"):
             yield relative, 1, json.loads(text)
@@ -110,10 +110,15 @@ def test_layout_has_one_file_per_week_and_one_aggregate_per_run(demo) -> None:
         assert f"eval_forms/eval_forms_{label}.jsonl" in demo.files
         assert f"cognibench/cognibench_{label}.jsonl" in demo.files
     runs = len(MODEL_IDS) * len(EVALS) * len(demo.weeks)
-    assert demo.record_counts["eee_aggregate"] == runs
+    # record_counts include the eval specs' results (Every Eval Ever records too), counted apart in spec_record_counts.
+    harness = {name: n - demo.spec_record_counts.get(name, 0) for name, n in demo.record_counts.items()}
+    assert harness["eee_aggregate"] == runs
     assert sum(f.startswith("eee/instances/") for f in demo.files) == runs
-    assert demo.record_counts["eee_instance"] == len(demo.weeks) * len(MODEL_IDS) * sum(
+    assert harness["eee_instance"] == len(demo.weeks) * len(MODEL_IDS) * sum(
         e.n_samples * e.n_trials for e in EVALS)
+    # The specs' part: one run per (evaluation_name, model, week): the math spec, the triage spec, 3 acme metrics.
+    assert demo.spec_record_counts["eee_aggregate"] == 5 * len(MODEL_IDS) * len(demo.weeks)
+    assert sum(f.startswith("specs/results/spec_results_") for f in demo.files) == len(demo.weeks)
 
 
 # --- schema validity ------------------------------------------------------------------------------------------

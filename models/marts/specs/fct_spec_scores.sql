@@ -1,0 +1,40 @@
+-- One row per spec, model and component (a draft-standard rubric or an ADP metric), over all weeks: the
+-- component's raw value in its own units, normalised to [0, 1] by the documented rule (docs/specs.md), with its
+-- interval, weight, threshold and n. For exact_match / regex_match rubrics, the score recomputed from the outputs
+-- and how many samples disagree with what the records reported. Weekly values: fct_promotion_decisions.
+with
+
+scores as (
+    select * from {{ ref('int_spec_component_scores') }} where week_start is null
+),
+
+final as (
+    select
+        spec_id,
+        spec_kind,
+        model_id,
+        component_id,
+        component_kind,
+        metric,
+        component_index,
+        normalization,
+        raw_value,
+        normalized_value,
+        ci_low,
+        ci_high,
+        interval_method,
+        weight,
+        stated_weight,
+        threshold,
+        normalized_threshold,
+        threshold_direction,
+        meets_threshold,
+        n,
+        n_trials,
+        computed_raw_value,
+        n_computed_samples,
+        n_disagreements
+    from scores
+)
+
+select * from final

@@ -1,0 +1,31 @@
+"""A warehouse built once from the spec fixtures (tests/fixtures/specs/): the Annex B example, the acme worked
+example, the rescoring cases, the draft standard's inline examples and the ADP reference files. Only the spec
+marts and what they depend on are built (faster, and independent of the other areas' marts)."""
+
+from __future__ import annotations
+
+import pytest
+
+from ingest.pipeline import ingest_paths
+from tests.conftest import FIXTURES, Warehouse
+
+SPECS = FIXTURES / "specs"
+SPEC_INPUTS = (
+    "inline_examples.json", "annex_b_spec.json", "annex_b_results.jsonl", "acme-eval-suite.yaml",
+    "acme-full-agent.yaml", "invalid_eval_bad_threshold.yaml", "acme_worked_example_results.jsonl",
+    "rescore_spec.json", "rescore_results.jsonl",
+)
+SPEC_SELECTION = ("--select", "+path:models/marts/specs", "+dim_models", "--indirect-selection", "cautious")
+
+
+@pytest.fixture(scope="session")
+def spec_warehouse(tmp_path_factory) -> Warehouse:
+    """The spec fixtures, ingested and built once per session. Read it; never write to it."""
+    from evalhouse.build import run_dbt
+
+    root = tmp_path_factory.mktemp("spec_warehouse")
+    db_path = root / "specs.duckdb"
+    ingest_paths([str(SPECS / name) for name in SPEC_INPUTS], db_path)
+    result = run_dbt(db_path, ("build", *SPEC_SELECTION), target_path=root / "target", quiet=True)
+    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+    return Warehouse(db_path)
