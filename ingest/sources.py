@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Callable
 
+from ingest import readers_harness, readers_inspect  # Inspect AI and lm-eval output
 from ingest import readers_yaml
 
 # A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
@@ -315,8 +316,9 @@ Reader = Callable[[Path, int], Iterator[RawRecord]]
 # A new container format adds its reader module and one line here.
 READERS: list[tuple[str, Reader]] = [
     (".jsonl.gz", _read_gzip_lines),
-    (".jsonl", _read_jsonl),
-    (".json", _read_json),
+    (".jsonl", readers_harness.jsonl_reader(_read_jsonl)),  # lm-eval samples files by name, else JSON Lines
+    (".json", readers_harness.json_reader(_read_json)),  # Inspect AI logs, lm-eval results files, else records
+    (readers_inspect.EVAL_SUFFIX, readers_inspect.read_eval_log),  # Inspect AI .eval archives
     *((suffix, readers_yaml.read_yaml) for suffix in readers_yaml.YAML_SUFFIXES),  # ADP evaluation suites
 ]
 SUPPORTED_SUFFIXES = tuple(suffix for suffix, _ in READERS)

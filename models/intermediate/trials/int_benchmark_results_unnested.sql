@@ -1,7 +1,8 @@
 -- One row per result an aggregate record reports (an eval run's score on one metric), with its published
--- uncertainty. When the aggregate is linked to instance files, evaluation_name is the instances' name, so
--- reported and computed results of the same eval line up; the aggregate's own name is kept beside it. Names go
--- through the seeds evaluation_aliases and metric_vocabulary, as trials' names do.
+-- uncertainty: Every Eval Ever aggregates, Inspect AI log headers and lm-evaluation-harness results files. When the
+-- aggregate is linked to instance files, evaluation_name is the instances' name, so reported and computed results
+-- of the same eval line up; the aggregate's own name is kept beside it. Names go through the seeds
+-- evaluation_aliases and metric_vocabulary, as trials' names do; a harness's result is named as its trials are.
 with
 
 aggregates as (
@@ -89,7 +90,7 @@ vocabulary as (
     select * from {{ ref('metric_vocabulary') }}
 ),
 
-final as (
+aggregate_results as (
     select
         typed.aggregate_record_id,
         typed.run_id,
@@ -120,6 +121,65 @@ final as (
     left join links on typed.aggregate_record_id = links.aggregate_record_id
     left join aliases on coalesce(links.instance_evaluation_name, typed.reported_evaluation_name) = aliases.alias
     left join vocabulary on lower(trim(typed.metric_name)) = vocabulary.alias
+),
+
+harness_results as (
+    select * from {{ ref('int_inspect_results_unnested') }}
+    union all
+    select * from {{ ref('int_lm_eval_results_unnested') }}
+),
+
+harness_named as (
+    select
+        harness_results.*,
+        coalesce(aliases.evaluation_name, harness_results.reported_evaluation_name) as evaluation_name,
+        coalesce(vocabulary.metric_name, lower(trim(harness_results.metric_name))) as canonical_metric_name,
+        vocabulary.lower_is_better as vocabulary_lower_is_better
+    from harness_results
+    left join aliases on harness_results.reported_evaluation_name = aliases.alias
+    left join vocabulary on lower(trim(harness_results.metric_name)) = vocabulary.alias
+),
+
+harness_ranked as (
+    select
+        *,
+        -- Two reported names for one vocabulary metric (Inspect's accuracy and mean, say): the first keeps it.
+        row_number() over (
+            partition by aggregate_record_id, evaluation_name, canonical_metric_name order by result_index
+        ) as name_rank
+    from harness_named
+),
+
+harness_final as (
+    select
+        aggregate_record_id,
+        run_id,
+        model_id,
+        cast(null as varchar) as model_developer,
+        result_index,
+        cast(null as varchar) as evaluation_result_id,
+        reported_evaluation_name,
+        evaluation_name,
+        case when name_rank = 1 then canonical_metric_name else lower(trim(metric_name)) end as metric_name,
+        metric_name as reported_metric_name,
+        coalesce(lower_is_better, vocabulary_lower_is_better, false) as lower_is_better,
+        cast(null as double) as min_score,
+        cast(null as double) as max_score,
+        score,
+        standard_error,
+        cast(null as double) as ci_low,
+        cast(null as double) as ci_high,
+        n_samples,
+        evaluated_at,
+        source_path,
+        source_line
+    from harness_ranked
+),
+
+final as (
+    select * from aggregate_results
+    union all
+    select * from harness_final
 )
 
 select * from final

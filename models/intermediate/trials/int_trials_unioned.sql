@@ -1,5 +1,6 @@
--- One row per scored attempt, from every source that has them: Every Eval Ever instance records, and CogniBench
--- judge records (whose outcomes are final_answer_verified and aggregated_score). trial_index numbers the
+-- One row per scored attempt, from every source that has them: Every Eval Ever instance records, CogniBench
+-- judge records (whose outcomes are final_answer_verified and aggregated_score), Inspect AI samples (one trial per
+-- epoch) and lm-evaluation-harness samples lines (one trial per doc and filter). trial_index numbers the
 -- attempts of one model on one sample of one eval (1, 2, ... in time order): the trials pass@k counts.
 -- Eval names are made canonical through the seed evaluation_aliases (source_evaluation_name keeps the original).
 with
@@ -14,6 +15,14 @@ links as (
 
 judge_records as (
     select * from {{ ref('stg_cognibench__judge_records') }}
+),
+
+inspect_samples as (
+    select * from {{ ref('int_inspect_trials_joined') }}
+),
+
+lm_eval_samples as (
+    select * from {{ ref('int_lm_eval_trials_joined') }}
 ),
 
 aliases as (
@@ -98,10 +107,77 @@ judge_trials as (
     left join aggregate_labels on lower(judge_records.aggregated_score) = aggregate_labels.label
 ),
 
+inspect_trials as (
+    select
+        inspect_samples.trial_id,
+        'inspect_sample' as source_format,
+        inspect_samples.run_id,
+        inspect_samples.eval_id as evaluation_id,
+        coalesce(aliases.evaluation_name, inspect_samples.task_name) as evaluation_name,
+        inspect_samples.task_name as source_evaluation_name,
+        inspect_samples.model_id,
+        inspect_samples.sample_id,
+        inspect_samples.epoch as trial_number,
+        inspect_samples.score,
+        inspect_samples.is_correct,
+        inspect_samples.input_tokens,
+        inspect_samples.output_tokens,
+        inspect_samples.latency_ms,
+        inspect_samples.evaluated_at,
+        'record' as evaluated_at_source,
+        inspect_samples.interaction_type,
+        inspect_samples.input_text,
+        inspect_samples.reference_text,
+        inspect_samples.output_text,
+        cast(null as varchar) as metadata_suite_id,
+        cast(null as varchar) as metadata_metric_id,
+        cast(null as varchar) as metadata_rubric_id,
+        inspect_samples.source_path,
+        inspect_samples.source_line
+    from inspect_samples
+    left join aliases on inspect_samples.task_name = aliases.alias
+),
+
+lm_eval_trials as (
+    select
+        lm_eval_samples.trial_id,
+        'lm_eval_sample' as source_format,
+        lm_eval_samples.run_id,
+        cast(null as varchar) as evaluation_id,
+        coalesce(aliases.evaluation_name, lm_eval_samples.evaluation_name) as evaluation_name,
+        lm_eval_samples.evaluation_name as source_evaluation_name,
+        lm_eval_samples.model_id,
+        lm_eval_samples.sample_id,
+        -- One line per doc and filter: lm-eval numbers no attempts (repeats are collapsed by the filter).
+        cast(null as integer) as trial_number,
+        lm_eval_samples.score,
+        lm_eval_samples.is_correct,
+        cast(null as bigint) as input_tokens,
+        cast(null as bigint) as output_tokens,
+        cast(null as double) as latency_ms,
+        lm_eval_samples.evaluated_at,
+        lm_eval_samples.evaluated_at_source,
+        'single_turn' as interaction_type,
+        lm_eval_samples.input_text,
+        lm_eval_samples.reference_text,
+        lm_eval_samples.output_text,
+        cast(null as varchar) as metadata_suite_id,
+        cast(null as varchar) as metadata_metric_id,
+        cast(null as varchar) as metadata_rubric_id,
+        lm_eval_samples.source_path,
+        lm_eval_samples.source_line
+    from lm_eval_samples
+    left join aliases on lm_eval_samples.evaluation_name = aliases.alias
+),
+
 unioned as (
     select * from instance_trials
     union all
     select * from judge_trials
+    union all
+    select * from inspect_trials
+    union all
+    select * from lm_eval_trials
 ),
 
 final as (

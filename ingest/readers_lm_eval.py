@@ -1,0 +1,95 @@
+"""Read lm-evaluation-harness output as records: `samples_<task>_<date>.jsonl` (written by `--log_samples`, one
+line per doc and filter) and the `results_<date>.json` written beside it by the same run.
+
+A samples line does not name its task, its run or its model: the file name carries the first two, the results
+file the third. So each line becomes an envelope that keeps the line verbatim and adds what only the reader
+knows, plus the line's metric values in a fixed shape (the line keeps them under keys named after the metrics,
+which SQL cannot address portably):
+
+    {"lm_eval": {"task": "<task>", "run": "<date>", "results_file": "results_<date>.json",
+                 "output_folder": "<the folder's name>",
+                 "scores": [{"metric": "exact_match", "value": 0.0}, ...]},   # one per name in `metrics`, in order
+     "sample": <the line, byte for byte>}
+
+A metric the line lists without a value gets `{"metric": name}` alone, which the schema quarantines with the
+reason. A line that is not a JSON object is passed on as it is, so the parser says what is wrong with it.
+`line` and `offset` are the line's own. Results files are read as one document each. In both, a bare `NaN`
+(Python's json writes it for a metric it could not compute) becomes `null` (ingest/nonfinite.py).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ingest.nonfinite import nonfinite_to_null
+
+# lm-eval names its files with `datetime.now().isoformat().replace(":", "-")`.
+_DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
+SAMPLES_FILE = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl$")
+RESULTS_FILE = re.compile(rf"^results_(?P<date>{_DATE})\.json$")
+_UTF8_BOM = b"\xef\xbb\xbf"
+
+
+def read_samples(path: Path, max_record_bytes: int) -> Iterator[Any]:
+    """One envelope per line of a samples file (see the module docstring)."""
+    from ingest.sources import PREVIEW_BYTES, RawRecord, _read_jsonl  # late: ingest.sources registers this reader
+
+    names = SAMPLES_FILE.match(path.name)
+    context = {"task": names["task"], "run": names["date"], "results_file": f"results_{names['date']}.json",
+               "output_folder": path.parent.name}
+    for raw in _read_jsonl(path, max_record_bytes):
+        data = raw.data[len(_UTF8_BOM):] if raw.line == 1 and raw.data.startswith(_UTF8_BOM) else raw.data
+        if raw.oversized or not data.strip():
+            yield raw
+            continue
+        data, _ = nonfinite_to_null(data)
+        try:
+            line = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            yield RawRecord(raw.line, raw.offset, data, len(data), unterminated=raw.unterminated)
+            continue
+        if not isinstance(line, dict):
+            yield RawRecord(raw.line, raw.offset, data, len(data), unterminated=raw.unterminated)
+            continue
+        envelope = (b'{"lm_eval":' + orjson.dumps({**context, "scores": _scores(line)}) + b',"sample":'
+                    + data.strip() + b"}")
+        if len(envelope) > max_record_bytes:
+            yield RawRecord(raw.line, raw.offset, envelope[:PREVIEW_BYTES], len(envelope), oversized=True)
+        else:
+            yield RawRecord(raw.line, raw.offset, envelope, len(envelope), unterminated=raw.unterminated)
+
+
+def read_results(fallback: Callable[[Path, int], Iterator[Any]]) -> Callable[[Path, int], Iterator[Any]]:
+    """A results file read by the generic `.json` reader, with bare NaN written as null."""
+    from ingest.sources import RawRecord
+
+    def read(path: Path, max_record_bytes: int) -> Iterator[Any]:
+        for raw in fallback(path, max_record_bytes):
+            if raw.oversized:
+                yield raw
+                continue
+            data, replaced = nonfinite_to_null(raw.data)
+            yield RawRecord(raw.line, raw.offset, data, len(data), unterminated=raw.unterminated) if replaced else raw
+
+    return read
+
+
+def is_samples_file(path: Path) -> bool:
+    return SAMPLES_FILE.match(path.name) is not None
+
+
+def is_results_file(path: Path) -> bool:
+    return RESULTS_FILE.match(path.name) is not None
+
+
+def _scores(line: dict[str, Any]) -> list[dict[str, Any]]:
+    metrics = line.get("metrics")
+    if not isinstance(metrics, list):
+        return []
+    return [{"metric": name, "value": line[name]} if name in line else {"metric": name}
+            for name in metrics if isinstance(name, str)]
