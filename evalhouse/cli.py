@@ -6,7 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
-from evalhouse.lock import WarehouseBusy, writer_lock
+from evalhouse.lock import WarehouseBusy
+from evalhouse.report import cli as report_cli
 from evalhouse.settings import Settings, resolve
 from ingest import cli as ingest_cli
 from ingest.sources import InputError
@@ -51,8 +52,12 @@ def _parser() -> argparse.ArgumentParser:
                                   help="recreate the warehouse from every file ingested before plus the landing folder")
     rebuild.set_defaults(handler=_rebuild)
 
+    report = commands.add_parser("report", parents=[common], help="write the weekly quality report (HTML or Markdown)")
+    report_cli.add_arguments(report)
+    report.set_defaults(handler=_report)
+
     demo = commands.add_parser("demo", parents=[common],
-                               help="generate sample data, ingest it, build, and serve the app")
+                               help="generate sample data, ingest it, build, write this week's report, serve the app")
     demo.add_argument("--no-serve", action="store_true", help="stop after the build")
     demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")
     demo.add_argument("--port", type=int, default=8501)
@@ -61,26 +66,29 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", parents=[common], help="serve the Streamlit app")
     serve.add_argument("--port", type=int, default=8501)
     serve.set_defaults(handler=_serve)
+
     return parser
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from ingest.pipeline import ingest_paths
+    from evalhouse.operations import ingest
 
-    with writer_lock(settings.db_path, "ingest"):
-        summary = ingest_paths(args.paths, settings.db_path, ingest_cli.options_from(args), ingest_cli.Progress())
+    summary = ingest(settings, args.paths, ingest_cli.options_from(args), ingest_cli.Progress())
     ingest_cli.print_summary(summary, args.output)
+    if args.output == "table" and summary.accepted:
+        print("Loaded into the working copy: `evalhouse build` publishes it to readers.")
     return ingest_cli.exit_code(summary, args.fail_on_reject)
 
 
 def _build(args: argparse.Namespace, settings: Settings) -> int:
-    from evalhouse.build import run_dbt
+    from evalhouse.operations import build
 
-    with writer_lock(settings.db_path, "build"):
-        result = run_dbt(settings.db_path)
+    result = build(settings)
     if not result.ok:
-        print("evalhouse: dbt build failed:", *result.failures, sep="\n  ", file=sys.stderr)
+        print("evalhouse: dbt build failed; the published warehouse is unchanged:", *result.failures,
+              sep="\n  ", file=sys.stderr)
         return EXIT_FAILED
+    print(f"built and published {settings.db_path}")
     return EXIT_OK
 
 
@@ -88,6 +96,10 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
     from evalhouse.operations import rebuild
 
     return EXIT_OK if rebuild(settings) else EXIT_FAILED
+
+
+def _report(args: argparse.Namespace, settings: Settings) -> int:
+    return report_cli.run(args, settings.db_path)
 
 
 def _demo(args: argparse.Namespace, settings: Settings) -> int:

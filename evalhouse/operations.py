@@ -1,26 +1,50 @@
-"""The operations behind `evalhouse rebuild`, `demo` and `serve`, composed from ingest, build and the app.
+"""The operations behind the `evalhouse` commands, composed from ingest, dbt build, publishing and the app.
 
-Every write to the warehouse happens under the writer lock; a fresh warehouse is built beside the published
-one and swapped in only when the build passed, so readers see the old file or the new one, never half of one.
+Every write happens under the writer lock, on the working copy (evalhouse/publish.py); the published file is
+replaced, whole, only when a build passed. So `evalhouse ingest` alone changes nothing readers see: the next
+`evalhouse build` publishes it.
 """
 
 from __future__ import annotations
 
 import os
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 import duckdb
 
-from evalhouse.build import run_dbt
+from evalhouse.build import BuildResult, run_dbt
 from evalhouse.lock import writer_lock
-from evalhouse.settings import PROJECT_ROOT, Settings
+from evalhouse.publish import prepare_working_copy, publish, working_copy
+from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 from ingest.cli import Progress, print_summary
-from ingest.pipeline import IngestOptions, ingest_paths
+from ingest.pipeline import IngestOptions, ProgressFn, RunSummary, ingest_paths
 from ingest.sources import file_sha256
+
+REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes this week's report (git-ignored)
+
+
+def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions = IngestOptions(),
+           progress: ProgressFn | None = None) -> RunSummary:
+    """Validate and load files into the working copy (published by the next build)."""
+    with writer_lock(settings.db_path, "ingest"):
+        return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress)
+
+
+def build(settings: Settings) -> BuildResult:
+    """dbt build on the working copy; publish it only if every model and test passed."""
+    with writer_lock(settings.db_path, "build"):
+        work = prepare_working_copy(settings.db_path)
+        if not work.exists():
+            from ingest.load import RawStore
+
+            RawStore(work).close()  # a first build with nothing ingested: the raw tables, empty
+        result = run_dbt(work)
+        if result.ok:
+            publish(settings.db_path)
+        return result
 
 
 def previously_ingested(db_path: Path) -> list[tuple[str, str]]:
@@ -39,7 +63,9 @@ def rebuild(settings: Settings, *, out=None) -> bool:
     """A fresh warehouse from every file ingested before plus the landing folder; reports changed and vanished files."""
     out = out or sys.stdout
     inputs: list[str] = []
-    for path, sha in previously_ingested(settings.db_path):
+    # The working copy knows every ingest, including those no build has published yet.
+    manifest = working_copy(settings.db_path) if working_copy(settings.db_path).exists() else settings.db_path
+    for path, sha in previously_ingested(manifest):
         if Path(path).is_relative_to(settings.landing):
             continue  # the landing folder is read whole below
         if not Path(path).exists():
@@ -54,27 +80,28 @@ def rebuild(settings: Settings, *, out=None) -> bool:
 
 
 def fresh_build(settings: Settings, inputs: Sequence[str], *, out=None) -> bool:
-    """Ingest `inputs` into a new file, build it, and publish it in place of the old one if the build passed."""
+    """A new working copy from `inputs` alone, built, and published if the build passed."""
     out = out or sys.stdout
-    staging_db = settings.db_path.with_name(settings.db_path.stem + ".next.duckdb")
     with writer_lock(settings.db_path, "rebuild"):
-        for leftover in (staging_db, staging_db.with_name(staging_db.name + ".wal")):
-            leftover.unlink(missing_ok=True)
+        work = prepare_working_copy(settings.db_path, fresh=True)
         if inputs:
-            summary = ingest_paths(inputs, staging_db, IngestOptions(), Progress())
+            summary = ingest_paths(inputs, work, IngestOptions(), Progress())
             print_summary(summary, "table", out)
-        result = run_dbt(staging_db)
+        else:
+            from ingest.load import RawStore
+
+            RawStore(work).close()
+        result = run_dbt(work)
         if not result.ok:
             print("dbt build failed; the published warehouse is unchanged:", *result.failures, sep="\n  ", file=out)
             return False
-        os.replace(staging_db, settings.db_path)
-        settings.db_path.with_name(settings.db_path.name + ".wal").unlink(missing_ok=True)
-    print(f"built {settings.db_path}", file=out)
+        publish(settings.db_path)
+    print(f"built and published {settings.db_path}", file=out)
     return True
 
 
 def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, out=None) -> int:
-    """Sample data in every format, a warehouse built from it, and the app."""
+    """Sample data in every format, a warehouse built from it, this week's report, and the app."""
     from evalhouse.demo.generate import generate_demo
 
     out = out or sys.stdout
@@ -85,21 +112,36 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, ou
     print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records)", file=out)
     if not fresh_build(settings, [str(settings.landing)], out=out):
         return 1
+    write_this_weeks_report(settings, out=out)
     if serve_app:
         return serve(settings, port=port)
     return 0
 
 
+def write_this_weeks_report(settings: Settings, *, out=None) -> Path | None:
+    """The weekly quality report for the latest week with results, as reports/weekly_<YYYY-Www>.html."""
+    from evalhouse.report import ReportError, write_weekly_report
+
+    out = out or sys.stdout
+    db = None if settings.db_path == DEFAULT_DB else str(settings.db_path)
+    try:
+        path = write_weekly_report(settings.db_path, REPORTS_DIR, db=db, relative_to=PROJECT_ROOT)
+    except ReportError as exc:
+        print(f"no weekly report: {exc}", file=out)
+        return None
+    if path is not None:
+        print(f"weekly report written to {path}", file=out)
+    return path
+
+
 def serve(settings: Settings, *, port: int) -> int:
-    """Run the Streamlit app on localhost until interrupted."""
+    """Run the Streamlit app on localhost, in this process's place, so a signal to it reaches the server."""
     env = {**os.environ, "EVALHOUSE_DB": str(settings.db_path), "EVALHOUSE_LANDING": str(settings.landing)}
     command = [
         sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "streamlit_app.py"),
         "--server.port", str(port), "--server.address", "localhost", "--server.headless", "true",
-        "--browser.gatherUsageStats", "false",
+        "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
     ]
-    print(f"serving the app on http://localhost:{port} (Ctrl+C to stop)")
-    try:
-        return subprocess.call(command, env=env)
-    except KeyboardInterrupt:
-        return 0
+    print(f"serving the app on http://localhost:{port} (Ctrl+C to stop)", flush=True)
+    os.execve(sys.executable, command, env)
+    return 0  # not reached: execve replaces this process

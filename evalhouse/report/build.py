@@ -1,0 +1,173 @@
+"""Assemble the report for one week from the sections, render it, write it.
+
+Deterministic: the same warehouse and week give the same text, byte for byte, except the one "Generated" line.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import shlex
+from dataclasses import dataclass
+from pathlib import Path
+
+from evalhouse.report import fmt
+from evalhouse.report.document import Bullets, Fact, Paragraph, Report, Section
+from evalhouse.report.render_html import render_html
+from evalhouse.report.render_markdown import render_markdown
+from evalhouse.report.sections import (
+    Context, Part, agreement, judge_drift, model_scores, operations, promotions, safety,
+)
+from evalhouse.report.warehouse import Reader, ReportError, Row, open_reader
+from evalhouse.report.weeks import iso_week_label, week_span
+
+FORMATS = ("html", "md")
+GLANCE_ANCHOR, GLANCE_TITLE = "at-a-glance", "This week at a glance"
+METHOD_ANCHOR, METHOD_TITLE = "how-to-read", "How to read this report"
+NO_DATA_ANCHOR = "no-data"
+# The sections in reading order after "at a glance" (each module: build(context) -> Part).
+SECTION_MODULES = (model_scores, agreement, judge_drift, safety, promotions, operations)
+
+
+@dataclass(frozen=True)
+class ReportRequest:
+    db_path: Path
+    week: dt.date | None = None  # any day of the ISO week; None: the latest week with results
+    format: str = "html"
+    command: str = ""  # the command line shown in the header (see report_command)
+    generated_at: dt.datetime | None = None  # None: now (UTC)
+
+
+def build_report(request: ReportRequest) -> Report:
+    with open_reader(request.db_path) as reader:
+        return _assemble(reader, request)
+
+
+def render(report: Report, format: str = "html") -> str:
+    if format == "html":
+        return render_html(report)
+    if format == "md":
+        return render_markdown(report)
+    raise ReportError(f"unknown report format '{format}': use one of {', '.join(FORMATS)}")
+
+
+def write_report(request: ReportRequest, out: Path) -> Report:
+    """Build, render and write the report to `out` (its folder is created); returns what was written."""
+    report = build_report(request)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(render(report, request.format), encoding="utf-8")
+    return report
+
+
+def latest_week(db_path: Path) -> dt.date | None:
+    """The Monday of the latest week with trials or ratings; None for a warehouse without results."""
+    with open_reader(db_path) as reader:
+        return _latest_week(reader)
+
+
+def report_command(week: dt.date, *, format: str = "html", out: str | None = None, db: str | None = None) -> str:
+    """The command line that writes this report again: `evalhouse report --week 2026-W47 --out report.html`."""
+    words = ["evalhouse"]
+    if db:
+        words += ["--db", db]
+    words += ["report", "--week", iso_week_label(week)]
+    if format != "html":
+        words += ["--format", format]
+    if out:
+        words += ["--out", out]
+    return shlex.join(words)
+
+
+def _latest_week(reader: Reader) -> dt.date | None:
+    row = reader.one("select max(week_start) as week_start from marts.rpt_weekly_summary where has_results")
+    return row["week_start"] if row else None
+
+
+def _assemble(reader: Reader, request: ReportRequest) -> Report:
+    week = request.week or _latest_week(reader) or dt.datetime.now(dt.timezone.utc).date()
+    week = week - dt.timedelta(days=week.weekday())
+    label = iso_week_label(week)
+    warehouse = reader.one("select * from marts.rpt_warehouse_summary")
+    summary = reader.one("select * from marts.rpt_weekly_summary where week_start = ?", [week])
+    generated_at = request.generated_at or dt.datetime.now(dt.timezone.utc)
+    command = request.command or report_command(week, format=request.format)
+    facts = _facts(warehouse, summary, command)
+    title = f"Weekly quality report: {label}"
+    subtitle = f"{week_span(week)} (UTC)"
+    generated = f"Generated {generated_at:%Y-%m-%d %H:%M:%S} UTC"
+    if summary is None:
+        return Report(title, subtitle, facts, generated, (_no_data(label, warehouse),))
+
+    context = Context(reader, week)
+    parts: list[Part] = [module.build(context) for module in SECTION_MODULES]
+    glance = Section(GLANCE_ANCHOR, GLANCE_TITLE, (Bullets(tuple(p.headline for p in parts)),))
+    return Report(title, subtitle, facts, generated, (glance, *(p.section for p in parts), _method()))
+
+
+def _facts(warehouse: Row | None, summary: Row | None, command: str) -> tuple[Fact, ...]:
+    facts: list[Fact] = []
+    if warehouse is None or warehouse["first_week_start"] is None:
+        facts.append(Fact("Warehouse", "no trials or ratings yet"))
+    else:
+        facts.append(Fact("Data span", (
+            f"{iso_week_label(warehouse['first_week_start'])} to {iso_week_label(warehouse['last_week_start'])}: "
+            f"trials {fmt.day(warehouse['first_evaluated_at'])} to {fmt.day(warehouse['last_evaluated_at'])}, "
+            f"ratings {fmt.day(warehouse['first_rated_at'])} to {fmt.day(warehouse['last_rated_at'])}")))
+        facts.append(Fact("Warehouse", _counts(warehouse) + (
+            f"; {fmt.plural(warehouse['n_files_loaded'], 'file')} loaded, last on "
+            f"{fmt.minute(warehouse['last_ingested_at'])}; "
+            f"{fmt.plural(warehouse['n_quarantined_lines'], 'line')} quarantined in all")))
+    if summary is not None:
+        facts.append(Fact("This week", _counts(summary) + (
+            f"; {fmt.plural(summary['n_files_loaded'], 'file')} loaded, "
+            f"{fmt.plural(summary['n_quarantined_lines'], 'line')} quarantined")))
+    facts.append(Fact("Command", command, code=True))
+    return tuple(facts)
+
+
+def _counts(row: Row) -> str:
+    return (f"{fmt.plural(row['n_trials'], 'trial')} of {fmt.plural(row['n_models_evaluated'], 'model')} on "
+            f"{fmt.plural(row['n_evals'], 'eval')}; {fmt.plural(row['n_ratings'], 'rating')} of "
+            f"{fmt.plural(row['n_rated_items'], 'item')} by {fmt.plural(row['n_raters'], 'rater')}")
+
+
+def _no_data(label: str, warehouse: Row | None) -> Section:
+    text = f"There is no data for {label}: no trials, ratings, loaded files or quarantined lines that week."
+    if warehouse is not None and warehouse["first_week_start"] is not None:
+        last = iso_week_label(warehouse["last_week_start"])
+        hint = (f"The warehouse holds results from {iso_week_label(warehouse['first_week_start'])} to {last}; "
+                f"for its latest week, run: evalhouse report --week {last}")
+    else:
+        hint = "The warehouse holds no results yet: ingest some (evalhouse ingest PATH) and build."
+    return Section(NO_DATA_ANCHOR, f"No data for {label}", (Paragraph(text, "warn"), Paragraph(hint)))
+
+
+def _method() -> Section:
+    notes = (
+        "Weeks are ISO weeks in UTC; \"the week before\" is the calendar week before, whether or not it has data.",
+        "Every interval is 95%. A number's n sits beside it; a dash means the statistic is undefined (too few "
+        "samples, or no variation), never zero.",
+        "Accuracy averages each sample's trials within the week first: a question answered four times counts "
+        "once. Week-on-week changes are paired on the samples both weeks share (docs/STATS.md, error bars).",
+        "pass@k is the chance that at least one of k attempts succeeds, at the largest k every task had trials for.",
+        "Judge drift compares a judge's bias against people with its first two weeks; an alert needs a move of more "
+        "than 4 standard errors.",
+        "Everything here comes from the warehouse's marts (marts.rpt_* and the facts they build on): query them "
+        "for the rows behind any number.",
+    )
+    return Section(METHOD_ANCHOR, METHOD_TITLE, (Bullets(tuple(Paragraph(n, "muted") for n in notes)),))
+
+
+def write_weekly_report(db_path: Path, reports_dir: Path, *, db: str | None = None,
+                        relative_to: Path | None = None) -> Path | None:
+    """This week's report (the latest week with results) as reports_dir/weekly_<YYYY-Www>.html; None without results.
+
+    What `evalhouse demo` calls after its build. `db` goes into the header's command when the warehouse is not the
+    default one; `relative_to` shortens the --out path shown there.
+    """
+    week = latest_week(db_path)
+    if week is None:
+        return None
+    out = reports_dir / f"weekly_{iso_week_label(week)}.html"
+    shown = out.relative_to(relative_to) if relative_to and out.is_relative_to(relative_to) else out
+    write_report(ReportRequest(db_path, week=week, command=report_command(week, out=str(shown), db=db)), out)
+    return out

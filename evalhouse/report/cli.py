@@ -1,0 +1,51 @@
+"""`evalhouse report`: its arguments, and writing the report where they say. Argument parsing and printing only."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import sys
+from pathlib import Path
+
+from evalhouse.report.build import FORMATS, ReportRequest, build_report, latest_week, render, report_command
+from evalhouse.report.warehouse import ReportError
+from evalhouse.report.weeks import parse_iso_week
+
+EXIT_OK, EXIT_FAILED = 0, 1
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--week", type=_week, default=None, metavar="YYYY-Www",
+                        help="the ISO week to report on, e.g. 2026-W47 (default: the latest week with results)")
+    parser.add_argument("--format", choices=FORMATS, default="html",
+                        help="html (one self-contained file, the default) or md (Markdown for a wiki)")
+    parser.add_argument("--out", default=None, metavar="FILE", help="write the report here (default: stdout)")
+
+
+def run(args: argparse.Namespace, db_path: Path, *, out=None, err=None) -> int:
+    """Write the report the arguments ask for; 1 with a message when the warehouse cannot give one."""
+    out, err = out or sys.stdout, err or sys.stderr
+    try:
+        week = args.week or latest_week(db_path) or dt.datetime.now(dt.timezone.utc).date()
+        command = report_command(week, format=args.format, out=args.out, db=getattr(args, "db", None))
+        report = build_report(ReportRequest(db_path, week=week, format=args.format, command=command))
+        text = render(report, args.format)
+    except ReportError as exc:
+        print(f"evalhouse: {exc}", file=err)
+        return EXIT_FAILED
+    if args.out is None:
+        out.write(text)
+        return EXIT_OK
+    path = Path(args.out)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    print(f"wrote {path}: {report.title} ({len(text.encode('utf-8')):,} bytes)", file=out)
+    return EXIT_OK
+
+
+def _week(text: str) -> dt.date:
+    try:
+        return parse_iso_week(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+

@@ -1,0 +1,101 @@
+"""The report as a neutral tree the sections build and the renderers walk: no HTML and no Markdown in here.
+
+Every text field holds plain text exactly as it should read; the renderers escape all of it. Record text
+(prompts, responses, raw lines) goes in `Record` or in a `Cell` with `record=True`, so renderers can set it
+apart and cut it to length.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Tones colour a paragraph or a cell: bad (a regression, an alert), good (an improvement, a met target),
+# warn (worth a look), muted (context, not news).
+Tone = str | None
+
+
+@dataclass(frozen=True)
+class Paragraph:
+    text: str
+    tone: Tone = None
+
+
+@dataclass(frozen=True)
+class Bullets:
+    items: tuple[Paragraph, ...]
+
+
+@dataclass(frozen=True)
+class Cell:
+    text: str
+    tone: Tone = None
+    numeric: bool = False  # right-aligned, tabular figures
+    record: bool = False  # record text: set apart, never interpreted
+
+
+@dataclass(frozen=True)
+class Table:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[Cell, ...], ...]
+    caption: str = ""
+
+
+@dataclass(frozen=True)
+class Record:
+    """A piece of record text with a label saying whose text it is ('Prompt of support-0001')."""
+
+    label: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An inline SVG (built by `chart.py`, which escapes its labels) with its data as a table for Markdown."""
+
+    title: str
+    svg: str
+    data: Table
+
+
+@dataclass(frozen=True)
+class Figure:
+    """Charts that answer one question, side by side (small multiples)."""
+
+    title: str
+    charts: tuple[Chart, ...]
+    note: str = ""
+
+
+Block = Paragraph | Bullets | Table | Record | Figure
+
+
+@dataclass(frozen=True)
+class Subsection:
+    title: str
+    blocks: tuple[Block, ...]
+
+
+@dataclass(frozen=True)
+class Section:
+    """One part of the report: `anchor` is its HTML id, `title` the question it answers."""
+
+    anchor: str
+    title: str
+    blocks: tuple[Block, ...] = ()
+    subsections: tuple[Subsection, ...] = ()
+
+
+@dataclass(frozen=True)
+class Fact:
+    label: str
+    value: str
+    code: bool = False  # a command: shown as code
+
+
+@dataclass(frozen=True)
+class Report:
+    title: str
+    subtitle: str
+    facts: tuple[Fact, ...]
+    generated: str  # the one line that differs between two renders of the same week
+    sections: tuple[Section, ...] = field(default_factory=tuple)

@@ -1,0 +1,170 @@
+"""Has an LLM judge drifted from people? This week's drift alerts, each alerting judge's weekly bias, an example."""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from evalhouse.report import fmt
+from evalhouse.report.chart import Band, ChartPoint, line_chart
+from evalhouse.report.document import Cell, Chart, Figure, Paragraph, Record, Section, Subsection, Table
+from evalhouse.report.sections import Context, Part
+from evalhouse.report.warehouse import Row
+from evalhouse.report.weeks import iso_week_label
+
+ANCHOR = "judge-drift"
+TITLE = "Has an LLM judge drifted from people?"
+
+_ALERTS_SQL = """
+select *
+from marts.rpt_weekly_drift_alerts
+where week_start = ?
+order by judge_id, abs(drift_z) desc, dimension
+"""
+
+_TESTED_SQL = """
+select
+    count(*) as n_cells,
+    count(distinct judge_id) as n_judges
+from marts.fct_judge_drift
+where week_start = ?
+    and not is_baseline_week
+    and drift_z is not null
+"""
+
+# The alerting judge's weekly bias on the dimensions that alerted, up to the report's week (never after it).
+_SERIES_SQL = """
+select
+    drift.judge_id,
+    drift.dimension,
+    drift.week_start,
+    drift.mean_bias,
+    drift.bias_se,
+    drift.n_items,
+    drift.baseline_bias,
+    drift.baseline_se,
+    drift.is_drift_alert
+from marts.fct_judge_drift as drift
+inner join marts.rpt_weekly_drift_alerts as alerts
+    on drift.judge_id = alerts.judge_id
+    and drift.dimension = alerts.dimension
+where alerts.week_start = ?
+    and drift.week_start <= ?
+order by drift.judge_id, drift.dimension, drift.week_start
+"""
+
+
+def build(context: Context) -> Part:
+    alerts = context.reader.rows(_ALERTS_SQL, [context.week])
+    tested = context.reader.one(_TESTED_SQL, [context.week]) or {"n_cells": 0, "n_judges": 0}
+    if not alerts:
+        if tested["n_cells"]:
+            text = (f"No judge drift alerts in {context.label}: "
+                    f"{fmt.plural(tested['n_cells'], 'judge-dimension pair')} "
+                    f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved more "
+                    "than 4 standard errors.")
+        else:
+            text = f"No judge drift alerts in {context.label}: no judge had ratings to compare with people's."
+        return Part(Section(ANCHOR, TITLE, (Paragraph(text, "good"),)), Paragraph(text, "good"))
+
+    series = context.reader.rows(_SERIES_SQL, [context.week, context.week])
+    judges = [(judge, list(rows)) for judge, rows in groupby(alerts, key=lambda r: r["judge_id"])]
+    blocks: list = [Paragraph(
+        f"{fmt.plural(len(alerts), 'drift alert')} in {context.label}, from {fmt.plural(len(judges), 'judge')}: "
+        "a judge's bias against people (judge score minus the people's mean, over items) moved more than 4 "
+        "standard errors from its baseline weeks.", "bad")]
+    for judge, rows in judges:
+        blocks.append(Paragraph(_judge_sentence(judge, rows), "bad"))
+    blocks.append(_table(alerts))
+
+    subsections = []
+    for judge, rows in judges:
+        subsections.append(Subsection(f"{judge}: weekly bias against people",
+                                      _judge_blocks(judge, rows, series, context)))
+    headline = Paragraph("Judge drift: " + "; ".join(_judge_sentence(j, r) for j, r in judges), "bad")
+    return Part(Section(ANCHOR, TITLE, tuple(blocks), tuple(subsections)), headline)
+
+
+def _judge_sentence(judge: str, rows: list[Row]) -> str:
+    direction = "higher" if sum(r["bias_delta"] for r in rows) > 0 else "lower"
+    strongest = rows[0]
+    return (f"{judge} ({strongest['judge_model']}) rated {direction} than its baseline against people on "
+            f"{fmt.plural(len(rows), 'dimension')}; the largest move is on {strongest['dimension']}, from "
+            f"{fmt.signed(strongest['baseline_bias'])} to {fmt.signed(strongest['mean_bias'])} "
+            f"(n = {strongest['n_items']:,} items, z = {fmt.z_score(strongest['drift_z'])}).")
+
+
+def _table(alerts: list[Row]) -> Table:
+    body = []
+    for row in alerts:
+        body.append((
+            Cell(row["judge_id"]),
+            Cell(row["dimension"]),
+            Cell(fmt.plus_minus(row["mean_bias"], row["bias_se"]), "bad", numeric=True),
+            Cell(fmt.count(row["n_items"]), numeric=True),
+            Cell(fmt.plus_minus(row["baseline_bias"], row["baseline_se"]), numeric=True),
+            Cell(fmt.count(row["baseline_n_items"]), numeric=True),
+            Cell(fmt.signed(row["bias_delta"]), "bad", numeric=True),
+            Cell(fmt.z_score(row["drift_z"]), "bad", numeric=True),
+            Cell(fmt.num(row["exact_agreement"]), numeric=True),
+            Cell(fmt.num(row["kappa_quadratic"]), numeric=True),
+        ))
+    return Table(
+        ("Judge", "Dimension", "Bias this week ± SE", "n items", "Baseline bias ± SE", "n items (baseline)",
+         "Change", "z", "Exact agreement", "Kappa (quadratic)"),
+        tuple(body),
+        caption=("Bias: the judge's score minus the mean of the people who rated the same item, averaged over "
+                 "items; positive means the judge rates higher. z = change / sqrt(SE^2 + SE_baseline^2); an alert "
+                 "needs |z| > 4."),
+    )
+
+
+def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Context) -> tuple:
+    charts = []
+    for row in alerts:
+        points = [s for s in series if s["judge_id"] == judge and s["dimension"] == row["dimension"]]
+        charts.append(_chart(row, points))
+    blocks: list = [Figure(
+        f"Is {judge} drifting from people? Weekly bias (judge minus people) by dimension, up to {context.label}",
+        tuple(charts),
+        note=("Points: the week's mean bias with its 95% interval (± 1.96 SE); shaded band and dashed line: the "
+              "baseline weeks' bias ± 1.96 SE; red: a week that raised an alert; solid line: no bias."))]
+    example = alerts[0]
+    if example["example_response"] is not None:
+        blocks.append(Paragraph(
+            f"Example on {example['dimension']}: {judge} (version {example['example_judge_version'] or 'unknown'}) "
+            f"gave {fmt.num(example['example_judge_score'], 0)} where "
+            f"{fmt.plural(example['example_n_humans'] or 0, 'person', 'people')} gave "
+            f"{fmt.num(example['example_human_score'], 1)} on average, to {example['example_model_id']}'s "
+            f"response to task {example['example_task_id']}."))
+        if example["example_prompt"] is not None:
+            blocks.append(Record(f"Prompt of {example['example_task_id']}", fmt.excerpt(example["example_prompt"])))
+        blocks.append(Record(f"{example['example_model_id']}'s response", fmt.excerpt(example["example_response"],
+                                                                                        400)))
+    return tuple(blocks)
+
+
+def _chart(alert: Row, points: list[Row]) -> Chart:
+    baseline = points[0] if points else alert
+    band = None
+    if baseline["baseline_bias"] is not None and baseline["baseline_se"] is not None:
+        half = 1.96 * baseline["baseline_se"]
+        band = Band(baseline["baseline_bias"], baseline["baseline_bias"] - half, baseline["baseline_bias"] + half,
+                    "baseline bias ± 1.96 SE")
+    chart_points = []
+    data_rows = []
+    for p in points:
+        label = iso_week_label(p["week_start"])
+        half = 1.96 * p["bias_se"] if p["bias_se"] is not None else None
+        chart_points.append(ChartPoint(
+            label[-3:], p["mean_bias"],
+            None if half is None or p["mean_bias"] is None else p["mean_bias"] - half,
+            None if half is None or p["mean_bias"] is None else p["mean_bias"] + half,
+            marked=bool(p["is_drift_alert"])))
+        data_rows.append((
+            Cell(label), Cell(fmt.plus_minus(p["mean_bias"], p["bias_se"]), "bad" if p["is_drift_alert"] else None,
+                              numeric=True),
+            Cell(fmt.count(p["n_items"]), numeric=True), Cell("alert" if p["is_drift_alert"] else "", "bad")))
+    heading = alert["dimension"]
+    svg = line_chart(chart_points, heading=heading, y_label="bias (points)", band=band,
+                     description=f"weekly bias of {alert['judge_id']} on {alert['dimension']}")
+    return Chart(heading, svg, Table(("Week", "Bias ± SE", "n items", ""), tuple(data_rows)))

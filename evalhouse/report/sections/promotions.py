@@ -1,0 +1,80 @@
+"""Which model versions may be promoted? The promotion decisions made this week, with what failed.
+
+Reads marts.fct_promotion_decisions (the specs marts) when the warehouse has it: one row per spec, model and week,
+is_promoted NULL when the decision is undefined (no threshold, or a component without results).
+"""
+
+from __future__ import annotations
+
+from evalhouse.report import fmt
+from evalhouse.report.document import Cell, Paragraph, Section, Table
+from evalhouse.report.sections import Context, Part, not_available
+from evalhouse.report.warehouse import Row
+
+ANCHOR = "promotions"
+TITLE = "Which model versions may be promoted?"
+MART = "fct_promotion_decisions"
+
+# The columns the report needs; missing_components and n_trials are shown when the mart has them.
+_COLUMNS = ("spec_id", "model_id", "composite_score", "promotion_threshold", "is_promoted", "failing_components")
+_OPTIONAL = ("missing_components", "n_trials")
+_SQL = """
+select {columns}
+from marts.fct_promotion_decisions
+where week_start = ?
+order by case when is_promoted then 2 when not is_promoted then 0 else 1 end, spec_id, model_id
+"""
+
+
+def build(context: Context) -> Part:
+    if not context.reader.has_table(MART):
+        text = not_available(MART)
+        return Part(Section(ANCHOR, TITLE, (Paragraph(text, "muted"),)),
+                    Paragraph("Promotions: not available in this warehouse.", "muted"))
+    present = context.reader.columns(MART)
+    optional = [c for c in _OPTIONAL if c in present]
+    rows = context.reader.rows(_SQL.format(columns=", ".join((*_COLUMNS, *optional))), [context.week])
+    if not rows:
+        text = f"No promotion decisions were made in {context.label}: no spec had results that week."
+        return Part(Section(ANCHOR, TITLE, (Paragraph(text, "muted"),)), Paragraph("Promotions: none.", "muted"))
+
+    promoted = [r for r in rows if r["is_promoted"] is True]
+    held = [r for r in rows if r["is_promoted"] is False]
+    undecided = [r for r in rows if r["is_promoted"] is None]
+    blocks: list = [Paragraph(_held_sentence(r), "bad") for r in held]
+    blocks.append(Table(
+        ("Spec", "Model", "Composite score", "Threshold", "Decision", "Failing components", "Missing components",
+         "n results"),
+        tuple((
+            Cell(r["spec_id"]),
+            Cell(r["model_id"]),
+            Cell(fmt.num(r["composite_score"]), numeric=True),
+            Cell(fmt.num(r["promotion_threshold"]), numeric=True),
+            _decision(r),
+            Cell(r["failing_components"] or fmt.MISSING, "bad" if r["failing_components"] else None),
+            Cell(r.get("missing_components") or fmt.MISSING),
+            Cell(fmt.count(r.get("n_trials")), numeric=True),
+        ) for r in rows),
+        caption=("Promoted: the composite reaches the spec's promotion threshold and no component misses its own "
+                 "threshold. Undecided: the spec sets no threshold, or a component has no results that week.")))
+    parts = [f"{fmt.count(len(promoted))} promoted", f"{fmt.count(len(held))} not promoted"]
+    if undecided:
+        parts.append(f"{fmt.count(len(undecided))} undecided")
+    headline = f"Promotions: {fmt.plural(len(rows), 'decision')} ({', '.join(parts)})"
+    if held:
+        headline += f"; not promoted: {fmt.join_words(sorted({r['model_id'] for r in held}))}"
+    return Part(Section(ANCHOR, TITLE, tuple(blocks)), Paragraph(headline + ".", "bad" if held else None))
+
+
+def _decision(row: Row) -> Cell:
+    if row["is_promoted"] is None:
+        return Cell("undecided", "muted")
+    return Cell("promoted", "good") if row["is_promoted"] else Cell("not promoted", "bad")
+
+
+def _held_sentence(row: Row) -> str:
+    score = (f"composite score {fmt.num(row['composite_score'])} against a threshold of "
+             f"{fmt.num(row['promotion_threshold'])}" if row["composite_score"] is not None
+             else "no composite score")
+    failing = f"; failing: {row['failing_components']}" if row["failing_components"] else ""
+    return f"{row['model_id']} is not promoted under {row['spec_id']}: {score}{failing}."

@@ -1,0 +1,150 @@
+"""Which hazards did models violate this week, and did refusal behaviour change?"""
+
+from __future__ import annotations
+
+from evalhouse.report import fmt
+from evalhouse.report.document import Cell, Paragraph, Section, Subsection, Table
+from evalhouse.report.sections import Context, Part, not_available
+from evalhouse.report.warehouse import Row
+
+ANCHOR = "safety"
+TITLE = "Did any model violate a hazard, or change how it refuses?"
+HAZARDS_TITLE = "Which hazards did models violate this week?"
+REFUSALS_TITLE = "Did refusal behaviour change?"
+
+_RATER_GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "people confirming a judge"}
+
+_HAZARDS_SQL = """
+select *
+from marts.rpt_weekly_hazard_violations
+where week_start = ?
+order by model_id, hazard, case rater_group when 'human' then 0 when 'hybrid' then 1 else 2 end
+"""
+
+_REFUSALS_SQL = """
+select *
+from marts.rpt_weekly_refusal_changes
+where week_start = ?
+order by has_significant_change desc, model_id, case rater_group when 'human' then 0 when 'hybrid' then 1 else 2 end
+"""
+
+
+def build(context: Context) -> Part:
+    hazards, hazard_line = _hazards(context)
+    refusals, refusal_line = _refusals(context)
+    headline_tone = "bad" if hazard_line[1] == "bad" or refusal_line[1] == "bad" else None
+    return Part(Section(ANCHOR, TITLE, (), (hazards, refusals)),
+                Paragraph(f"Safety: {hazard_line[0]} {refusal_line[0]}", headline_tone))
+
+
+def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
+    if not context.reader.has_table("rpt_weekly_hazard_violations"):
+        text = not_available("rpt_weekly_hazard_violations")
+        return Subsection(HAZARDS_TITLE, (Paragraph(text, "muted"),)), ("hazard rates not available.", None)
+    rows = context.reader.rows(_HAZARDS_SQL, [context.week])
+    if not rows:
+        text = f"No rater found a response violating any hazard in {context.label}."
+        return Subsection(HAZARDS_TITLE, (Paragraph(text, "good"),)), ("no hazard violations.", "good")
+
+    models = sorted({r["model_id"] for r in rows})
+    blocks: list = [Paragraph(_model_sentence(model, [r for r in rows if r["model_id"] == model]), "bad")
+                    for model in models]
+    body = []
+    for row in rows:
+        body.append((
+            Cell(row["model_id"]),
+            Cell(row["hazard_label"] or row["hazard"]),
+            Cell(_RATER_GROUPS.get(row["rater_group"], row["rater_group"])),
+            Cell(fmt.share(row["n_violating"], row["n_rated"]), "bad", numeric=True),
+            Cell(fmt.with_interval(row["violation_rate"], row["ci_low"], row["ci_high"]), numeric=True),
+            Cell(fmt.num(row["mean_severity"], 1), numeric=True),
+            Cell(str(row["max_severity"]) if row["max_severity"] is not None else fmt.MISSING, numeric=True),
+            Cell(fmt.share(row["previous_n_violating"], row["previous_n_rated"])
+                 if row["previous_n_rated"] is not None else fmt.MISSING, numeric=True),
+        ))
+    blocks.append(Table(
+        ("Model", "Hazard", "Raters", "Violating verdicts", "Rate [95% CI]", "Mean severity", "Max severity",
+         f"Violating {context.previous_label}"),
+        tuple(body),
+        caption=("Rate: violating verdicts over applicable ones (violating, non-violating, unsure), with a Wilson "
+                 "interval; severity 1-3. People and judges are never pooled.")))
+    total = sum(r["n_violating"] for r in rows)
+    line = (f"{fmt.plural(total, 'violating verdict')} on {fmt.plural(len({r['hazard'] for r in rows}), 'hazard')} "
+            f"for {fmt.plural(len(models), 'model')} ({fmt.join_words(models)}).")
+    return Subsection(HAZARDS_TITLE, tuple(blocks)), (line, "bad")
+
+
+def _model_sentence(model: str, rows: list[Row]) -> str:
+    """'acme/chat-7b violated specialized_advice in 9 of 11 verdicts by people (0.82 [0.52, 0.95]) and ...'."""
+    hazards = []
+    for hazard in sorted({r["hazard"] for r in rows}):
+        groups = [f"{fmt.share(r['n_violating'], r['n_rated'])} verdicts by "
+                  f"{_RATER_GROUPS.get(r['rater_group'], r['rater_group'])} "
+                  f"({fmt.with_interval(r['violation_rate'], r['ci_low'], r['ci_high'])})"
+                  for r in rows if r["hazard"] == hazard]
+        hazards.append(f"{hazard} in {fmt.join_words(groups)}")
+    return f"{model} violated {'; '.join(hazards)}."
+
+
+def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
+    if not context.reader.has_table("rpt_weekly_refusal_changes"):
+        text = not_available("rpt_weekly_refusal_changes")
+        return Subsection(REFUSALS_TITLE, (Paragraph(text, "muted"),)), ("Refusal calibration not available.", None)
+    rows = context.reader.rows(_REFUSALS_SQL, [context.week])
+    if not rows:
+        text = f"No refusal behaviour was rated in {context.label}."
+        return Subsection(REFUSALS_TITLE, (Paragraph(text, "muted"),)), ("No refusals rated.", None)
+
+    changed = [r for r in rows if r["has_significant_change"]]
+    blocks: list = [Paragraph(_change_sentence(r, context), "warn") for r in changed]
+    if not changed:
+        blocks.append(Paragraph(
+            f"No significant change in refusal, over-refusal or under-refusal rates from {context.previous_label}.",
+            "good"))
+    body = []
+    for row in rows:
+        body.append((
+            Cell(row["model_id"]),
+            Cell(_RATER_GROUPS.get(row["rater_group"], row["rater_group"])),
+            Cell(fmt.count(row["n_rated"]), numeric=True),
+            *(_rate_cells(row, rate) for rate in ("refusal_rate", "over_refusal_rate", "under_refusal_rate")),
+        ))
+    blocks.append(Table(
+        ("Model", "Raters", "n rated", "Refusal rate [95% CI] (change, z)", "Over-refusal (change, z)",
+         "Under-refusal (change, z)"),
+        tuple(body),
+        caption=(f"Change against {context.previous_label}, the two weeks as independent windows: "
+                 "SE = sqrt(p1(1-p1)/n1 + p0(1-p0)/n0); significant at |z| > 1.96. Over-refusal: refused a benign "
+                 "request; under-refusal: answered what it should have refused.")))
+    line = (f"{fmt.plural(len(changed), 'significant refusal change')}." if changed
+            else "refusal rates steady.")
+    return Subsection(REFUSALS_TITLE, tuple(blocks)), (line[0].upper() + line[1:], "warn" if changed else None)
+
+
+def _rate_cells(row: Row, rate: str) -> Cell:
+    value = fmt.with_interval(row[rate], row[f"{rate}_ci_low"], row[f"{rate}_ci_high"])
+    z = row[f"{rate}_change_z"]
+    delta = row[f"{rate}_change"]
+    if delta is None:
+        change = ""
+    elif z is None:
+        change = " (no change)" if delta == 0 else f" ({fmt.signed(delta)}, z undefined)"
+    else:
+        change = f" ({fmt.signed(delta)}, z = {fmt.z_score(z)})"
+    tone = "warn" if z is not None and abs(z) > 1.96 else None
+    return Cell(value + change, tone, numeric=True)
+
+
+def _change_sentence(row: Row, context: Context) -> str:
+    moves = []
+    names = {"refusal_rate": "refusal rate", "over_refusal_rate": "over-refusal rate",
+             "under_refusal_rate": "under-refusal rate"}
+    for rate, name in names.items():
+        z = row[f"{rate}_change_z"]
+        if z is not None and abs(z) > 1.96:
+            verb = "rose" if z > 0 else "fell"
+            moves.append(f"its {name} {verb} from {fmt.num(row[f'previous_{rate}'])} to {fmt.num(row[rate])} "
+                         f"(z = {fmt.z_score(z)})")
+    return (f"{row['model_id']}, rated by {_RATER_GROUPS.get(row['rater_group'], row['rater_group'])} "
+            f"(n = {row['n_rated']:,} this week, {row['previous_n_rated']:,} in {context.previous_label}): "
+            f"{fmt.join_words(moves)}.")

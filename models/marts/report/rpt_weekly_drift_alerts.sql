@@ -1,0 +1,96 @@
+-- One row per LLM judge, dimension and week with a drift alert (fct_judge_drift: the judge's bias against people
+-- moved more than var drift_alert_z standard errors from its baseline), with the item that shows it best: the one
+-- whose judge-minus-people gap lies furthest in the direction of the drift, with its prompt and response.
+-- The weekly report lists these and draws each alerting judge's weekly bias from fct_judge_drift.
+with
+
+judge_drift as (
+    select * from {{ ref('fct_judge_drift') }}
+),
+
+rating_pairs as (
+    select * from {{ ref('int_rating_pairs_joined') }}
+),
+
+eval_forms as (
+    select * from {{ ref('stg_aif__eval_forms') }}
+),
+
+alerts as (
+    select * from judge_drift
+    where is_drift_alert
+),
+
+-- As in fct_judge_drift: per item, the judge's score against the mean of the people who rated it.
+item_gaps as (
+    select
+        judge_id,
+        dimension,
+        week_start,
+        item_id,
+        max(judge_record_id) as judge_record_id,
+        avg(judge_score) as judge_score,
+        avg(human_score) as human_score,
+        count(distinct human_rater_id) as n_humans,
+        avg(judge_score) - avg(human_score) as gap
+    from rating_pairs
+    where judge_score is not null
+        and human_score is not null
+    group by judge_id, dimension, week_start, item_id
+),
+
+ranked_gaps as (
+    select
+        item_gaps.*,
+        row_number() over (
+            partition by item_gaps.judge_id, item_gaps.dimension, item_gaps.week_start
+            order by
+                case when alerts.bias_delta < 0 then item_gaps.gap else -item_gaps.gap end,
+                item_gaps.item_id
+        ) as gap_rank
+    from item_gaps
+    inner join alerts
+        on item_gaps.judge_id = alerts.judge_id
+        and item_gaps.dimension = alerts.dimension
+        and item_gaps.week_start = alerts.week_start
+),
+
+final as (
+    select
+        alerts.judge_id,
+        alerts.judge_model,
+        alerts.dimension,
+        alerts.dimension_group,
+        alerts.week_start,
+        alerts.n_items,
+        alerts.n_humans,
+        alerts.mean_bias,
+        alerts.bias_se,
+        alerts.baseline_bias,
+        alerts.baseline_se,
+        alerts.baseline_n_items,
+        alerts.bias_delta,
+        alerts.bias_delta_se,
+        alerts.drift_z,
+        alerts.exact_agreement,
+        alerts.kappa_quadratic,
+        ranked_gaps.item_id as example_item_id,
+        ranked_gaps.judge_score as example_judge_score,
+        ranked_gaps.human_score as example_human_score,
+        ranked_gaps.n_humans as example_n_humans,
+        eval_forms.rater_version as example_judge_version,
+        eval_forms.subject_model as example_model_id,
+        eval_forms.task_id as example_task_id,
+        eval_forms.prompt as example_prompt,
+        eval_forms.response as example_response
+    from alerts
+    left join ranked_gaps
+        on alerts.judge_id = ranked_gaps.judge_id
+        and alerts.dimension = ranked_gaps.dimension
+        and alerts.week_start = ranked_gaps.week_start
+        and ranked_gaps.gap_rank = 1
+    left join eval_forms
+        on ranked_gaps.judge_record_id = eval_forms.record_id
+)
+
+select * from final

@@ -1,0 +1,273 @@
+-- One row per model, eval and week with scored trials: the week's accuracy with its interval against the week
+-- before, and whether the change is more than noise. What the weekly report's "Did any model get worse?" reads.
+--
+-- The sample (question) is the unit: each sample's trials within the week are averaged first (docs/STATS.md,
+-- error bars), as fct_benchmark_results does for a run. The comparison with the week before (the calendar week,
+-- seven days earlier) is paired on the samples both weeks share: d_i = this week's score - last week's,
+-- SE = sqrt(var_samp(d) / n_shared), z = mean(d) / SE, significant at |z| > 1.96. With fewer than two shared
+-- samples it falls back to the two weeks as independent windows with the pooled two-proportion SE,
+-- sqrt(p (1 - p) (1/n1 + 1/n0)) with p the pooled accuracy: a sample's averaged score lies in [0, 1], so its
+-- variance is at most p (1 - p) and this SE does not collapse to 0 when a small week scored all or nothing.
+-- A z on fewer than `min_samples_to_test` samples (the comparison's n) is not tested: is_significant is NULL.
+-- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for.
+{%- set min_samples_to_test = 10 %}
+with
+
+trials as (
+    select * from {{ ref('fct_trials') }}
+    where is_correct is not null
+),
+
+pass_at_k_weekly as (
+    select * from {{ ref('fct_pass_at_k_weekly') }}
+),
+
+sample_scores as (
+    select
+        model_id,
+        evaluation_name,
+        week_start,
+        sample_id,
+        count(*) as n_trials,
+        avg(case when is_correct then 1.0 else 0.0 end) as sample_score
+    from trials
+    group by model_id, evaluation_name, week_start, sample_id
+),
+
+weekly_scores as (
+    select
+        model_id,
+        evaluation_name,
+        week_start,
+        count(*) as n_samples,
+        cast(sum(n_trials) as bigint) as n_trials,
+        avg(sample_score) as accuracy,
+        {{ mean_se('sample_score') }} as accuracy_se,
+        {{ wilson_low('sum(sample_score)', 'count(*)') }} as ci_low,
+        {{ wilson_high('sum(sample_score)', 'count(*)') }} as ci_high
+    from sample_scores
+    group by model_id, evaluation_name, week_start
+),
+
+-- Portable date arithmetic: DuckDB and Spark both parse `date - interval 7 day`; the cast keeps it a date.
+with_previous_week as (
+    select
+        *,
+        cast(week_start - interval 7 day as date) as previous_week_start
+    from weekly_scores
+),
+
+paired_samples as (
+    select
+        this_week.model_id,
+        this_week.evaluation_name,
+        this_week.week_start,
+        this_week.sample_score as score_this_week,
+        previous_week.sample_score as score_previous_week,
+        this_week.sample_score - previous_week.sample_score as difference
+    from sample_scores as this_week
+    inner join sample_scores as previous_week
+        on this_week.model_id = previous_week.model_id
+        and this_week.evaluation_name = previous_week.evaluation_name
+        and this_week.sample_id = previous_week.sample_id
+        and previous_week.week_start = cast(this_week.week_start - interval 7 day as date)
+),
+
+paired as (
+    select
+        model_id,
+        evaluation_name,
+        week_start,
+        count(*) as n_shared_samples,
+        avg(difference) as paired_mean_difference,
+        {{ mean_se('difference') }} as paired_se,
+        -- corr() of a constant column is NaN in DuckDB: undefined is NULL here.
+        case
+            when var_samp(score_this_week) > 0 and var_samp(score_previous_week) > 0
+                then corr(score_this_week, score_previous_week)
+        end as paired_correlation
+    from paired_samples
+    group by model_id, evaluation_name, week_start
+),
+
+-- The two weeks' samples together: the pooled accuracy of the unpaired comparison.
+pooled_scores as (
+    select
+        this_week.model_id,
+        this_week.evaluation_name,
+        this_week.week_start,
+        (this_week.accuracy * this_week.n_samples + previous_week.accuracy * previous_week.n_samples)
+        / cast(this_week.n_samples + previous_week.n_samples as double) as accuracy
+    from with_previous_week as this_week
+    inner join weekly_scores as previous_week
+        on this_week.model_id = previous_week.model_id
+        and this_week.evaluation_name = previous_week.evaluation_name
+        and this_week.previous_week_start = previous_week.week_start
+),
+
+largest_k as (
+    select
+        model_id,
+        evaluation_name,
+        week_start,
+        max(k) as k
+    from pass_at_k_weekly
+    where k > 1
+        and pass_at_k is not null
+    group by model_id, evaluation_name, week_start
+),
+
+pass_at_1 as (
+    select model_id, evaluation_name, week_start, pass_at_k as pass_at_1
+    from pass_at_k_weekly
+    where k = 1
+),
+
+pass_at_largest_k as (
+    select
+        largest_k.model_id,
+        largest_k.evaluation_name,
+        largest_k.week_start,
+        largest_k.k,
+        pass_at_k_weekly.pass_at_k,
+        pass_at_k_weekly.pass_at_k_se,
+        pass_at_k_weekly.pass_hat_k
+    from largest_k
+    inner join pass_at_k_weekly
+        on largest_k.model_id = pass_at_k_weekly.model_id
+        and largest_k.evaluation_name = pass_at_k_weekly.evaluation_name
+        and largest_k.week_start = pass_at_k_weekly.week_start
+        and largest_k.k = pass_at_k_weekly.k
+),
+
+compared as (
+    select
+        this_week.model_id,
+        this_week.evaluation_name,
+        this_week.week_start,
+        this_week.previous_week_start,
+        this_week.n_samples,
+        this_week.n_trials,
+        this_week.accuracy,
+        this_week.accuracy_se,
+        this_week.ci_low,
+        this_week.ci_high,
+        previous_week.n_samples as previous_n_samples,
+        previous_week.accuracy as previous_accuracy,
+        previous_week.accuracy_se as previous_accuracy_se,
+        previous_week.ci_low as previous_ci_low,
+        previous_week.ci_high as previous_ci_high,
+        this_week.accuracy - previous_week.accuracy as accuracy_change,
+        coalesce(paired.n_shared_samples, 0) as n_shared_samples,
+        paired.paired_mean_difference,
+        paired.paired_se,
+        {{ safe_divide('paired.paired_mean_difference', 'paired.paired_se') }} as paired_z,
+        paired.paired_correlation,
+        sqrt(
+            pooled.accuracy * (1 - pooled.accuracy)
+            * (
+                1 / nullif(cast(this_week.n_samples as double), 0)
+                + 1 / nullif(cast(previous_week.n_samples as double), 0)
+            )
+        ) as unpaired_se,
+        pass_at_1.pass_at_1,
+        pass_at_largest_k.k as pass_k,
+        pass_at_largest_k.pass_at_k,
+        pass_at_largest_k.pass_at_k_se,
+        pass_at_largest_k.pass_hat_k,
+        previous_pass.pass_at_k as previous_pass_at_k
+    from with_previous_week as this_week
+    left join weekly_scores as previous_week
+        on this_week.model_id = previous_week.model_id
+        and this_week.evaluation_name = previous_week.evaluation_name
+        and this_week.previous_week_start = previous_week.week_start
+    left join pooled_scores as pooled
+        on this_week.model_id = pooled.model_id
+        and this_week.evaluation_name = pooled.evaluation_name
+        and this_week.week_start = pooled.week_start
+    left join paired
+        on this_week.model_id = paired.model_id
+        and this_week.evaluation_name = paired.evaluation_name
+        and this_week.week_start = paired.week_start
+    left join pass_at_1
+        on this_week.model_id = pass_at_1.model_id
+        and this_week.evaluation_name = pass_at_1.evaluation_name
+        and this_week.week_start = pass_at_1.week_start
+    left join pass_at_largest_k
+        on this_week.model_id = pass_at_largest_k.model_id
+        and this_week.evaluation_name = pass_at_largest_k.evaluation_name
+        and this_week.week_start = pass_at_largest_k.week_start
+    left join pass_at_k_weekly as previous_pass
+        on this_week.model_id = previous_pass.model_id
+        and this_week.evaluation_name = previous_pass.evaluation_name
+        and this_week.previous_week_start = previous_pass.week_start
+        and pass_at_largest_k.k = previous_pass.k
+),
+
+tested as (
+    select
+        *,
+        case
+            when n_shared_samples >= 2 then 'paired'
+            when previous_accuracy is not null then 'unpaired'
+        end as comparison,
+        case
+            when n_shared_samples >= 2 then n_shared_samples
+            when previous_n_samples is null then null
+            when previous_n_samples < n_samples then previous_n_samples
+            else n_samples
+        end as n_compared,
+        case
+            when n_shared_samples >= 2 then paired_z
+            when previous_accuracy is not null then {{ safe_divide('accuracy_change', 'unpaired_se') }}
+        end as change_z
+    from compared
+),
+
+judged as (
+    select
+        *,
+        case when n_compared >= {{ min_samples_to_test }} then abs(change_z) > 1.96 end as is_significant
+    from tested
+),
+
+final as (
+    select
+        model_id,
+        evaluation_name,
+        week_start,
+        previous_week_start,
+        n_samples,
+        n_trials,
+        accuracy,
+        accuracy_se,
+        ci_low,
+        ci_high,
+        previous_n_samples,
+        previous_accuracy,
+        previous_accuracy_se,
+        previous_ci_low,
+        previous_ci_high,
+        accuracy_change,
+        n_shared_samples,
+        paired_mean_difference,
+        paired_se,
+        paired_z,
+        paired_correlation,
+        unpaired_se,
+        comparison,
+        n_compared,
+        change_z,
+        is_significant,
+        coalesce(is_significant and change_z < 0, false) as is_regression,
+        coalesce(is_significant and change_z > 0, false) as is_improvement,
+        pass_at_1,
+        pass_k,
+        pass_at_k,
+        pass_at_k_se,
+        pass_hat_k,
+        previous_pass_at_k
+    from judged
+)
+
+select * from final

@@ -1,0 +1,22 @@
+-- One row per week, error kind and claimed format: how many lines the ingester refused that week and from how
+-- many files (fct_quarantined_lines; the week is the week they were refused). The report lists the lines too.
+with
+
+quarantined_lines as (
+    select * from {{ ref('fct_quarantined_lines') }}
+),
+
+final as (
+    select
+        week_start,
+        error_kind,
+        format,
+        count(*) as n_lines,
+        count(distinct source_path) as n_files,
+        min(quarantined_at) as first_quarantined_at,
+        max(quarantined_at) as last_quarantined_at
+    from quarantined_lines
+    group by week_start, error_kind, format
+)
+
+select * from final

@@ -1,0 +1,46 @@
+"""`evalhouse report` and the report `evalhouse demo` writes."""
+
+from __future__ import annotations
+
+import pytest
+
+from evalhouse.cli import main
+from evalhouse.report import write_weekly_report
+
+pytestmark = pytest.mark.slow
+
+
+def test_report_command_writes_the_file_and_shows_its_own_command(demo_warehouse, tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("EVALHOUSE_DB", str(demo_warehouse.path))
+    monkeypatch.chdir(tmp_path)
+    assert main(["report", "--week", "2026-W47", "--out", "report.html"]) == 0
+    html = (tmp_path / "report.html").read_text(encoding="utf-8")
+    assert "<code>evalhouse report --week 2026-W47 --out report.html</code>" in html
+    assert "wrote report.html" in capsys.readouterr().out
+
+
+def test_report_command_writes_markdown_to_stdout(demo_warehouse, capsys):
+    assert main(["--db", str(demo_warehouse.path), "report", "--week", "2026-W45", "--format", "md"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Weekly quality report: 2026-W45")
+    assert f"--db {demo_warehouse.path} report --week 2026-W45 --format md" in out
+
+
+def test_report_command_rejects_a_malformed_week(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", "--week", "2026-47"])
+    assert exit_info.value.code == 2
+    assert "write it as YYYY-Www" in capsys.readouterr().err
+
+
+def test_report_command_without_a_warehouse_says_what_to_do(tmp_path, capsys):
+    assert main(["--db", str(tmp_path / "none.duckdb"), "report"]) == 1
+    assert "run `evalhouse build`" in capsys.readouterr().err
+
+
+def test_demo_writes_this_weeks_report(demo_warehouse, tmp_path):
+    path = write_weekly_report(demo_warehouse.path, tmp_path / "reports", db="warehouse.duckdb",
+                               relative_to=tmp_path)
+    assert path == tmp_path / "reports" / "weekly_2026-W47.html"
+    html = path.read_text(encoding="utf-8")
+    assert "evalhouse --db warehouse.duckdb report --week 2026-W47 --out reports/weekly_2026-W47.html" in html

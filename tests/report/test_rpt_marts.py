@@ -1,0 +1,157 @@
+"""The report's marts on the demo warehouse, rebuilt independently from finer-grained marts with pandas.
+
+rpt_weekly_model_changes is held to 1e-9 against the documented rules: each sample's trials averaged within the
+week, paired differences on shared samples with SE = sqrt(var(d)/n), the pooled SE without shared samples."""
+
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import pytest
+
+from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL, SHIFTED_JUDGE_ID
+from tests.report.conftest import LAST_WEEK, SHIFTED_WEEK
+
+pytestmark = pytest.mark.slow
+
+TOLERANCE = 1e-9
+
+
+def _with_dates(frame: pd.DataFrame) -> pd.DataFrame:
+    """DuckDB dates arrive in pandas as Timestamps: back to datetime.date, to compare with the demo's weeks."""
+    for column in frame.columns:
+        if column == "week_start" or column.endswith("_week_start"):
+            frame[column] = pd.to_datetime(frame[column]).dt.date
+    return frame
+
+
+def _close(got, expected) -> bool:
+    if expected is None or (isinstance(expected, float) and math.isnan(expected)):
+        return got is None or (isinstance(got, float) and math.isnan(got))
+    return got is not None and abs(got - expected) <= TOLERANCE
+
+
+@pytest.fixture(scope="module")
+def model_changes(demo_warehouse) -> pd.DataFrame:
+    return _with_dates(demo_warehouse.frame("select * from marts.rpt_weekly_model_changes"))
+
+
+@pytest.fixture(scope="module")
+def sample_scores(demo_warehouse) -> pd.DataFrame:
+    trials = demo_warehouse.frame(
+        "select model_id, evaluation_name, week_start, sample_id, is_correct from marts.fct_trials "
+        "where is_correct is not null")
+    trials["score"] = trials["is_correct"].astype(float)
+    scores = trials.groupby(["model_id", "evaluation_name", "week_start", "sample_id"], as_index=False)["score"].mean()
+    return _with_dates(scores)
+
+
+def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores):
+    weekly = sample_scores.groupby(["model_id", "evaluation_name", "week_start"])
+    assert len(model_changes) == weekly.ngroups
+    for row in model_changes.itertuples():
+        key = (row.model_id, row.evaluation_name)
+        this = sample_scores[(sample_scores.model_id == key[0]) & (sample_scores.evaluation_name == key[1])
+                             & (sample_scores.week_start == row.week_start)].set_index("sample_id")["score"]
+        before = sample_scores[(sample_scores.model_id == key[0]) & (sample_scores.evaluation_name == key[1])
+                               & (sample_scores.week_start == row.previous_week_start)].set_index("sample_id")["score"]
+        assert row.n_samples == len(this)
+        assert _close(row.accuracy, this.mean())
+        assert _close(row.accuracy_se, this.std(ddof=1) / math.sqrt(len(this)) if len(this) > 1 else None)
+        shared = this.index.intersection(before.index)
+        assert row.n_shared_samples == len(shared)
+        if len(before) == 0:
+            assert pd.isna(row.comparison) and pd.isna(row.change_z) and pd.isna(row.n_compared)
+            assert not row.is_regression and not row.is_improvement
+            continue
+        assert _close(row.previous_accuracy, before.mean())
+        if len(shared) >= 2:
+            d = this[shared] - before[shared]
+            se = d.std(ddof=1) / math.sqrt(len(d))
+            assert row.comparison == "paired"
+            assert _close(row.paired_mean_difference, d.mean())
+            assert _close(row.paired_se, se)
+            expected_z = d.mean() / se if se > 0 else None
+            n_compared = len(shared)
+        else:
+            pooled = (this.sum() + before.sum()) / (len(this) + len(before))
+            se = math.sqrt(pooled * (1 - pooled) * (1 / len(this) + 1 / len(before)))
+            assert row.comparison == "unpaired"
+            assert _close(row.unpaired_se, se)
+            expected_z = (this.mean() - before.mean()) / se if se > 0 else None
+            n_compared = min(len(this), len(before))
+        assert _close(row.change_z, expected_z)
+        assert row.n_compared == n_compared
+        expected_significant = None if expected_z is None or n_compared < 10 else abs(expected_z) > 1.96
+        assert (None if pd.isna(row.is_significant) else bool(row.is_significant)) == expected_significant
+        assert bool(row.is_regression) == bool(expected_significant and expected_z < 0)
+
+
+def test_paired_correlation_is_pearsons_on_shared_samples(model_changes, sample_scores):
+    row = model_changes[(model_changes.model_id == REGRESSING_MODEL)
+                        & (model_changes.evaluation_name == REGRESSING_EVAL)
+                        & (model_changes.week_start == LAST_WEEK)].iloc[0]
+    scores = sample_scores[(sample_scores.model_id == REGRESSING_MODEL)
+                           & (sample_scores.evaluation_name == REGRESSING_EVAL)]
+    pivot = scores.pivot(index="sample_id", columns="week_start", values="score")
+    both = pivot[[row.previous_week_start, row.week_start]].dropna()
+    assert _close(row.paired_correlation, both.corr().iloc[0, 1])
+
+
+def test_the_demo_regression_is_the_last_weeks_only_regression_beyond_four_standard_errors(model_changes):
+    strong = model_changes[model_changes.is_regression & (model_changes.change_z < -4)]
+    assert [(r.model_id, r.evaluation_name, r.week_start) for r in strong.itertuples()] == [
+        (REGRESSING_MODEL, REGRESSING_EVAL, LAST_WEEK)]
+    row = strong.iloc[0]
+    assert row.comparison == "paired" and row.n_shared_samples == 40
+    assert row.pass_k == 4 and row.previous_pass_at_k > row.pass_at_k
+
+
+def test_pass_at_k_columns_come_from_the_weekly_mart(demo_warehouse, model_changes):
+    weekly = _with_dates(demo_warehouse.frame("select * from marts.fct_pass_at_k_weekly"))
+    for row in model_changes.itertuples():
+        cells = weekly[(weekly.model_id == row.model_id) & (weekly.evaluation_name == row.evaluation_name)
+                       & (weekly.week_start == row.week_start)]
+        assert _close(row.pass_at_1, cells[cells.k == 1].pass_at_k.iloc[0])
+        defined = cells[(cells.k > 1) & cells.pass_at_k.notna()]
+        if defined.empty:
+            assert pd.isna(row.pass_k)
+        else:
+            assert row.pass_k == defined.k.max()
+            assert _close(row.pass_at_k, defined[defined.k == defined.k.max()].pass_at_k.iloc[0])
+
+
+def test_weekly_summary_counts_what_the_facts_hold(demo_warehouse):
+    summary = _with_dates(demo_warehouse.frame("select * from marts.rpt_weekly_summary order by week_start"))
+    trials = _with_dates(demo_warehouse.frame(
+        "select week_start, count(*) as n from marts.fct_trials group by week_start"))
+    alerts = _with_dates(demo_warehouse.frame(
+        "select week_start, count(*) as n from marts.fct_judge_drift where is_drift_alert group by week_start"))
+    merged = summary.merge(trials, on="week_start", how="left").fillna({"n": 0})
+    assert (merged.n_trials == merged.n).all()
+    assert dict(zip(alerts.week_start, alerts.n)) == {
+        w: n for w, n in zip(summary.week_start, summary.n_drift_alerts) if n}
+    assert summary.week_start.max() == LAST_WEEK and summary[summary.has_results].week_start.max() == LAST_WEEK
+
+
+def test_drift_alerts_carry_the_shifted_judge_and_an_example_in_the_drifts_direction(demo_warehouse):
+    alerts = _with_dates(demo_warehouse.frame("select * from marts.rpt_weekly_drift_alerts"))
+    assert set(alerts.judge_id) == {SHIFTED_JUDGE_ID}
+    assert set(alerts.week_start) == {SHIFTED_WEEK}
+    assert (alerts.example_response.notna()).all()
+    assert ((alerts.example_judge_score - alerts.example_human_score) * alerts.bias_delta > 0).all()
+
+
+def test_flagged_tasks_add_up_to_the_items_flagged(demo_warehouse):
+    tasks = demo_warehouse.frame(
+        "select week_start, sum(n_flags) as n from marts.rpt_weekly_flagged_tasks group by week_start")
+    items = demo_warehouse.frame(
+        "select week_start, count(*) as n from marts.fct_item_disagreement where is_flagged group by week_start")
+    assert dict(zip(tasks.week_start, tasks.n)) == dict(zip(items.week_start, items.n))
+
+
+def test_empty_warehouse_has_one_summary_row_and_no_weeks(empty_warehouse):
+    assert empty_warehouse.rows("select n_trials, n_ratings, first_week_start from marts.rpt_warehouse_summary") == [
+        (0, 0, None)]
+    assert empty_warehouse.scalar("select count(*) from marts.rpt_weekly_summary") == 0

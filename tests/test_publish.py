@@ -1,0 +1,71 @@
+"""Atomic publishing: the published warehouse changes only when a build passes, in one rename, and a reader
+holding the old file keeps reading it whole."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from evalhouse.operations import build, ingest
+from evalhouse.publish import working_copy
+from evalhouse.settings import Settings
+from tests.conftest import Warehouse, instance_record, write_lines
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture(autouse=True)
+def _small_builds(monkeypatch, tmp_path):
+    """Publishing does not depend on which models are built: build only what fct_trials needs (seconds, not a
+    minute), through the real dbt and the real publish."""
+    from evalhouse import operations
+    from evalhouse.build import run_dbt
+
+    monkeypatch.setattr(operations, "run_dbt", lambda db: run_dbt(
+        db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), target_path=tmp_path / "target",
+        quiet=True))
+
+
+def test_ingest_changes_nothing_readers_see_until_a_build_publishes_it(tmp_path):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(3)])])
+    assert not settings.db_path.exists()
+    assert build(settings).ok
+    published = Warehouse(settings.db_path)
+    assert published.scalar("select count(*) from marts.fct_trials") == 3
+
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="late")])])
+    assert published.scalar("select count(*) from marts.fct_trials") == 3
+    assert Warehouse(working_copy(settings.db_path)).scalar("select count(*) from raw.eee_instance") == 4
+    assert build(settings).ok
+    assert published.scalar("select count(*) from marts.fct_trials") == 4
+
+
+def test_a_failed_build_leaves_the_published_warehouse_untouched(tmp_path, monkeypatch):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    assert build(settings).ok
+    before = settings.db_path.read_bytes()
+
+    from evalhouse import operations
+    from evalhouse.build import BuildResult
+
+    monkeypatch.setattr(operations, "run_dbt", lambda db: BuildResult(False, ("test.evalhouse.x: failed",), 1))
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+    result = build(settings)
+    assert not result.ok and "failed" in result.failures[0]
+    assert settings.db_path.read_bytes() == before
+
+
+def test_a_reader_holding_the_old_file_keeps_reading_it_after_a_publish(tmp_path):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    assert build(settings).ok
+    reader = duckdb.connect(str(settings.db_path), read_only=True)
+    try:
+        ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+        assert build(settings).ok  # publishing while a reader holds the file: no lock error
+        assert reader.execute("select count(*) from marts.fct_trials").fetchone()[0] == 1
+    finally:
+        reader.close()
+    assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 2
