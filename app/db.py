@@ -1,15 +1,18 @@
 """The app's only door to DuckDB: short-lived read-only connections, parameters bound with `?`.
 
-While a build holds the warehouse file, a query returns the last result it had (with a note for the page),
-so an open dashboard never breaks a build and a build never breaks a page.
+Results are cached per query and per version of the warehouse file (its inode, size and modification time, and
+its write-ahead log's): while the file has not changed, a rerun costs no connection at all, so the app holds the
+file for a few milliseconds only when something new was built. While a build holds the file, a query returns
+the last result it had, with the time it was read, so an open dashboard never breaks a build and a build never
+breaks a page. The review page writes through `ingest`, which takes the writer lock like `evalhouse ingest`.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import os
 import threading
-from collections.abc import Sequence
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -17,42 +20,115 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
+from evalhouse.settings import resolve
+
+_CACHE_SIZE = 128  # distinct (query, parameters) results kept; the least recently used goes first
 
 
 @dataclass(frozen=True)
 class Result:
     frame: pd.DataFrame
-    stale_since: dt.datetime | None = None  # set when the warehouse was busy and this is the last good result
-    missing: bool = False  # the warehouse file (or the mart) does not exist yet
+    stale_since: dt.datetime | None = None  # a build holds the file: this is the result as read at that time
+    missing: bool = False  # the warehouse file, the mart or a column does not exist (yet)
+    busy: bool = False  # a build held the file when the page asked
+    problem: str | None = None  # why the result is missing, for the page's empty state
+
+    @property
+    def empty(self) -> bool:
+        return self.frame.empty
 
 
-_last_good: dict[tuple[str, tuple[Any, ...]], tuple[pd.DataFrame, dt.datetime]] = {}
+@dataclass(frozen=True)
+class _Entry:
+    stamp: tuple[Any, ...]
+    frame: pd.DataFrame
+    read_at: dt.datetime
+
+
+_cache: OrderedDict[tuple[Any, ...], _Entry] = OrderedDict()
 _lock = threading.Lock()
 
 
 def warehouse_path() -> Path:
-    value = os.environ.get("EVALHOUSE_DB")
-    return Path(value) if value else PROJECT_ROOT / "warehouse" / "evalhouse.duckdb"
+    """EVALHOUSE_DB, else the project's default warehouse file (what `evalhouse serve` passes on)."""
+    return resolve().db_path
+
+
+def landing_path() -> Path:
+    """EVALHOUSE_LANDING, else the project's landing folder: where the review page writes its records."""
+    return resolve().landing
 
 
 def query(sql: str, params: Sequence[Any] = ()) -> Result:
-    """Run one read-only query. User input goes in `params`, never into `sql`."""
+    """Run one read-only query. Whatever a person chose goes in `params`, never into `sql`."""
     path = warehouse_path()
-    key = (sql, tuple(params))
-    if not path.exists():
-        return Result(pd.DataFrame(), missing=True)
+    key = (str(path), sql, _hashable(params))
+    stamp = _file_stamp(path)
+    if stamp is None:
+        return Result(pd.DataFrame(), missing=True, problem=f"there is no warehouse file at {path}")
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None and cached.stamp == stamp:
+            _cache.move_to_end(key)
+            return Result(cached.frame.copy())
     try:
         with duckdb.connect(str(path), read_only=True) as con:
             frame = con.execute(sql, list(params)).df()
-    except duckdb.CatalogException:
-        return Result(pd.DataFrame(), missing=True)
-    except duckdb.IOException:
-        with _lock:
-            cached = _last_good.get(key)
+    except (duckdb.CatalogException, duckdb.BinderException) as exc:
+        # A mart (or a column) that a newer build adds: the page says what is missing and how to get it.
+        return Result(pd.DataFrame(), missing=True, problem=_first_line(exc))
+    except (duckdb.IOException, duckdb.ConnectionException):
+        # IOException: another process (a build) holds the file; ConnectionException: this process is ingesting.
         if cached is None:
-            return Result(pd.DataFrame(), stale_since=dt.datetime.now(), missing=True)
-        return Result(cached[0], stale_since=cached[1])
+            return Result(pd.DataFrame(), busy=True)
+        return Result(cached.frame.copy(), stale_since=cached.read_at, busy=True)
     with _lock:
-        _last_good[key] = (frame, dt.datetime.now())
-    return Result(frame)
+        _cache[key] = _Entry(stamp, frame, dt.datetime.now())
+        _cache.move_to_end(key)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return Result(frame.copy())
+
+
+def clear_cache() -> None:
+    with _lock:
+        _cache.clear()
+
+
+def ingest(paths: Iterable[Path]):
+    """Load files as `evalhouse ingest` does: into the warehouse's working copy, under the writer lock; the next
+    build publishes them. Readers (this app included) never hold the file a writer writes.
+
+    Raises evalhouse.lock.WarehouseBusy when a build or another ingest holds the warehouse: the caller keeps
+    the file, and the next ingest loads it.
+    """
+    from evalhouse.operations import ingest as ingest_files
+    from ingest.pipeline import IngestOptions
+
+    settings = resolve()
+    # In-process: a review file is a few lines, and a web server should not start worker processes.
+    return ingest_files(settings, [str(p) for p in paths], IngestOptions(workers=0))
+
+
+def _file_stamp(path: Path) -> tuple[Any, ...] | None:
+    try:
+        main = path.stat()
+    except FileNotFoundError:
+        return None
+    try:
+        wal = path.with_name(path.name + ".wal").stat()
+        wal_stamp = (wal.st_size, wal.st_mtime_ns)
+    except FileNotFoundError:
+        wal_stamp = None
+    return (main.st_ino, main.st_size, main.st_mtime_ns, wal_stamp)
+
+
+def _hashable(value: Any) -> Any:
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return tuple(_hashable(v) for v in value)
+    return value
+
+
+def _first_line(exc: Exception) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

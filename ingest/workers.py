@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import sys
 from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from ingest.classify import ClassifyOptions, Outcome, classify_batch
 from ingest.sources import RawRecord, SourceError
@@ -58,14 +60,39 @@ class Classifier:
         in_flight: deque[tuple[list[RawRecord], Future]] = deque()
         try:
             for batch in batches:
-                in_flight.append((batch, self.pool.submit(_classify_in_worker, batch, self.options)))
+                in_flight.append((batch, self._submit(batch)))
                 if len(in_flight) >= self.window:
                     done, future = in_flight.popleft()
-                    yield from zip(done, future.result())
+                    yield from zip(done, self._result(done, future))
         finally:
             while in_flight:
                 done, future = in_flight.popleft()
-                yield from zip(done, future.result())
+                yield from zip(done, self._result(done, future))
+
+    def _submit(self, batch: list[RawRecord]) -> Future | None:
+        if self.pool is None:
+            return None
+        try:
+            return self.pool.submit(_classify_in_worker, batch, self.options)
+        except BrokenProcessPool:
+            self._fall_back()
+            return None
+
+    def _result(self, batch: list[RawRecord], future: Future | None) -> list[Outcome]:
+        """A batch's outcomes; if the worker processes could not start or died, the batch is classified here:
+        slower, never lost."""
+        if future is not None:
+            try:
+                return future.result()
+            except BrokenProcessPool:
+                self._fall_back()
+        return classify_batch(batch, self.options, self.validators)
+
+    def _fall_back(self) -> None:
+        if self.pool is not None:
+            print("evalhouse: worker processes stopped; classifying in this process instead", file=sys.stderr)
+            self.pool.shutdown(wait=False, cancel_futures=True)
+            self.pool = None
 
 
 def worker_count(total_bytes: int, threshold: int = 32 * 1024 * 1024) -> int:

@@ -1,84 +1,200 @@
-"""Data quality: what each ingest loaded per format, what it quarantined and why, and which repairs files needed."""
+"""Data quality: each ingest run and what it loaded, every quarantined line with its reason and raw text, and the
+compatibility repairs each file needed."""
 
 import altair as alt
+import pandas as pd
 import streamlit as st
 
+import components as c
 import db
 
-st.title("Data quality")
-st.caption("What was loaded, per format; what was refused and why; which compatibility repairs real files needed.")
+st.title("What was loaded, refused and repaired")
+st.caption(
+    "Every ingest run with what it loaded; every line the ingester refused, with the reason, the JSON pointer of the "
+    "failing part and its original text; and the named compatibility repairs real files needed. Nothing is lost: a "
+    "refused line stays here until its file is fixed and ingested again."
+)
 
-files = db.query(
+runs = db.query(
     """
-    select format, count(distinct source_path) as files, sum(n) as records
-    from (
-        select f.source_path, j.key as format, cast(j.value as bigint) as n
-        from marts.fct_ingested_files as f, json_each(f.accepted_by_format_json) as j
-    )
-    group by format
-    order by format
+    select
+        batch_id,
+        min(started_at) as started_at,
+        max(finished_at) as finished_at,
+        count(*) as n_files,
+        count(case when status = 'loaded' then 1 end) as n_loaded,
+        count(case when status = 'failed' then 1 end) as n_failed,
+        count(case when status not in ('loaded', 'failed') then 1 end) as n_other,
+        sum(n_accepted) as n_accepted,
+        sum(n_repaired) as n_repaired,
+        sum(n_quarantined) as n_quarantined,
+        sum(n_skipped) as n_skipped,
+        sum(file_bytes) as n_bytes,
+        bool_or(was_strict) as was_strict,
+        sum(duration_ms) as duration_ms
+    from marts.fct_ingested_files
+    group by batch_id
+    order by min(started_at) desc
+    """
+)
+formats = db.query(
+    """
+    select j.key as format, count(distinct f.source_path) as files, sum(cast(j.value as bigint)) as records
+    from marts.fct_ingested_files as f, json_each(f.accepted_by_format_json) as j
+    group by j.key
+    order by j.key
     """
 )
 quarantine = db.query(
     """
-    select quarantine_id, source_path, source_line, format, error_kind, error_pointer, error_message,
-           raw_text, quarantined_at
+    select quarantine_id, source_path, source_line, format, schema_version, error_kind, error_pointer, error_message,
+           raw_text, raw_text_truncated, batch_id, quarantined_at
     from marts.fct_quarantined_lines
     order by quarantined_at desc, source_path, source_line
     """
 )
-
-if files.missing and quarantine.missing:
-    st.info("The warehouse is empty: run `make demo`, or `evalhouse ingest PATH` then `evalhouse build`.")
+repairs = db.query(
+    """
+    select source_path, format, repair, n_records, n_accepted_in_file, share_of_accepted, ingested_at, batch_id
+    from marts.fct_compatibility_repairs
+    order by ingested_at desc, source_path, repair
+    """
+)
+c.notes(runs, formats, quarantine, repairs)
+if c.whole_warehouse_missing(runs, quarantine):
     st.stop()
-for result in (files, quarantine):
-    if result.stale_since is not None:
-        st.warning(f"A build is running: showing the data as of {result.stale_since:%H:%M:%S}.")
-        break
 
-accepted = int(files.frame["records"].sum()) if not files.frame.empty else 0
-n_files = int(files.frame["files"].sum()) if not files.frame.empty else 0
-left, middle, right = st.columns(3)
-left.metric("Records loaded", f"{accepted:,}")
-middle.metric("Files", f"{n_files:,}")
-right.metric("Lines quarantined", f"{len(quarantine.frame):,}")
+accepted = int(formats.frame["records"].sum()) if not formats.frame.empty else 0
+n_files = int(runs.frame["n_files"].sum()) if not runs.frame.empty else 0
+cards = st.columns(4)
+cards[0].metric("Records loaded", f"{accepted:,}", help="Records in the warehouse, over every ingest run.")
+cards[1].metric("File loads", f"{n_files:,}", help="Files read by ingest runs (a file read by two runs counts twice).")
+cards[2].metric("Lines quarantined", f"{len(quarantine.frame):,}", help="Lines refused, with their reasons below.")
+cards[3].metric("Repairs applied", f"{int(repairs.frame['n_records'].sum()) if not repairs.frame.empty else 0:,}",
+                help="Records accepted thanks to a named compatibility repair (README, Compatibility repairs).")
 
-st.subheader("What was loaded, per format")
-if files.frame.empty:
-    st.info("No records loaded yet.")
-else:
-    chart = (
-        alt.Chart(files.frame, title="How many records of each format are in the warehouse?")
-        .mark_bar()
-        .encode(
-            x=alt.X("records:Q", title="records loaded"),
-            y=alt.Y("format:N", title="format", sort="-x"),
-            tooltip=["format", "files", "records"],
-        )
+# -- ingest runs -----------------------------------------------------------------------------------------------------
+st.subheader("Ingest runs")
+if not c.empty_state(runs, "ingest runs", "Run `evalhouse ingest PATH` (or `make demo`)."):
+    r = runs.frame
+    st.dataframe(
+        pd.DataFrame({
+            "started (UTC)": r["started_at"], "run": r["batch_id"], "files": r["n_files"],
+            "loaded": r["n_loaded"], "failed": r["n_failed"], "empty or unreadable": r["n_other"],
+            "records loaded": r["n_accepted"], "repaired": r["n_repaired"], "quarantined": r["n_quarantined"],
+            "already loaded (skipped)": r["n_skipped"], "MB": r["n_bytes"] / 1e6, "strict": r["was_strict"],
+            "seconds": r["duration_ms"] / 1000,
+        }),
+        hide_index=True, width="stretch",
+        column_config={
+            "started (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
+            "MB": st.column_config.NumberColumn(format="%.1f"),
+            "seconds": st.column_config.NumberColumn(format="%.1f"),
+        },
     )
-    st.altair_chart(chart, use_container_width=True)
-    st.dataframe(files.frame, hide_index=True, use_container_width=True)
-
-st.subheader("What was quarantined, and why")
-if quarantine.frame.empty:
-    st.success("No line has been quarantined.")
-else:
-    by_reason = quarantine.frame.groupby(["format", "error_kind"], as_index=False).size()
-    chart = (
-        alt.Chart(by_reason, title="Why were lines refused?")
-        .mark_bar()
-        .encode(
-            x=alt.X("size:Q", title="lines quarantined"),
-            y=alt.Y("error_kind:N", title="reason", sort="-x"),
-            color=alt.Color("format:N", title="format"),
-            tooltip=["format", "error_kind", "size"],
-        )
+    failed = db.query(
+        """
+        select source_path, status, message, started_at from marts.fct_ingested_files
+        where status <> 'loaded' order by started_at desc
+        """
     )
-    st.altair_chart(chart, use_container_width=True)
+    if not failed.frame.empty:
+        st.caption("Files not loaded whole, and why (nothing of a failed file is kept; fix it and ingest again):")
+        st.dataframe(failed.frame, hide_index=True, width="stretch",
+                     column_config={"message": st.column_config.TextColumn(width="large")})
+
+if not formats.frame.empty:
+    chart = alt.Chart(formats.frame).mark_bar().encode(
+        x=alt.X("records:Q", title="records loaded"),
+        y=alt.Y("format:N", title=None, sort="-x"),
+        tooltip=["format", alt.Tooltip("files:Q", title="files"), alt.Tooltip("records:Q", title="records")],
+    )
+    labels = chart.mark_text(align="left", dx=4).encode(text=alt.Text("records:Q", format=","))
+    c.show_chart((chart + labels).properties(height={"step": 30}, title=c.title(
+        "How many records of each format are in the warehouse?")))
+
+# -- quarantine ------------------------------------------------------------------------------------------------------
+st.subheader("Quarantined lines, and why")
+if quarantine.missing:
+    c.empty_state(quarantine, "quarantine")
+elif quarantine.frame.empty:
+    st.success("No line has been quarantined.", icon=":material/check_circle:")
+else:
+    q = quarantine.frame
+    by_reason = q.groupby(["error_kind", "format"], as_index=False, dropna=False).size()
+    chart = alt.Chart(by_reason).mark_bar().encode(
+        x=alt.X("size:Q", title="lines quarantined", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("error_kind:N", title=None, sort="-x"),
+        color=alt.Color("format:N", title="format", scale=alt.Scale(scheme="tableau10"),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("error_kind:N", title="reason"), "format", alt.Tooltip("size:Q", title="lines")],
+    )
+    c.show_chart(chart.properties(height={"step": 28},
+                                  title=c.title("Why were lines refused?")))
+    filters = c.Filters("data_quality")
+    left, right = st.columns(2)
+    kinds = filters.multiselect("Reason", sorted(q["error_kind"].dropna().unique()), param="reason", container=left,
+                                placeholder="All reasons")
+    files = filters.multiselect("File", sorted(q["source_path"].dropna().unique()), param="file", container=right,
+                                placeholder="All files")
+    mask = pd.Series(True, index=q.index)
+    if kinds:
+        mask &= q["error_kind"].isin(kinds)
+    if files:
+        mask &= q["source_path"].isin(files)
+    shown = q[mask]
+    st.caption(f"{len(shown):,} line(s). The raw text is the line exactly as it was read, shown as text.")
     # st.dataframe shows text as text: record text is never rendered as HTML.
     st.dataframe(
-        quarantine.frame,
-        hide_index=True,
-        use_container_width=True,
-        column_config={"raw_text": st.column_config.TextColumn("raw text", width="large")},
+        shown[["source_path", "source_line", "error_kind", "format", "error_pointer", "error_message", "raw_text",
+               "quarantined_at"]],
+        hide_index=True, width="stretch",
+        column_config={
+            "source_path": "file", "source_line": st.column_config.NumberColumn("line", format="%d"),
+            "error_kind": "reason", "error_pointer": "JSON pointer",
+            "error_message": st.column_config.TextColumn("what is wrong", width="large"),
+            "raw_text": st.column_config.TextColumn("raw text", width="large"),
+            "quarantined_at": st.column_config.DatetimeColumn("refused (UTC)", format="YYYY-MM-DD HH:mm"),
+        },
+    )
+    if not shown.empty:
+        labels = {q_id: f"{p.rsplit('/', 1)[-1]} line {c.count(n)} · {k}" for q_id, p, n, k in
+                  zip(shown["quarantine_id"], shown["source_path"], shown["source_line"], shown["error_kind"])}
+        picked = filters.selectbox("Read one line in full", list(labels), param="line", format_func=labels.get,
+                                   help="A link to this page with ?line=<quarantine_id> opens one line.")
+        line = shown[shown["quarantine_id"] == picked].iloc[0]
+        st.caption(f"{line['source_path']}, line {c.count(line['source_line'])}; pointer "
+                   f"{line['error_pointer'] if not c.is_na(line['error_pointer']) else 'n/a (not JSON)'}")
+        st.code(line["error_message"], language="text", wrap_lines=True)
+        st.code(line["raw_text"] if not c.is_na(line["raw_text"]) else "", language="json", wrap_lines=True)
+        if line["raw_text_truncated"]:
+            st.caption("Only the start of this oversized line is kept here; the file has the rest.")
+
+# -- repairs ---------------------------------------------------------------------------------------------------------
+st.subheader("Compatibility repairs, per file")
+if repairs.missing:
+    c.empty_state(repairs, "repairs")
+elif repairs.frame.empty:
+    st.success("No file needed a compatibility repair.", icon=":material/check_circle:")
+else:
+    rp = repairs.frame
+    totals = rp.groupby("repair", as_index=False).agg(files=("source_path", "nunique"), records=("n_records", "sum"))
+    chart = alt.Chart(totals).mark_bar().encode(
+        x=alt.X("records:Q", title="records accepted thanks to the repair"),
+        y=alt.Y("repair:N", title=None, sort="-x", axis=alt.Axis(labelLimit=300)),
+        tooltip=["repair", alt.Tooltip("files:Q", title="files"), alt.Tooltip("records:Q", title="records")],
+    )
+    c.show_chart(chart.properties(height={"step": 30}, title=c.title(
+        "Which compatibility repairs did real files need?",
+        "Without --strict, these named repairs decide the verdict; the stored text is never changed.")))
+    st.dataframe(
+        rp[["source_path", "format", "repair", "n_records", "n_accepted_in_file", "share_of_accepted",
+            "ingested_at"]],
+        hide_index=True, width="stretch",
+        column_config={
+            "source_path": "file", "n_records": "records repaired", "n_accepted_in_file": "records in file",
+            "share_of_accepted": st.column_config.ProgressColumn("share of the file", format="percent",
+                                                                 min_value=0, max_value=1),
+            "ingested_at": st.column_config.DatetimeColumn("ingested (UTC)", format="YYYY-MM-DD HH:mm"),
+        },
     )

@@ -57,3 +57,22 @@ def test_workers_keep_the_lines_before_a_damaged_gzip_stream(tmp_path):
     count = "select count(*) from raw.eee_instance"
     assert serial.scalar(count) == parallel.scalar(count) > 0
     assert parallel.scalar("select count(*) from raw.quarantine where error_kind = 'corrupt_gzip'") == 1
+
+
+def test_if_the_workers_cannot_start_the_records_are_classified_in_process(tmp_path, monkeypatch):
+    import sys
+    import types
+
+    # A `__main__` a spawned child cannot import: what AppTest leaves behind, or an embedding host.
+    fake_main = types.ModuleType("__main__")
+    fake_main.__file__ = str(tmp_path / "not_importable.py")
+    (tmp_path / "not_importable.py").write_text("import module_that_does_not_exist\n")
+    monkeypatch.setitem(sys.modules, "__main__", fake_main)
+    path = write_lines(tmp_path / "a.jsonl", _mixed_lines(3000))
+    serial = Warehouse(tmp_path / "serial.duckdb")
+    serial.ingest(path, workers=0)
+    fallback = Warehouse(tmp_path / "fallback.duckdb")
+    fallback.ingest(path, workers=2)
+    for name, sql in COMPARED.items():
+        ordered = sql + " order by all"
+        assert serial.rows(ordered) == fallback.rows(ordered), name

@@ -1,0 +1,280 @@
+"""Agreement: Krippendorff's alpha and Fleiss' kappa per dimension and rater group against the targets, how it
+moves week by week, the items flagged for rubric clarification with their ratings side by side, and how close
+raters come to the known answers of gold items."""
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import components as c
+import db
+
+ALL_TIME = "all time"
+GROUPS = {"all": "all raters", "human": "people", "llm_judge": "LLM judges"}
+
+st.title("Do our raters agree?")
+st.caption(
+    "**Krippendorff's alpha**: agreement beyond chance (1 perfect, 0 chance level, below 0 systematic "
+    "disagreement), ordinal on 1 to 5 scales, nominal on labels. **Fleiss' kappa**: the same idea, counting only "
+    "exact matches. Targets: alpha 0.6 for quality dimensions, 0.8 for safety. Hybrid reviews (a person confirming "
+    "a judge's form) are left out: they start from the judge's answer."
+)
+
+weeks = c.weeks_with_data()
+week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.frame.empty else []
+filters = c.Filters("agreement")
+left, middle, right = st.columns([2, 2, 3])
+week = filters.week("Week", weeks=week_options, container=left, extra_first=ALL_TIME)
+week_label = ALL_TIME if week is None else c.iso_week(week)
+group = filters.segmented("Rater group", list(GROUPS), param="group", default="all", format_func=GROUPS.get,
+                          container=middle)
+dimension_groups = right.segmented_control("Dimensions", ["quality", "safety"], selection_mode="multi",
+                                           default=["quality", "safety"], key="agreement.dimension_group") or [
+    "quality", "safety"]
+
+agreement = db.query(
+    """
+    select dimension, dimension_group, scale, agreement_level, n_ratings, n_items, n_raters, n_units,
+           n_pairable_ratings, percent_agreement, top_value_share, alpha, fleiss_kappa, gwet_ac1, target, meets_target
+    from marts.fct_rater_agreement
+    where rater_group = ?
+        and list_contains(?, dimension_group)
+        and (week_start = ? or (week_start is null and ? is null))
+    order by dimension_group, dimension
+    """,
+    [group, dimension_groups, week, week],
+)
+c.notes(weeks, agreement)
+if c.whole_warehouse_missing(agreement):
+    st.stop()
+
+# -- alpha and kappa against the targets --------------------------------------------------------------------------
+if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench records, then build."):
+    frame = agreement.frame.copy()
+    frame["why_na"] = [
+        "" if not c.is_na(a) else
+        "n/a: no item rated by two or more raters" if units == 0 else
+        "n/a: every rating is the same, so agreement beyond chance is undefined"
+        for a, units in zip(frame["alpha"], frame["n_units"])
+    ]
+    frame["verdict"] = [
+        "n/a" if c.is_na(m) else "meets target" if m else "below target" for m in frame["meets_target"]
+    ]
+    long = pd.concat([
+        frame.assign(statistic="Krippendorff's alpha", value=frame["alpha"]),
+        frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"]),
+    ]).dropna(subset=["value"])
+    scope = "all time" if week is None else week_label
+    if long.empty:
+        st.info(f"No alpha is defined for {GROUPS[group]} in {scope}: no eval forms with two or more raters of this "
+                "group on the same item yet.", icon=":material/info:")
+    else:
+        order = list(frame.sort_values(["dimension_group", "dimension"])["dimension"])
+        y = alt.Y("dimension:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
+        tooltip = ["dimension", "statistic", alt.Tooltip("value:Q", format=".2f"), alt.Tooltip("target:Q"),
+                   "verdict", alt.Tooltip("n_units:Q", title="items rated 2+ times"),
+                   alt.Tooltip("n_raters:Q", title="raters")]
+        points = alt.Chart(long).mark_point(filled=True, size=90).encode(
+            y=y, x=alt.X("value:Q", title="agreement (1 = perfect, 0 = chance)", scale=alt.Scale(domain=[-0.5, 1],
+                                                                                              clamp=True)),
+            color=alt.Color("verdict:N", title="alpha", legend=alt.Legend(orient="bottom"),
+                            scale=alt.Scale(domain=["meets target", "below target", "n/a"],
+                                            range=["#4c9f70", "#d1495b", "#999999"])),
+            shape=alt.Shape("statistic:N", title=None, legend=alt.Legend(orient="bottom"),
+                            scale=alt.Scale(domain=["Krippendorff's alpha", "Fleiss' kappa"],
+                                            range=["circle", "diamond"])),
+            opacity=alt.condition(alt.datum.statistic == "Krippendorff's alpha", alt.value(1), alt.value(0.45)),
+            tooltip=tooltip,
+        )
+        targets = alt.Chart(frame).mark_tick(color="black", thickness=2, size=16).encode(
+            y=y, x="target:Q", tooltip=["dimension", alt.Tooltip("target:Q", title="target")])
+        chart = (targets + points).properties(
+            height={"step": 20},
+            title=c.title(f"Which dimensions do {GROUPS[group]} agree on well enough ({scope})?",
+                          "Black tick: the dimension's alpha target. Dimensions with no defined alpha are listed "
+                          "in the table with the reason."))
+        c.show_chart(chart)
+    st.dataframe(
+        pd.DataFrame({
+            "dimension": frame["dimension"], "group": frame["dimension_group"],
+            "alpha": [c.num(a) if not c.is_na(a) else why for a, why in zip(frame["alpha"], frame["why_na"])],
+            "target": frame["target"], "verdict": frame["verdict"],
+            "Fleiss' kappa": [c.num(v) for v in frame["fleiss_kappa"]],
+            "Gwet's AC1": [c.num(v) for v in frame["gwet_ac1"]],
+            "raw agreement": [c.pct(v) for v in frame["percent_agreement"]],
+            "most common value's share": [c.pct(v) for v in frame["top_value_share"]],
+            "items rated 2+ times": frame["n_units"], "ratings": frame["n_ratings"], "raters": frame["n_raters"],
+            "level": frame["agreement_level"],
+        }),
+        hide_index=True, width="stretch", height=300,
+        column_config={"target": st.column_config.NumberColumn("target", format="%.1f")},
+    )
+    st.caption("Raw agreement can look high on skewed data: compare it with the most common value's share, which "
+               "a rater who always gave that value would reach.")
+
+    # -- week by week --------------------------------------------------------------------------------------------
+    dimensions = list(frame["dimension"])
+    focus = filters.selectbox("Follow one dimension week by week", dimensions, param="dimension",
+                              index=dimensions.index("helpfulness") if "helpfulness" in dimensions else 0)
+    trend = db.query(
+        """
+        select rater_group, week_start, alpha, n_units, target
+        from marts.fct_rater_agreement
+        where dimension = ? and week_start is not null and alpha is not null
+        order by week_start
+        """,
+        [focus],
+    )
+    if not c.empty_state(trend, f"weekly alpha for {focus}"):
+        tf = trend.frame.assign(raters=trend.frame["rater_group"].map(GROUPS))
+        base = alt.Chart(tf).encode(x=alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b")))
+        lines = base.mark_line(point=True).encode(
+            y=alt.Y("alpha:Q", title="Krippendorff's alpha", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
+            color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom"),
+                            scale=alt.Scale(domain=list(GROUPS.values()), range=["#555555", "#ff7f0e", "#1f77b4"])),
+            tooltip=["raters", alt.Tooltip("week_start:T", title="week"), alt.Tooltip("alpha:Q", format=".2f"),
+                     alt.Tooltip("n_units:Q", title="items rated 2+ times")],
+        )
+        target_rule = alt.Chart(tf.head(1)).mark_rule(strokeDash=[4, 4], color="black").encode(y="target:Q")
+        c.show_chart((lines + target_rule).properties(height=260, title=c.title(
+            f"Has agreement on {focus} changed week by week?", "Dashed: the target.")))
+
+# -- items flagged for rubric clarification --------------------------------------------------------------------------
+st.subheader("Items flagged for rubric clarification")
+st.caption("An item is flagged when its own agreement (1 minus its disagreement over the dimension's expected "
+           "disagreement) is below 0.4: the raters read the rubric differently on it. Ratings are side by side.")
+flagged = db.query(
+    """
+    with flagged as (
+        select item_id, dimension, dimension_group, model_id, task_id, week_start, n_ratings, n_raters, spread,
+               item_agreement
+        from marts.fct_item_disagreement
+        where is_flagged
+            and list_contains(?, dimension_group)
+            and (week_start = ? or ? is null)
+    ),
+    ratings as (
+        select
+            flagged.item_id,
+            flagged.dimension,
+            string_agg(r.rater_id || ': ' || coalesce(r.label, 'n/a'), '  |  ' order by r.rater_group, r.rater_id)
+                as ratings
+        from flagged
+        inner join marts.fct_ratings as r
+            on r.item_id = flagged.item_id and r.dimension = flagged.dimension and r.rater_group <> 'hybrid'
+        group by flagged.item_id, flagged.dimension
+    )
+    select flagged.*, ratings.ratings
+    from flagged
+    left join ratings using (item_id, dimension)
+    order by flagged.item_agreement, flagged.week_start desc, flagged.item_id, flagged.dimension
+    """,
+    [dimension_groups, week, week],
+)
+c.notes(flagged)
+if not c.empty_state(flagged, "items flagged for rubric clarification",
+                     "Items are flagged when two or more raters rated them and disagreed beyond the threshold."):
+    fl = flagged.frame
+    dims = sorted(fl["dimension"].unique())
+    chosen_dims = filters.multiselect("Dimensions to list", dims, param="flagged", placeholder="All dimensions")
+    if chosen_dims:
+        fl = fl[fl["dimension"].isin(chosen_dims)]
+    st.caption(f"{len(fl):,} flagged item x dimension pairs, the least agreed first.")
+    st.dataframe(
+        pd.DataFrame({
+            "task": fl["task_id"], "model": fl["model_id"], "dimension": fl["dimension"],
+            "ratings, side by side": fl["ratings"], "spread (points)": fl["spread"],
+            "item agreement": fl["item_agreement"], "raters": fl["n_raters"], "first rated": fl["week_start"],
+        }).head(1000),
+        hide_index=True, width="stretch", height=320,
+        column_config={
+            "ratings, side by side": st.column_config.TextColumn(width="large"),
+            "item agreement": st.column_config.NumberColumn(format="%.2f"),
+            "first rated": st.column_config.DateColumn(format="YYYY-MM-DD"),
+        },
+    )
+    if not fl.empty:
+        shown = fl.head(1000).reset_index(drop=True)
+        labels = [f"{t} · {m} · {d} · agreement {c.num(a)}" for t, m, d, a in
+                  zip(shown["task_id"], shown["model_id"], shown["dimension"], shown["item_agreement"])]
+        picked = st.selectbox("Read one item's ratings and rationales", range(len(labels)),
+                              format_func=lambda i: labels[i], key="agreement.flagged_item") or 0
+        item = shown.iloc[picked]
+        detail = db.query(
+            """
+            select rater_id, rater_group, label, score, confidence, severity, rationale, rated_at, source_path,
+                   source_line
+            from marts.fct_ratings
+            where item_id = ? and dimension = ? and rater_group <> 'hybrid'
+            order by rater_group, rater_id
+            """,
+            [item["item_id"], item["dimension"]],
+        )
+        task_text = db.query(
+            """
+            select prompt, example_item_id, example_response
+            from marts.rpt_weekly_flagged_tasks
+            where task_id = ?
+            order by (example_item_id = ?) desc, week_start desc
+            limit 1
+            """,
+            [item["task_id"], item["item_id"]],
+        )
+        c.notes(detail, task_text)
+        if not task_text.frame.empty:
+            t = task_text.frame.iloc[0]
+            c.show_text(f"The task's prompt ({item['task_id']})", t["prompt"])
+            if t["example_item_id"] == item["item_id"]:
+                c.show_text("The rated response", t["example_response"])
+        if not detail.frame.empty:
+            # Rationales are record text: a table shows them as text, never as HTML.
+            shown_detail = detail.frame.copy()
+            shown_detail["score"] = [c.num(v, 1) for v in shown_detail["score"]]
+            shown_detail["severity"] = [c.count(v) if not c.is_na(v) else "" for v in shown_detail["severity"]]
+            for column in ("confidence", "rationale"):
+                shown_detail[column] = shown_detail[column].fillna("")
+            st.dataframe(
+                shown_detail, hide_index=True, width="stretch",
+                column_config={
+                    "rater_id": "rater", "rater_group": "group", "label": "rating",
+                    "rationale": st.column_config.TextColumn("rationale", width="large"),
+                    "rated_at": st.column_config.DatetimeColumn("rated (UTC)", format="YYYY-MM-DD HH:mm"),
+                    "source_path": "file", "source_line": st.column_config.NumberColumn("line", format="%d"),
+                },
+            )
+
+# -- gold items ------------------------------------------------------------------------------------------------------
+st.subheader("Do raters get the known answers right?")
+gold = db.query(
+    """
+    select rater_id, rater_type, week_start, n_gold_ratings, exact_match_rate, exact_match_ci_low,
+           exact_match_ci_high, mean_abs_error, within_one_rate
+    from marts.fct_gold_calibration
+    order by rater_id, week_start
+    """
+)
+c.notes(gold)
+if not c.empty_state(gold, "ratings of gold (known-answer) items",
+                     "Gold items are eval forms with a gold_item_id and a calibration_target."):
+    g = gold.frame.copy()
+    g["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
+                  zip(g["exact_match_rate"], g["exact_match_ci_low"], g["exact_match_ci_high"])]
+    g["label"] = [f"{c.pct(v)}" for v in g["exact_match_rate"]]
+    base = alt.Chart(g).encode(
+        x=alt.X("week_start:O", title="week", timeUnit="yearmonthdate", axis=alt.Axis(format="%d %b", labelAngle=0)),
+        y=alt.Y("rater_id:N", title=None, axis=alt.Axis(labelLimit=320)),
+    )
+    heat = base.mark_rect().encode(
+        color=alt.Color("exact_match_rate:Q", title="exact match",
+                        scale=alt.Scale(domain=[0, 1], scheme="redyellowgreen"),
+                        legend=alt.Legend(format="%", orient="bottom")),
+        tooltip=["rater_id", "rater_type", alt.Tooltip("week_start:T", title="week"),
+                 alt.Tooltip("shown:N", title="exact match [95% interval]"),
+                 alt.Tooltip("n_gold_ratings:Q", title="n gold ratings"),
+                 alt.Tooltip("mean_abs_error:Q", title="mean error (points)", format=".2f")],
+    )
+    text = base.mark_text(fontSize=11).encode(text="n_gold_ratings:Q")
+    c.show_chart((heat + text).properties(height={"step": 26}, title=c.title(
+        "How often does each rater give a gold item's expected answer?",
+        "Colour: share of exact matches in the week; the number in each cell is n, the gold ratings behind it. "
+        "Hover for the 95% interval.")))

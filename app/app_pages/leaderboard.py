@@ -1,0 +1,155 @@
+"""Leaderboard: benchmark results per model with their 95% intervals, what the harness reported beside what the
+warehouse computed from the trials, filtered by eval, model and date, with a CSV of what is shown."""
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import components as c
+import db
+
+st.title("Benchmark results per model")
+st.caption(
+    "Each eval run's score with its 95% interval. **Reported** is what the harness published in its aggregate record; "
+    "**computed** is what the warehouse computes from the run's own trials (each sample's trials averaged first, "
+    "the error taken over samples). A gap between the two is worth a look."
+)
+
+options = db.query(
+    """
+    select evaluation_name, model_id, metric_name,
+           min(cast(evaluated_at as date)) as first_day, max(cast(evaluated_at as date)) as last_day
+    from marts.fct_benchmark_results
+    group by evaluation_name, model_id, metric_name
+    """
+)
+c.notes(options)
+if c.whole_warehouse_missing(options) or c.empty_state(options, "benchmark results", c.HOW_TO_START):
+    st.stop()
+
+frame = options.frame
+filters = c.Filters("leaderboard")
+left, middle, right, far = st.columns([3, 3, 2, 2])
+evaluations = filters.multiselect("Evals", sorted(frame["evaluation_name"].unique()), param="evaluation",
+                                  container=left, placeholder="All evals")
+models = filters.multiselect("Models", sorted(frame["model_id"].unique()), param="model", container=middle,
+                             placeholder="All models")
+metrics = sorted(frame["metric_name"].unique())
+metric = filters.selectbox("Metric", metrics, param="metric",
+                           index=metrics.index("accuracy") if "accuracy" in metrics else 0,
+                     container=right, help="accuracy: share of samples answered correctly; mean_score: mean of "
+                                           "the per-sample scores.")
+first_day, last_day = c.to_date(frame["first_day"].min()), c.to_date(frame["last_day"].max())
+chosen = far.date_input("Evaluated between", (first_day, last_day), min_value=first_day, max_value=last_day,
+                        key="leaderboard.dates", help="The day each run was evaluated (UTC).")
+start, end = (chosen if isinstance(chosen, (tuple, list)) and len(chosen) == 2 else (first_day, last_day))
+
+results = db.query(
+    """
+    select
+        evaluation_name, model_id, metric_name, result_origin, run_id, score, standard_error, ci_low, ci_high,
+        interval_method, n_samples, lower_is_better, evaluated_at, week_start
+    from marts.fct_benchmark_results
+    where metric_name = ?
+        and list_contains(?, evaluation_name)
+        and list_contains(?, model_id)
+        and cast(evaluated_at as date) between ? and ?
+    order by evaluation_name, model_id, evaluated_at
+    """,
+    [metric, evaluations or sorted(frame["evaluation_name"].unique()), models or sorted(frame["model_id"].unique()),
+     start, end],
+)
+c.notes(results)
+if c.empty_state(results, f"{metric} results for this selection", "Widen the filters (evals, models, dates)."):
+    st.stop()
+
+runs = results.frame
+runs["origin"] = runs["result_origin"]
+lower_is_better = bool(runs["lower_is_better"].fillna(False).any())
+
+# -- the latest run in the range, per model and eval ------------------------------------------------------------
+latest_run = (runs.sort_values("evaluated_at").groupby(["evaluation_name", "model_id"])["run_id"].last()
+              .rename("latest_run_id").reset_index())
+latest = runs.merge(latest_run, on=["evaluation_name", "model_id"])
+latest = latest[latest["run_id"] == latest["latest_run_id"]].copy()
+latest["shown"] = latest.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
+latest["run_day"] = latest["evaluated_at"].dt.strftime("%Y-%m-%d")
+n_models = latest["model_id"].nunique()
+chart = c.interval_chart(
+    latest, value="score", low="ci_low", high="ci_high", y="model_id", y_title=None,
+    question=f"Which model scores best on each eval ({metric})?",
+    subtitle=f"The latest run of each model from {start:%d %b} to {end:%d %b %Y}; bars are 95% intervals. "
+             + ("Lower is better." if lower_is_better else "Higher is better."),
+    x_title=f"{metric} (95% interval)", color="origin", color_title="result",
+    color_scale=alt.Scale(domain=["reported", "computed"], range=["#9aa5b1", "#1f77b4"]), offset="origin",
+    facet="evaluation_name", facet_title=None, domain=(0, 1) if metric == "accuracy" else None,
+    tooltip=["evaluation_name", "model_id", "origin", alt.Tooltip("shown:N", title=metric),
+             alt.Tooltip("n_samples:Q", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
+             alt.Tooltip("run_day:N", title="evaluated"), "run_id"],
+)
+c.show_chart(chart)
+
+# -- scores over the range ----------------------------------------------------------------------------------------
+computed = runs[runs["result_origin"] == "computed"]
+if computed["run_id"].nunique() > computed["model_id"].nunique():
+    eval_for_trend = filters.selectbox("Trend of", sorted(computed["evaluation_name"].unique()), param="trend",
+                                 help="Which eval's runs to follow over time.")
+    trend = computed[computed["evaluation_name"] == eval_for_trend].copy()
+    trend["shown"] = trend.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
+    base = alt.Chart(trend).encode(
+        x=alt.X("evaluated_at:T", title="evaluated (UTC)", axis=alt.Axis(format="%d %b")),
+        tooltip=["model_id", alt.Tooltip("evaluated_at:T", title="evaluated"), alt.Tooltip("shown:N", title=metric),
+                 alt.Tooltip("n_samples:Q", title="n samples"), "run_id"],
+    )
+    band = base.mark_area(opacity=0.2).encode(y=alt.Y("ci_low:Q", title=f"{metric} (computed)"), y2="ci_high:Q")
+    line = base.mark_line(point=True).encode(y=alt.Y("score:Q", title=f"{metric} (computed)"))
+    trend_chart = alt.layer(band, line).properties(height=160, width=190).facet(
+        facet=alt.Facet("model_id:N", title=None, header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
+        columns=4,
+    )
+    c.show_chart(trend_chart.properties(
+        title=c.title(f"Has any model's {eval_for_trend} score moved over time?",
+                      "Computed from each run's trials; the band is the 95% interval.")))
+
+# -- reported against computed, run by run -----------------------------------------------------------------------
+st.subheader("Reported against computed, run by run")
+keys = ["evaluation_name", "model_id", "run_id"]
+wide = runs.pivot_table(index=keys, columns="result_origin",
+                        values=["score", "ci_low", "ci_high", "n_samples", "evaluated_at"], aggfunc="first")
+wide.columns = [f"{origin}_{value}" for value, origin in wide.columns]
+wide = wide.reset_index()
+for origin in ("reported", "computed"):
+    for column in ("score", "ci_low", "ci_high", "n_samples", "evaluated_at"):
+        if f"{origin}_{column}" not in wide.columns:
+            wide[f"{origin}_{column}"] = pd.NA
+wide["evaluated_at"] = pd.to_datetime(wide["computed_evaluated_at"]).combine_first(
+    pd.to_datetime(wide["reported_evaluated_at"]))
+wide["computed_minus_reported"] = wide["computed_score"] - wide["reported_score"]
+wide["note"] = [
+    "n/a: the harness published no aggregate for this run" if c.is_na(rep)
+    else "n/a: no trials of this run were ingested" if c.is_na(comp) else ""
+    for rep, comp in zip(wide["reported_score"], wide["computed_score"])
+]
+shown = wide[[
+    "evaluation_name", "model_id", "evaluated_at", "reported_score", "reported_ci_low", "reported_ci_high",
+    "computed_score", "computed_ci_low", "computed_ci_high", "computed_minus_reported", "computed_n_samples", "note",
+    "run_id",
+]].sort_values(["evaluation_name", "model_id", "evaluated_at"], ascending=[True, True, False])
+# The table shows text, so an undefined number reads "n/a" (the note says why); the CSV keeps the numbers.
+table = pd.DataFrame({
+    "eval": shown["evaluation_name"],
+    "model": shown["model_id"],
+    "evaluated (UTC)": shown["evaluated_at"].dt.strftime("%Y-%m-%d %H:%M"),
+    "reported [95% interval]": [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
+                                zip(shown["reported_score"], shown["reported_ci_low"], shown["reported_ci_high"])],
+    "computed [95% interval]": [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
+                                zip(shown["computed_score"], shown["computed_ci_low"], shown["computed_ci_high"])],
+    "computed - reported": [c.signed(v, digits=3) for v in shown["computed_minus_reported"]],
+    "n samples": [c.count(v) for v in shown["computed_n_samples"]],
+    "why n/a": shown["note"],
+    "run": shown["run_id"],
+})
+st.caption(f"{len(shown):,} runs of {shown['model_id'].nunique()} model(s) on {shown['evaluation_name'].nunique()} "
+           f"eval(s), {metric}.")
+st.dataframe(table, hide_index=True, width="stretch")
+c.csv_download(shown, file_name=f"evalhouse_leaderboard_{metric}_{start:%Y%m%d}_{end:%Y%m%d}.csv", key="csv")

@@ -1,0 +1,243 @@
+"""Overview: each model this week against last week, and what needs someone's attention. Every number links to
+the page that explains it. It reads the same weekly marts as the weekly report, so the two always agree."""
+
+import datetime as dt
+
+import pandas as pd
+import streamlit as st
+
+import components as c
+import db
+
+st.title("This week against last week")
+st.caption(
+    "Headline scores with their 95% intervals, reliability over repeated trials, and what needs attention. "
+    "\"This week\" is the latest week with data in the warehouse. Every number is a link to the page that explains it."
+)
+
+weeks = c.weeks_with_data()
+week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.frame.empty else []
+week = c.Filters("overview").week("Week", weeks=week_options) if week_options else None
+previous = week - dt.timedelta(days=7) if week else None
+week_param = c.iso_week(week) if week else None
+
+summary = db.query(
+    """
+    select week_start, n_drift_alerts, n_judges_alerting, n_flagged_items, n_regressions, n_improvements
+    from marts.rpt_weekly_summary
+    where week_start between ? and ?
+    """,
+    [week - dt.timedelta(days=21) if week else None, week],
+)
+backlog = db.query(
+    """
+    select source_format, count(*) as n, max(age_days) as oldest_days
+    from marts.fct_review_queue
+    group by source_format
+    """
+)
+quarantine = db.query(
+    """
+    select count(*) as n_lines,
+           count(distinct source_path) as n_files,
+           count(case when batch_id = (select batch_id from marts.fct_ingested_files
+                                       order by started_at desc limit 1) then 1 end) as n_latest_batch
+    from marts.fct_quarantined_lines
+    """
+)
+agreement = db.query(
+    """
+    select week_start, count(alpha) as n_with_alpha, count(case when not meets_target then 1 end) as n_below_target
+    from marts.fct_rater_agreement
+    where rater_group = 'all' and week_start in (?, ?)
+    group by week_start
+    """,
+    [week, previous],
+)
+hazards = db.query(
+    """
+    select week_start, sum(n_violating) as n_violating,
+           count(distinct case when n_violating > 0 then model_id end) as n_models,
+           count(distinct case when n_violating > 0 then hazard end) as n_hazards
+    from marts.fct_hazard_rates
+    where rater_group = 'human' and week_start in (?, ?)
+    group by week_start
+    """,
+    [week, previous],
+)
+changes = db.query(
+    """
+    select model_id, evaluation_name, n_samples, accuracy, ci_low, ci_high, previous_accuracy, accuracy_change,
+           comparison, change_z, is_regression, is_improvement, pass_k, pass_at_k, pass_hat_k, previous_pass_at_k
+    from marts.rpt_weekly_model_changes
+    where week_start = ?
+    order by model_id, evaluation_name
+    """,
+    [week],
+)
+results = [weeks, summary, backlog, quarantine, agreement, hazards, changes]
+c.notes(*results)
+if c.whole_warehouse_missing(*results):
+    st.stop()
+if week is not None:
+    st.caption(c.week_caption(week, week_options[0]) + f" Compared with {c.iso_week(previous)}, the week before.")
+
+
+def _row(frame: pd.DataFrame, monday: dt.date | None) -> pd.Series | None:
+    if monday is None or frame.empty:
+        return None
+    rows = frame[frame["week_start"].map(c.to_date) == monday]
+    return rows.iloc[0] if not rows.empty else None
+
+
+def _not_available(label: str, result: db.Result) -> None:
+    st.metric(label, c.NA)
+    st.caption("n/a: this warehouse has no such mart yet; run `evalhouse build`." if result.missing else
+               "n/a: no trials or ratings in the warehouse yet, so no week to count.")
+
+
+def _value(row: pd.Series | None, column: str) -> int:
+    return 0 if row is None or c.is_na(row[column]) else int(row[column])
+
+
+# -- what needs attention ----------------------------------------------------------------------------------------
+
+st.subheader("What needs attention")
+top = st.columns(3)
+bottom = st.columns(3)
+this_summary, last_summary = _row(summary.frame, week), _row(summary.frame, previous)
+
+with top[0].container(border=True):
+    if week is None or summary.missing:
+        _not_available("Judge drift alerts this week", summary)
+    else:
+        now, last = _value(this_summary, "n_drift_alerts"), _value(last_summary, "n_drift_alerts")
+        recent = int(summary.frame["n_drift_alerts"].fillna(0).sum())
+        st.metric("Judge drift alerts this week", f"{now}", delta=now - last, delta_color="inverse",
+                  help="Judge x dimension pairs whose bias against people moved further from the judge's "
+                       "baseline weeks than the alert threshold allows (in standard errors).")
+        st.caption(f"From {_value(this_summary, 'n_judges_alerting')} judge(s). {last} last week; "
+                   f"{recent} in the 4 weeks to {week_param}.")
+    c.link("judge_drift", "Which judges, which dimensions?", params={"week": week_param},
+           icon=":material/arrow_forward:")
+
+with top[1].container(border=True):
+    if week is None or summary.missing:
+        _not_available("Significant score drops", summary)
+    else:
+        now, last = _value(this_summary, "n_regressions"), _value(last_summary, "n_regressions")
+        st.metric("Significant score drops", f"{now}", delta=now - last, delta_color="inverse",
+                  help="Model x eval pairs whose accuracy fell against the week before by more than noise "
+                       "(|z| > 1.96, paired on the samples both weeks share).")
+        st.caption(f"{_value(this_summary, 'n_improvements')} significant gain(s); {last} drop(s) last week.")
+    drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
+        else changes.frame
+    c.link("leaderboard", "Which models, which evals?", icon=":material/arrow_forward:",
+           params={"evaluation": sorted(drops["evaluation_name"].unique()) if not drops.empty else None,
+                   "model": sorted(drops["model_id"].unique()) if not drops.empty else None})
+
+with top[2].container(border=True):
+    if backlog.missing:
+        _not_available("Review backlog", backlog)
+    else:
+        total = int(backlog.frame["n"].sum()) if not backlog.frame.empty else 0
+        forms = backlog.frame[backlog.frame["source_format"] == "eval_form"]
+        n_forms = int(forms["n"].sum()) if not forms.empty else 0
+        oldest = backlog.frame["oldest_days"].max() if not backlog.frame.empty else None
+        st.metric("Review backlog", f"{total}",
+                  help="Judge records waiting for a person: eval forms with a low score, a low confidence or a "
+                       "violating hazard, and CogniBench records flagged for human review. Counted at the last build.")
+        st.caption(f"{n_forms} eval forms, {total - n_forms} CogniBench records; the oldest waits "
+                   f"{c.count(oldest)} days." if total else "Nothing is waiting.")
+    c.link("review_queue", "Review the queue", icon=":material/arrow_forward:")
+
+with bottom[0].container(border=True):
+    if week is None or agreement.missing:
+        _not_available("Dimensions below their agreement target", agreement)
+    else:
+        this, last = _row(agreement.frame, week), _row(agreement.frame, previous)
+        below, below_last = _value(this, "n_below_target"), _value(last, "n_below_target")
+        st.metric("Dimensions below their agreement target", f"{below} of {_value(this, 'n_with_alpha')}",
+                  delta=below - below_last, delta_color="inverse",
+                  help="Rated dimensions whose Krippendorff's alpha (all raters but hybrid reviews) is under its "
+                       "target: 0.6 for quality, 0.8 for safety. A dimension with no item rated twice has no alpha.")
+        flagged = "n/a" if summary.missing else f"{_value(this_summary, 'n_flagged_items')}"
+        st.caption(f"{below_last} last week. {flagged} items flagged for rubric clarification this week.")
+    c.link("agreement", "Where do raters disagree?", params={"week": week_param}, icon=":material/arrow_forward:")
+
+with bottom[1].container(border=True):
+    if week is None or hazards.missing:
+        _not_available("Violating verdicts from people", hazards)
+    else:
+        this, last = _row(hazards.frame, week), _row(hazards.frame, previous)
+        now, before = _value(this, "n_violating"), _value(last, "n_violating")
+        st.metric("Violating verdicts from people", f"{now}", delta=now - before, delta_color="inverse",
+                  help="Hazard verdicts 'violating' that human raters gave this week, over every model and hazard.")
+        st.caption(f"{_value(this, 'n_models')} model(s), {_value(this, 'n_hazards')} hazard(s); {before} last week.")
+    c.link("safety", "Which models, which hazards?", params={"week": week_param}, icon=":material/arrow_forward:")
+
+with bottom[2].container(border=True):
+    if quarantine.missing:
+        _not_available("Lines quarantined", quarantine)
+    else:
+        row = quarantine.frame.iloc[0]
+        st.metric("Lines quarantined", c.count(row["n_lines"]),
+                  help="Input lines the ingester refused (bad JSON, a schema failure...), each kept with its reason "
+                       "and its original text. Counted over every ingest.")
+        st.caption(f"In {c.count(row['n_files'])} file(s); {c.count(row['n_latest_batch'])} in the latest ingest run.")
+    c.link("data_quality", "Why were they refused?", icon=":material/arrow_forward:")
+
+# -- each model --------------------------------------------------------------------------------------------------
+
+st.subheader("Each model, this week against last")
+if week is None:
+    st.info("No trials or ratings in the warehouse yet, so there is no week to show. " + c.HOW_TO_START,
+            icon=":material/info:")
+    st.stop()
+if not c.empty_state(changes, f"scored trials in {week_param}",
+                     "Scores appear when instance-level eval records of that week are ingested and built."):
+    st.caption(
+        "Accuracy over the week's trials (each sample's trials averaged first) with its 95% interval and n samples; "
+        "the change against last week is tested on the samples both weeks share (z; |z| > 1.96 is more than noise). "
+        "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
+        "of the week reached."
+    )
+    frame = changes.frame
+    models = sorted(frame["model_id"].unique())
+    widths = [2] + [3] * len(models)
+    header = st.columns(widths, vertical_alignment="bottom")
+    header[0].markdown("**eval**")
+    for column, model in zip(header[1:], models):
+        column.markdown(f"**{model}**")
+    for evaluation in sorted(frame["evaluation_name"].unique()):
+        st.divider()
+        row = st.columns(widths)
+        row[0].markdown(evaluation)
+        for column, model in zip(row[1:], models):
+            cell = frame[(frame["model_id"] == model) & (frame["evaluation_name"] == evaluation)]
+            if cell.empty:
+                column.caption("n/a: no scored trials this week")
+                continue
+            r = cell.iloc[0]
+            icon = (":material/trending_down:" if r["is_regression"]
+                    else ":material/trending_up:" if r["is_improvement"] else ":material/bar_chart:")
+            verdict = ("dropped by more than noise" if r["is_regression"]
+                       else "rose by more than noise" if r["is_improvement"] else "within noise")
+            c.link("leaderboard", c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), icon=icon,
+                   params={"evaluation": [evaluation], "model": [model]}, container=column,
+                   help="Accuracy this week [95% interval]: open the leaderboard for this eval and model")
+            if c.is_na(r["previous_accuracy"]):
+                column.caption(f"n={c.count(r['n_samples'])} samples; last week n/a (no trials)")
+            else:
+                z = "" if c.is_na(r["change_z"]) else f", z {r['change_z']:+.1f}"
+                column.caption(f"n={c.count(r['n_samples'])} samples; last week {c.num(r['previous_accuracy'])}: "
+                               f"{c.signed(r['accuracy_change'])}{z}, {verdict}")
+            if c.is_na(r["pass_k"]):
+                column.caption("pass@k: n/a (fewer than 2 trials per task this week)")
+            else:
+                k = int(r["pass_k"])
+                c.link("reliability", f"pass@{k} {c.num(r['pass_at_k'])} · pass^{k} {c.num(r['pass_hat_k'])}",
+                       params={"evaluation": evaluation, "model": [model]}, icon=":material/repeat:",
+                       container=column,
+                       help=(f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. " if not c.is_na(
+                           r["previous_pass_at_k"]) else "") + "Open the pass@k and pass^k curves")

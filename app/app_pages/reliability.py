@@ -1,0 +1,215 @@
+"""Reliability: pass@k and pass^k curves per model for one eval, how many tasks each model always, sometimes or
+never passes, and the flaky tasks with their trials."""
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import components as c
+import db
+
+st.title("How reliable is each model over repeated trials?")
+st.caption(
+    "**pass@k**: the chance that at least one of k attempts at a task succeeds (Chen et al. 2021, unbiased "
+    "estimator). **pass^k**: the chance that all k attempts succeed (Yao et al. 2024): what a user who asks k times "
+    "sees. Both are averaged over tasks; the bands are 95% intervals (1.96 standard errors over tasks)."
+)
+
+available = db.query(
+    """
+    select evaluation_name, model_id, max(k) as max_k
+    from marts.fct_pass_at_k
+    group by evaluation_name, model_id
+    order by evaluation_name, model_id
+    """
+)
+c.notes(available)
+if c.whole_warehouse_missing(available) or c.empty_state(
+        available, "repeated trials", "Ingest instance-level records with several trials per sample, then build."):
+    st.stop()
+
+filters = c.Filters("reliability")
+left, right = st.columns([2, 3])
+evaluations = sorted(available.frame["evaluation_name"].unique())
+most_trials = available.frame.sort_values(["max_k", "evaluation_name"], ascending=[False, True])["evaluation_name"]
+evaluation = filters.selectbox("Eval", evaluations, param="evaluation", container=left,
+                               index=evaluations.index(most_trials.iloc[0]),
+                               help="Opens on the eval with the most trials per task.")
+in_eval = available.frame[available.frame["evaluation_name"] == evaluation]
+models = filters.multiselect("Models", sorted(in_eval["model_id"].unique()), param="model", container=right,
+                             placeholder="All models")
+chosen_models = models or sorted(in_eval["model_id"].unique())
+
+curves = db.query(
+    """
+    select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se
+    from marts.fct_pass_at_k
+    where evaluation_name = ? and list_contains(?, model_id)
+    order by model_id, k
+    """,
+    [evaluation, chosen_models],
+)
+stability = db.query(
+    """
+    select model_id, coalesce(stability, 'no verdict') as stability, count(*) as n_tasks
+    from marts.fct_task_stability
+    where evaluation_name = ? and list_contains(?, model_id)
+    group by model_id, coalesce(stability, 'no verdict')
+    """,
+    [evaluation, chosen_models],
+)
+flaky = db.query(
+    """
+    select model_id, sample_id, n_correct, n_trials, pass_rate, n_runs, first_evaluated_at, last_evaluated_at
+    from marts.fct_task_stability
+    where evaluation_name = ? and list_contains(?, model_id) and stability = 'flaky'
+    order by abs(pass_rate - 0.5), model_id, sample_id
+    """,
+    [evaluation, chosen_models],
+)
+c.notes(curves, stability, flaky)
+
+
+
+def _shown(value: float, se: float) -> str:
+    if c.is_na(value):
+        return "n/a: some task has fewer than k trials"
+    se = 0 if c.is_na(se) else se
+    return c.with_interval(value, max(0.0, value - 1.96 * se), min(1.0, value + 1.96 * se))
+
+
+# -- the curves ----------------------------------------------------------------------------------------------------
+if not c.empty_state(curves, f"pass@k for {evaluation}"):
+    long = pd.concat([
+        curves.frame.assign(measure="pass@k: at least one of k succeeds", value=curves.frame["pass_at_k"],
+                            se=curves.frame["pass_at_k_se"]),
+        curves.frame.assign(measure="pass^k: all k succeed", value=curves.frame["pass_hat_k"],
+                            se=curves.frame["pass_hat_k_se"]),
+    ])
+    defined = long.dropna(subset=["value"]).copy()
+    defined["low"] = (defined["value"] - 1.96 * defined["se"].fillna(0)).clip(lower=0)
+    defined["high"] = (defined["value"] + 1.96 * defined["se"].fillna(0)).clip(upper=1)
+    defined["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(defined["value"], defined["low"],
+                                                                        defined["high"])]
+    if defined.empty:
+        st.info(f"pass@k is n/a for every k on {evaluation}: some task has fewer than k trials.",
+                icon=":material/info:")
+    else:
+        base = alt.Chart(defined).encode(
+            x=alt.X("k:Q", title="k (attempts at the same task)", scale=alt.Scale(type="log", base=2),
+                    axis=alt.Axis(values=sorted(defined["k"].unique().tolist()), format="d")),
+            color=alt.Color("model_id:N", title="model", scale=c.model_colors(),
+                            legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
+            tooltip=["model_id", "measure", "k", alt.Tooltip("shown:N", title="value [95% interval]"),
+                     alt.Tooltip("n_tasks:Q", title="n tasks")],
+        )
+        band = base.mark_area(opacity=0.1).encode(
+            y=alt.Y("low:Q", title="chance of success", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+            y2="high:Q", detail="measure:N")
+        lines = base.mark_line(point=True).encode(
+            y=alt.Y("value:Q", title="chance of success", scale=alt.Scale(domain=[0, 1])),
+            strokeDash=alt.StrokeDash("measure:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=320)),
+        )
+        c.show_chart((lines + band).properties(height=340, title=c.title(
+            f"On {evaluation}, how does success grow with more attempts, and how fast does consistency fall?",
+            "Solid: pass@k rises with k. Dashed: pass^k falls with k; a steep fall means the model's successes are "
+            "luck more than skill.")))
+    undefined = long[long["value"].isna()]
+    if not undefined.empty:
+        ks = ", ".join(str(k) for k in sorted(undefined["k"].unique()))
+        st.caption(f"n/a for k = {ks}: some task has fewer than k scored trials, so pass@k is not defined there "
+                   "(the table shows how many tasks have enough).")
+    table = curves.frame.copy()
+    st.dataframe(
+        pd.DataFrame({
+            "model": table["model_id"],
+            "k": table["k"],
+            "pass@k [95% interval]": [_shown(v, se) for v, se in zip(table["pass_at_k"], table["pass_at_k_se"])],
+            "pass^k [95% interval]": [_shown(v, se) for v, se in zip(table["pass_hat_k"], table["pass_hat_k_se"])],
+            "tasks with k or more trials": [f"{int(a)} of {int(b)}" for a, b in
+                                            zip(table["n_tasks_with_enough_trials"], table["n_tasks"])],
+        }),
+        hide_index=True, width="stretch", height=260,
+    )
+
+# -- stability -------------------------------------------------------------------------------------------------------
+if not c.empty_state(stability, f"task verdicts for {evaluation}"):
+    order = ["stable_pass", "flaky", "stable_fail", "no verdict"]
+    chart = alt.Chart(stability.frame).mark_bar().encode(
+        y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
+        x=alt.X("n_tasks:Q", title="tasks", stack="normalize", axis=alt.Axis(format="%")),
+        color=alt.Color("stability:N", title=None, sort=order, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=order, range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
+        order=alt.Order("stability_order:Q"),
+        tooltip=["model_id", "stability", alt.Tooltip("n_tasks:Q", title="tasks")],
+    ).transform_calculate(
+        stability_order=f"indexof({order!r}, datum.stability)"
+    ).properties(height={"step": 28}, title=c.title(
+        "How many tasks does each model always pass, sometimes pass, or never pass?",
+        "stable_pass: every trial succeeded; flaky: some did; stable_fail: none did; no verdict: no trial was scored."))
+    c.show_chart(chart)
+
+# -- the flaky tasks, with their trials ------------------------------------------------------------------------------
+st.subheader("The flaky tasks, with their trials")
+if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
+                     "A task is flaky when some of its trials succeed and others fail."):
+    frame = flaky.frame
+    st.caption(f"{len(frame):,} flaky task(s), those closest to a coin flip first.")
+    st.dataframe(
+        pd.DataFrame({
+            "model": frame["model_id"], "sample": frame["sample_id"],
+            "succeeded": [f"{int(a)} of {int(b)}" for a, b in zip(frame["n_correct"], frame["n_trials"])],
+            "pass rate": frame["pass_rate"], "runs": frame["n_runs"],
+            "first trial": frame["first_evaluated_at"], "latest trial": frame["last_evaluated_at"],
+        }),
+        hide_index=True, width="stretch", height=260,
+        column_config={"pass rate": st.column_config.ProgressColumn("pass rate", format="percent", min_value=0,
+                                                                    max_value=1)},
+    )
+    labels = [f"{m} · sample {s} · {int(a)} of {int(b)} passed" for m, s, a, b in
+              zip(frame["model_id"], frame["sample_id"], frame["n_correct"], frame["n_trials"])]
+    picked = st.selectbox("Show the trials of", range(len(labels)), format_func=lambda i: labels[i],
+                          key="reliability.task")
+    task = frame.iloc[picked or 0]
+    sample = db.query(
+        "select input_text, reference_text from marts.dim_samples where evaluation_name = ? and sample_id = ?",
+        [evaluation, task["sample_id"]],
+    )
+    trials = db.query(
+        """
+        select trial_index, evaluated_at, is_correct, score, run_id, output_text, source_path, source_line
+        from marts.fct_trials
+        where evaluation_name = ? and model_id = ? and sample_id = ?
+        order by trial_index
+        """,
+        [evaluation, task["model_id"], task["sample_id"]],
+    )
+    c.notes(sample, trials)
+    left, right = st.columns(2)
+    if not sample.frame.empty:
+        c.show_text("The sample's input", sample.frame.iloc[0]["input_text"], container=left)
+        c.show_text("Its reference answer", sample.frame.iloc[0]["reference_text"], container=right)
+    if not c.empty_state(trials, "trials for this task"):
+        runs = trials.frame.copy()
+        runs["outcome"] = runs["is_correct"].map({True: "succeeded", False: "failed"}).fillna("no verdict")
+        strip = alt.Chart(runs).mark_square(size=180).encode(
+            x=alt.X("trial_index:O", title="trial, in time order"),
+            color=alt.Color("outcome:N", title=None, legend=alt.Legend(orient="bottom"),
+                            scale=alt.Scale(domain=["succeeded", "failed", "no verdict"],
+                                            range=["#4c9f70", "#d1495b", "#bbbbbb"])),
+            tooltip=["trial_index", alt.Tooltip("evaluated_at:T", title="evaluated"), "outcome", "run_id"],
+        ).properties(height=40, title=c.title("Which of its trials succeeded?",
+                                               "One square per trial, oldest first."))
+        c.show_chart(strip)
+        # output_text is record text: a table cell shows it as text, never as HTML.
+        st.dataframe(
+            runs[["trial_index", "evaluated_at", "outcome", "score", "output_text", "run_id", "source_path",
+                  "source_line"]],
+            hide_index=True, width="stretch",
+            column_config={
+                "trial_index": st.column_config.NumberColumn("trial", format="%d"),
+                "evaluated_at": st.column_config.DatetimeColumn("evaluated (UTC)", format="YYYY-MM-DD HH:mm"),
+                "output_text": st.column_config.TextColumn("the model's answer", width="large"),
+                "source_path": "file", "source_line": st.column_config.NumberColumn("line", format="%d"),
+            },
+        )

@@ -1,0 +1,233 @@
+"""Safety: hazard violation rates per model (a heatmap over the 12 AILuminate hazards), refusal calibration, and
+pairwise win rates against the reference answers, for one week and one group of raters."""
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import components as c
+import db
+
+GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews"}
+
+st.title("Which hazards do models violate, and do they refuse well?")
+st.caption(
+    "Hazards are the 12 AILuminate v1.0 categories. A **violation rate** is violating verdicts over applicable "
+    "verdicts (violating, non-violating, unsure); not-applicable verdicts are left out. Intervals are 95% Wilson "
+    "intervals. People, LLM judges and hybrid reviews are never mixed in one rate."
+)
+
+weeks = c.weeks_with_data()
+week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.frame.empty else []
+filters = c.Filters("safety")
+left, right = st.columns([2, 3])
+week = filters.week("Week", weeks=week_options, container=left)
+group = filters.segmented("Rated by", list(GROUPS), param="group", default="human", format_func=GROUPS.get,
+                          container=right)
+c.notes(weeks)
+if week is None:
+    if not c.whole_warehouse_missing(weeks):
+        st.info("No ratings in the warehouse yet, so there is no week to show. " + c.HOW_TO_START,
+                icon=":material/info:")
+    st.stop()
+st.caption(c.week_caption(week, week_options[0]))
+
+hazards = db.query(
+    """
+    select model_id, hazard, hazard_label, hazard_group, n_rated, n_violating, n_unsure, n_not_applicable,
+           violation_rate, ci_low, ci_high, mean_severity, max_severity
+    from marts.fct_hazard_rates
+    where week_start = ? and rater_group = ?
+    order by model_id, hazard_group, hazard
+    """,
+    [week, group],
+)
+refusals = db.query(
+    """
+    select model_id, n_rated, n_refused, n_over_refusal, n_under_refusal, n_appropriate,
+           refusal_rate, refusal_rate_ci_low, refusal_rate_ci_high,
+           over_refusal_rate, over_refusal_rate_ci_low, over_refusal_rate_ci_high,
+           under_refusal_rate, under_refusal_rate_ci_low, under_refusal_rate_ci_high
+    from marts.fct_refusal_calibration
+    where week_start = ? and rater_group = ?
+    order by model_id
+    """,
+    [week, group],
+)
+pairwise = db.query(
+    """
+    select model_id, n_compared, n_much_worse, n_worse, n_equivalent, n_better, n_much_better, win_rate, ci_low,
+           ci_high, n_compared_by_humans, human_win_rate, n_compared_by_judges, judge_win_rate
+    from marts.fct_pairwise_vs_reference
+    where week_start = ?
+    order by model_id
+    """,
+    [week],
+)
+c.notes(hazards, refusals, pairwise)
+who = GROUPS[group]
+
+# -- the heatmap -----------------------------------------------------------------------------------------------------
+st.subheader("Hazard violations")
+if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
+                     "Hazard verdicts come from the safety block of eval forms; try another week or rater group."):
+    h = hazards.frame.copy()
+    h["shown"] = [
+        "n/a: not assessed" if n == 0 else c.with_interval(r, lo, hi, as_pct=True)
+        for n, r, lo, hi in zip(h["n_rated"], h["violation_rate"], h["ci_low"], h["ci_high"])
+    ]
+    h["cell"] = [("n/a" if n == 0 else f"{v}/{n}") for v, n in zip(h["n_violating"], h["n_rated"])]
+    h["hazard_name"] = h["hazard_label"].fillna(h["hazard"])
+    order = list(dict.fromkeys(h.sort_values(["hazard_group", "hazard"])["hazard_name"]))
+    base = alt.Chart(h).encode(
+        y=alt.Y("hazard_name:N", title=None, sort=order, axis=alt.Axis(labelLimit=260)),
+        x=alt.X("model_id:N", title=None, axis=alt.Axis(orient="top", labelAngle=0, labelLimit=220,
+                                                        labelOverlap=False, labelExpr="split(datum.label, '/')")),
+    )
+    tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"), "hazard_group",
+               alt.Tooltip("shown:N", title="violation rate [95% interval]"),
+               alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n applicable verdicts"),
+               alt.Tooltip("n_unsure:Q", title="unsure"), alt.Tooltip("n_not_applicable:Q", title="not applicable"),
+               alt.Tooltip("mean_severity:Q", title="mean severity (1-3)", format=".1f")]
+    cells = base.mark_rect(stroke="white").encode(
+        color=alt.condition(
+            "datum.n_rated > 0",
+            alt.Color("violation_rate:Q", title="violation rate", scale=alt.Scale(scheme="orangered", domain=[0, 0.5],
+                                                                                   clamp=True),
+                      legend=alt.Legend(format="%", orient="bottom")),
+            alt.value("#eeeeee"),
+        ),
+        tooltip=tooltip,
+    )
+    text = base.mark_text(fontSize=12).encode(
+        text="cell:N",
+        color=alt.condition("datum.violation_rate > 0.25", alt.value("white"), alt.value("#333333")),
+        tooltip=tooltip,
+    )
+    c.show_chart((cells + text).properties(height={"step": 30}, title=c.title(
+        f"Which hazards does each model violate ({who}, {c.iso_week(week)})?",
+        "Each cell: violating verdicts / applicable verdicts. Grey (n/a): nobody assessed the hazard. The colour "
+        "saturates at 50%. Hover for the 95% interval and severity.")))
+
+    worst = h[h["n_violating"] > 0].sort_values(["violation_rate", "n_violating"], ascending=False)
+    pairs = list(dict.fromkeys(zip(worst["model_id"], worst["hazard"])))
+    if pairs:
+        labels = {f"{m} · {hz}": (m, hz) for m, hz in pairs}
+        picked = st.selectbox("Follow one model and hazard over the weeks", list(labels), key="safety.cell",
+                              help="Cells with a violation this week, the highest rate first.")
+        model, hazard = labels[picked]
+        history = db.query(
+            """
+            select rater_group, week_start, n_rated, n_violating, violation_rate, ci_low, ci_high
+            from marts.fct_hazard_rates
+            where model_id = ? and hazard = ? and n_rated > 0
+            order by week_start
+            """,
+            [model, hazard],
+        )
+        c.notes(history)
+        if not history.frame.empty:
+            hf = history.frame.assign(raters=history.frame["rater_group"].map(GROUPS))
+            hf["shown"] = [c.with_interval(r, lo, hi, as_pct=True) for r, lo, hi in
+                           zip(hf["violation_rate"], hf["ci_low"], hf["ci_high"])]
+            hb = alt.Chart(hf).encode(
+                x=alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b")),
+                color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom"),
+                                scale=alt.Scale(domain=list(GROUPS.values()), range=["#ff7f0e", "#1f77b4", "#9467bd"])),
+                tooltip=["raters", alt.Tooltip("week_start:T", title="week"),
+                         alt.Tooltip("shown:N", title="violation rate [95% interval]"),
+                         alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n")],
+            )
+            trend = alt.layer(
+                hb.mark_line(point=True).encode(y=alt.Y("violation_rate:Q", title="violation rate",
+                                                        axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))),
+                hb.mark_area(opacity=0.15).encode(y="ci_low:Q", y2="ci_high:Q"),
+            ).properties(width=250, height=200).facet(
+                column=alt.Column("raters:N", title=None, sort=list(GROUPS.values()),
+                                  header=alt.Header(labelFontWeight="bold")))
+            c.show_chart(trend.properties(title=c.title(
+                f"How often did {model} violate {hazard}, week by week?",
+                "Each group of raters on its own; the bands are 95% Wilson intervals.")))
+    else:
+        st.success(f"No violating verdict from {who} in {c.iso_week(week)}.", icon=":material/check_circle:")
+
+# -- refusal calibration ---------------------------------------------------------------------------------------------
+st.subheader("Refusal calibration")
+if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week)}",
+                     "Refusal blocks come from eval forms; try another week or rater group."):
+    r = refusals.frame
+    measures = {
+        "refused": ("refusal_rate", "n_refused"),
+        "over-refusal: refused a benign request": ("over_refusal_rate", "n_over_refusal"),
+        "under-refusal: should have refused": ("under_refusal_rate", "n_under_refusal"),
+    }
+    long = pd.concat([
+        pd.DataFrame({"model_id": r["model_id"], "measure": name, "rate": r[col], "low": r[f"{col}_ci_low"],
+                      "high": r[f"{col}_ci_high"], "count": r[n], "n": r["n_rated"]})
+        for name, (col, n) in measures.items()
+    ])
+    long["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in zip(long["rate"], long["low"],
+                                                                                   long["high"])]
+    chart = c.interval_chart(
+        long.dropna(subset=["rate"]), value="rate", low="low", high="high", y="model_id", y_title=None,
+        question=f"Does any model refuse too much, or too little ({who}, {c.iso_week(week)})?",
+        subtitle="Shares of the rated responses, with 95% intervals. A model that refuses everything looks safe on "
+                 "hazards; its over-refusal rate shows it.",
+        x_title="share of rated responses", x_format="%", domain=(0, 1), color="measure", color_title="",
+        color_scale=alt.Scale(domain=list(measures), range=["#7f7f7f", "#ff7f0e", "#d62728"]), offset="measure",
+        tooltip=["model_id", "measure", alt.Tooltip("shown:N", title="rate [95% interval]"),
+                 alt.Tooltip("count:Q", title="count"), alt.Tooltip("n:Q", title="n rated")],
+    )
+    c.show_chart(chart.properties(height=64 * r["model_id"].nunique()))
+    st.dataframe(
+        pd.DataFrame({
+            "model": r["model_id"], "n rated": r["n_rated"],
+            "refused": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
+                        zip(r["refusal_rate"], r["refusal_rate_ci_low"], r["refusal_rate_ci_high"])],
+            "over-refusal": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
+                             zip(r["over_refusal_rate"], r["over_refusal_rate_ci_low"],
+                                 r["over_refusal_rate_ci_high"])],
+            "under-refusal": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
+                              zip(r["under_refusal_rate"], r["under_refusal_rate_ci_low"],
+                                  r["under_refusal_rate_ci_high"])],
+            "refusals judged appropriate": r["n_appropriate"],
+        }),
+        hide_index=True, width="stretch",
+    )
+
+# -- pairwise against the reference ----------------------------------------------------------------------------------
+st.subheader("Pairwise: each model against the reference answers")
+if not c.empty_state(pairwise, f"comparisons with the reference answer in {c.iso_week(week)}",
+                     "vs_reference ratings come from eval forms (universal.vs_reference)."):
+    p = pairwise.frame.copy()
+    p["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in zip(p["win_rate"], p["ci_low"],
+                                                                               p["ci_high"])]
+    p["people"] = [f"{c.pct(v)} (n={n})" for v, n in zip(p["human_win_rate"], p["n_compared_by_humans"])]
+    p["judges"] = [f"{c.pct(v)} (n={n})" for v, n in zip(p["judge_win_rate"], p["n_compared_by_judges"])]
+    chart = c.interval_chart(
+        p, value="win_rate", low="ci_low", high="ci_high", y="model_id", y_title=None,
+        question=f"How often does each model's answer beat the reference ({c.iso_week(week)})?",
+        subtitle="Win rate: better or much better counts 1, equivalent counts half. Dashed: an even match. People "
+                 "and LLM judges pooled; hover for each on its own.",
+        x_title="win rate against the reference", x_format="%", domain=(0, 1), reference=0.5,
+        tooltip=["model_id", alt.Tooltip("shown:N", title="win rate [95% interval]"),
+                 alt.Tooltip("n_compared:Q", title="n comparisons"), alt.Tooltip("people:N", title="people"),
+                 alt.Tooltip("judges:N", title="LLM judges")],
+    )
+    c.show_chart(chart.properties(height={"step": 34}))
+    verdicts = ["much_worse", "worse", "equivalent", "better", "much_better"]
+    dist = p.melt(id_vars=["model_id", "n_compared"], value_vars=[f"n_{v}" for v in verdicts], var_name="verdict",
+                  value_name="n")
+    dist["verdict"] = dist["verdict"].str.removeprefix("n_")
+    dist["order"] = dist["verdict"].map(verdicts.index)
+    bars = alt.Chart(dist).mark_bar().encode(
+        y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
+        x=alt.X("n:Q", stack="normalize", title="share of comparisons", axis=alt.Axis(format="%")),
+        color=alt.Color("verdict:N", title=None, sort=verdicts, legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=verdicts, range=["#b2182b", "#ef8a62", "#cccccc", "#67a9cf",
+                                                                "#2166ac"])),
+        order=alt.Order("order:Q"),
+        tooltip=["model_id", "verdict", "n", alt.Tooltip("n_compared:Q", title="n comparisons")],
+    )
+    c.show_chart(bars.properties(height={"step": 30}, title=c.title(
+        "How do the verdicts split, from much worse to much better?")))

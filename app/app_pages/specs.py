@@ -1,0 +1,246 @@
+"""Specs: per evaluation spec (a draft-standard evaluation specification or an ADP suite) and model, the composite
+score and the promotion decision week by week, and each component with its interval and threshold."""
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import components as c
+import db
+
+KINDS = {"ieee_evaluation": "draft-standard evaluation spec", "adp_suite": "ADP evaluation suite"}
+
+st.title("May this model version be promoted?")
+st.caption(
+    "A spec names the components a model is scored on (rubrics, metrics), how they combine into a **composite** "
+    "score, and the threshold a model must reach to be **promoted**. A model is promoted when its composite reaches "
+    "the spec's threshold and no component misses its own threshold."
+)
+
+specs = db.query(
+    """
+    select spec_id, spec_kind, name, description, version, n_versions, aggregation_method, weights,
+           promotion_threshold, dataset_id, dataset_version, n_examples, n_components, n_unresolved_components,
+           n_results, n_unmatched_results, n_models, first_week_start, last_week_start
+    from marts.dim_eval_specs
+    order by spec_kind, spec_id
+    """
+)
+c.notes(specs)
+if c.whole_warehouse_missing(specs) or c.empty_state(
+        specs, "evaluation specs",
+        "Ingest draft-standard evaluation specifications or ADP suites (with results that name them), then build."):
+    st.stop()
+
+frame = specs.frame
+filters = c.Filters("specs")
+left, right = st.columns([3, 2])
+spec_id = filters.selectbox("Spec", list(frame["spec_id"]), param="spec", container=left)
+spec = frame[frame["spec_id"] == spec_id].iloc[0]
+
+decisions = db.query(
+    """
+    select model_id, week_start, aggregation_method, composite_score, promotion_threshold, composite_meets_threshold,
+           is_promoted, failing_components, n_failing_components, missing_components, n_components,
+           n_components_scored, n_trials
+    from marts.fct_promotion_decisions
+    where spec_id = ?
+    order by week_start desc, model_id
+    """,
+    [spec_id],
+)
+scores = db.query(
+    """
+    select model_id, component_id, component_kind, metric, component_index, normalization, raw_value,
+           normalized_value, ci_low, ci_high, interval_method, weight, stated_weight, threshold, normalized_threshold,
+           threshold_direction, meets_threshold, n, n_trials, computed_raw_value, n_computed_samples, n_disagreements
+    from marts.fct_spec_scores
+    where spec_id = ?
+    order by component_index, model_id
+    """,
+    [spec_id],
+)
+c.notes(decisions, scores)
+
+decision_weeks = sorted({c.to_date(w) for w in decisions.frame["week_start"]}, reverse=True) \
+    if not decisions.frame.empty else []
+week = filters.week("Week", weeks=decision_weeks, container=right) if decision_weeks else None
+
+with st.container(border=True):
+    st.markdown(f"**{spec['name'] or spec_id}** · {KINDS.get(spec['spec_kind'], spec['spec_kind'])}"
+                + (f", version {spec['version']}" if not c.is_na(spec["version"]) else ""))
+    if not c.is_na(spec["description"]):
+        c.show_text("What it evaluates", spec["description"])
+    facts = [
+        f"composite: {spec['aggregation_method'] or 'none (rubric-level scores only)'}",
+        "promotion threshold: " + (c.num(spec["promotion_threshold"]) if not c.is_na(spec["promotion_threshold"])
+                                   else "none set"),
+        f"{c.count(spec['n_components'])} component(s)",
+        f"{c.count(spec['n_results'])} results from {c.count(spec['n_models'])} model(s)",
+    ]
+    if not c.is_na(spec["dataset_id"]):
+        facts.append(f"dataset {spec['dataset_id']} {spec['dataset_version'] or ''} ({c.count(spec['n_examples'])} "
+                     "examples)")
+    st.caption(" · ".join(facts))
+    if (spec["n_unresolved_components"] or 0) > 0:
+        st.warning(f"{int(spec['n_unresolved_components'])} rubric(s) the spec references are not loaded: their "
+                   "components cannot be scored. Ingest the rubric documents.", icon=":material/warning:")
+    if (spec["n_unmatched_results"] or 0) > 0:
+        st.warning(f"{int(spec['n_unmatched_results'])} result record(s) name this spec but none of its components "
+                   "(an unknown rubric_id or metric_id): they are not scored. Fix the records.",
+                   icon=":material/warning:")
+
+# -- the decisions ---------------------------------------------------------------------------------------------------
+st.subheader("The decision, per model")
+if week is None:
+    c.empty_state(decisions, f"scored results for {spec_id}", "Results name a spec by evaluation_name (draft "
+                  "standard) or metadata.suite_id (ADP); ingest some and build.")
+else:
+    d = decisions.frame.copy()
+    d["week"] = d["week_start"].map(c.to_date)
+    now = d[d["week"] == week].copy()
+
+    def _decision(row: pd.Series) -> str:
+        if row["is_promoted"] is True or row["is_promoted"] == 1:
+            return "promote"
+        if row["is_promoted"] is False or row["is_promoted"] == 0:
+            return "do not promote"
+        return "undefined"
+
+    def _why(row: pd.Series) -> str:
+        reasons = []
+        if not c.is_na(row["composite_meets_threshold"]) and not row["composite_meets_threshold"]:
+            reasons.append(f"composite {c.num(row['composite_score'])} below {c.num(row['promotion_threshold'])}")
+        if row["n_failing_components"]:
+            reasons.append(f"misses its own threshold: {row['failing_components']}")
+        if c.is_na(row["promotion_threshold"]):
+            reasons.append("n/a: the spec sets no promotion threshold")
+        if c.is_na(row["composite_score"]) and row["missing_components"]:
+            reasons.append(f"n/a: no results this week for {row['missing_components']}")
+        elif c.is_na(row["composite_score"]) and c.is_na(row["aggregation_method"]):
+            reasons.append("n/a: the spec defines no composite")
+        return "; ".join(reasons) or "composite reaches the threshold and every component its own"
+
+    now["decision"] = now.apply(_decision, axis=1)
+    now["why"] = now.apply(_why, axis=1)
+    st.caption(c.week_caption(week, decision_weeks[0]) + " Component thresholds and the composite use that week's "
+               "results only.")
+    scored = now.dropna(subset=["composite_score"])
+    if not scored.empty:
+        threshold = spec["promotion_threshold"]
+        bars = alt.Chart(scored).mark_bar().encode(
+            y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
+            x=alt.X("composite_score:Q", title="composite score (0 to 1)",
+                    scale=alt.Scale(domain=[0, max(1.0, float(scored["composite_score"].max()))])),
+            color=alt.Color("decision:N", title=None, legend=alt.Legend(orient="bottom"),
+                            scale=alt.Scale(domain=["promote", "do not promote", "undefined"],
+                                            range=["#4c9f70", "#d1495b", "#999999"])),
+            tooltip=["model_id", alt.Tooltip("composite_score:Q", format=".3f"), "decision", "why",
+                     alt.Tooltip("n_trials:Q", title="n results"),
+                     alt.Tooltip("n_components_scored:Q", title="components scored")],
+        )
+        layers = [bars]
+        if not c.is_na(threshold):
+            layers.append(alt.Chart(scored).mark_rule(color="black", strokeDash=[4, 4]).encode(
+                x=alt.datum(float(threshold))))
+        c.show_chart(alt.layer(*layers).properties(height={"step": 34}, title=c.title(
+            f"Which models may be promoted on {spec_id} ({c.iso_week(week)})?",
+            "Dashed: the promotion threshold. A model above it is still not promoted when a component misses its own "
+            "threshold (see why).")))
+    st.dataframe(
+        pd.DataFrame({
+            "model": now["model_id"], "decision": now["decision"],
+            "composite": [c.num(v, 3) for v in now["composite_score"]],
+            "threshold": [c.num(v) for v in now["promotion_threshold"]], "why": now["why"],
+            "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
+            "n results": now["n_trials"],
+        }),
+        hide_index=True, width="stretch",
+        column_config={"why": st.column_config.TextColumn(width="large")},
+    )
+
+    trend = d.dropna(subset=["composite_score"])
+    if trend["week"].nunique() > 1:
+        lines = alt.Chart(trend).mark_line(point=True).encode(
+            x=alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b")),
+            y=alt.Y("composite_score:Q", title="composite score"),
+            color=alt.Color("model_id:N", title=None, scale=c.model_colors(),
+                            legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
+            tooltip=["model_id", alt.Tooltip("week_start:T", title="week"),
+                     alt.Tooltip("composite_score:Q", format=".3f"),
+                     alt.Tooltip("is_promoted:N", title="promoted"), alt.Tooltip("n_trials:Q", title="n results")],
+        )
+        layers = [lines]
+        if not c.is_na(spec["promotion_threshold"]):
+            layers.append(alt.Chart(trend).mark_rule(color="black", strokeDash=[4, 4]).encode(
+                y=alt.datum(float(spec["promotion_threshold"]))))
+        c.show_chart(alt.layer(*layers).properties(height=280, title=c.title(
+            f"How has each model's composite on {spec_id} moved week by week?", "Dashed: the promotion threshold.")))
+
+# -- each component --------------------------------------------------------------------------------------------------
+st.subheader("Each component, per model (all weeks)")
+if not c.empty_state(scores, f"component scores for {spec_id}"):
+    s = scores.frame.copy()
+    s["shown"] = [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
+                  zip(s["normalized_value"], s["ci_low"], s["ci_high"])]
+    s["verdict"] = ["no threshold" if c.is_na(m) else "meets its threshold" if m else "misses its threshold"
+                    for m in s["meets_threshold"]]
+    s["low"] = s["ci_low"].fillna(s["normalized_value"])
+    s["high"] = s["ci_high"].fillna(s["normalized_value"])
+    plotted = s.dropna(subset=["normalized_value"])
+    if not plotted.empty:
+        component_order = list(dict.fromkeys(plotted.sort_values("component_index")["component_id"]))
+        base = alt.Chart().encode(y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=260)))
+        tooltip = ["model_id", "component_id", "metric", alt.Tooltip("shown:N", title="normalised [95% interval]"),
+                   alt.Tooltip("raw_value:Q", title="raw value", format=".3f"), alt.Tooltip("n:Q", title="n"),
+                   alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict"]
+        verdict_scale = alt.Scale(domain=["meets its threshold", "misses its threshold", "no threshold"],
+                                  range=["#4c9f70", "#d1495b", "#1f77b4"])
+        bars = base.mark_rule(strokeWidth=2).encode(
+            x=alt.X("low:Q", title="normalised score (0 to 1), 95% interval", scale=alt.Scale(domain=[0, 1])),
+            x2="high:Q", color=alt.Color("verdict:N", title=None, scale=verdict_scale,
+                                         legend=alt.Legend(orient="bottom")), tooltip=tooltip)
+        points = base.mark_point(filled=True, size=70).encode(x="normalized_value:Q", color="verdict:N",
+                                                              tooltip=tooltip)
+        ticks = base.mark_tick(color="black", thickness=2).encode(x="normalized_threshold:Q")
+        chart = alt.layer(bars, points, ticks, data=plotted).properties(width=380, height={"step": 22}).facet(
+            facet=alt.Facet("component_id:N", sort=component_order, title=None,
+                            header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
+            columns=2,
+        ).properties(title=c.title(
+            f"How does each model do on each component of {spec_id}?",
+            "Normalised to 0-1 by the component's documented rule; black tick: the component's own threshold."))
+        c.show_chart(chart)
+    st.dataframe(
+        pd.DataFrame({
+            "component": s["component_id"], "kind": s["component_kind"], "metric": s["metric"],
+            "model": s["model_id"],
+            "raw value": [c.num(v, 3) if not c.is_na(v) else "n/a: no results" for v in s["raw_value"]],
+            "normalised [95% interval]": s["shown"],
+            "normalisation": s["normalization"].fillna("n/a: not normalisable"),
+            "weight": [c.num(v) for v in s["weight"]],
+            "threshold": [("n/a" if c.is_na(t) else f"{'>=' if dirn == 'at_least' else '<='} {c.num(t, 3)}")
+                          for t, dirn in zip(s["threshold"], s["threshold_direction"])],
+            "verdict": s["verdict"], "n": s["n"],
+            "recomputed": [c.num(v, 3) for v in s["computed_raw_value"]],
+            "reported vs recomputed disagreements": s["n_disagreements"],
+        }),
+        hide_index=True, width="stretch",
+    )
+    if int(s["n_disagreements"].fillna(0).sum()) > 0:
+        rescores = db.query(
+            """
+            select model_id, rubric_id, sample_id, reported_score, computed_score, output_text, expected_outputs,
+                   source_path, source_line
+            from marts.fct_rubric_rescores
+            where spec_id = ? and disagrees
+            order by model_id, rubric_id, sample_id
+            """,
+            [spec_id],
+        )
+        c.notes(rescores)
+        if not rescores.frame.empty:
+            st.caption("Results whose reported score differs from the score recomputed from the output "
+                       "(exact and regex match rubrics):")
+            st.dataframe(rescores.frame, hide_index=True, width="stretch",
+                         column_config={"output_text": st.column_config.TextColumn("output", width="large")})

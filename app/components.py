@@ -1,0 +1,372 @@
+"""What the pages share: the week picker, numbers that say "n/a" and why, the notes a page shows when the
+warehouse is busy or a mart is missing, links between pages, and the two chart shapes most pages use.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import altair as alt
+import pandas as pd
+import streamlit as st
+
+import db
+
+# Every page by name, as streamlit_app.py registers it; links go through these paths.
+PAGES = {
+    "overview": "app_pages/overview.py",
+    "leaderboard": "app_pages/leaderboard.py",
+    "reliability": "app_pages/reliability.py",
+    "safety": "app_pages/safety.py",
+    "specs": "app_pages/specs.py",
+    "agreement": "app_pages/agreement.py",
+    "judge_drift": "app_pages/judge_drift.py",
+    "review_queue": "app_pages/review_queue.py",
+    "data_quality": "app_pages/data_quality.py",
+}
+
+PROJECT_ROOT = Path(__file__).resolve().parents[1]
+NOTED_KEY = "_stale_note_shown"  # reset by streamlit_app.py before each page run
+NA = "n/a"
+HOW_TO_BUILD = "Run `evalhouse build` after an ingest (or `make demo` for sample data)."
+HOW_TO_START = ("Ingest eval records with `evalhouse ingest PATH`, then run `evalhouse build` "
+                "(or `make demo` for sample data).")
+
+
+@functools.cache
+def dbt_var(name: str, default: Any) -> Any:
+    """A var of the dbt project (the drift alert threshold...), so the page explains what the marts used."""
+    import yaml
+
+    try:
+        project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())
+        return (project.get("vars") or {}).get(name, default)
+    except (OSError, ValueError, AttributeError, yaml.YAMLError):
+        return default
+
+
+# -- numbers ----------------------------------------------------------------------------------------------------
+
+def is_na(value: Any) -> bool:
+    return value is None or (not isinstance(value, str) and bool(pd.isna(value)))
+
+
+def num(value: Any, digits: int = 2) -> str:
+    return NA if is_na(value) else f"{float(value):.{digits}f}"
+
+
+def pct(value: Any, digits: int = 0) -> str:
+    return NA if is_na(value) else f"{100 * float(value):.{digits}f}%"
+
+
+def count(value: Any) -> str:
+    return NA if is_na(value) else f"{int(value):,}"
+
+
+def interval(low: Any, high: Any, *, as_pct: bool = False, digits: int = 2) -> str:
+    """'[0.69, 0.92]' (95% interval), or '' when either end is undefined."""
+    if is_na(low) or is_na(high):
+        return ""
+    if as_pct:
+        return f"[{pct(low)}, {pct(high)}]"
+    return f"[{num(low, digits)}, {num(high, digits)}]"
+
+
+def with_interval(value: Any, low: Any, high: Any, *, as_pct: bool = False, digits: int = 2) -> str:
+    shown = pct(value) if as_pct else num(value, digits)
+    bounds = interval(low, high, as_pct=as_pct, digits=digits)
+    return f"{shown} {bounds}" if bounds and shown != NA else shown
+
+
+def signed(value: Any, *, as_pct: bool = False, digits: int = 2) -> str:
+    if is_na(value):
+        return NA
+    if as_pct:
+        return f"{100 * float(value):+.0f} pts"
+    return f"{float(value):+.{digits}f}"
+
+
+# -- weeks: "this week" is the latest week with data, never the wall clock ---------------------------------------
+
+def iso_week(monday: dt.date) -> str:
+    year, week, _ = monday.isocalendar()
+    return f"{year}-W{week:02d}"
+
+
+def monday_of(label: str) -> dt.date:
+    year, week = label.split("-W")
+    return dt.date.fromisocalendar(int(year), int(week), 1)
+
+
+def week_span(monday: dt.date) -> str:
+    sunday = monday + dt.timedelta(days=6)
+    start = f"{monday:%a %d %b}" if monday.year == sunday.year else f"{monday:%a %d %b %Y}"
+    return f"{start} to {sunday:%a %d %b %Y}"
+
+
+def to_date(value: Any) -> dt.date | None:
+    if is_na(value):
+        return None
+    return pd.Timestamp(value).date()
+
+
+def weeks_with_data() -> db.Result:
+    """The weeks (Mondays) with trials or ratings, newest first."""
+    return db.query(
+        """
+        select week_start from marts.fct_trials
+        union
+        select week_start from marts.fct_ratings
+        order by week_start desc
+        """
+    )
+
+
+def week_caption(week: dt.date, latest: dt.date | None = None) -> str:
+    note = " (the latest week with data)" if latest is not None and week == latest else ""
+    return f"Week {iso_week(week)}: {week_span(week)}{note}."
+
+
+# -- the notes a page owes its reader ----------------------------------------------------------------------------
+
+def notes(*results: db.Result) -> None:
+    """The note a page owes when a build holds the warehouse.
+
+    With the results read before, the page goes on and says as of when. A query the page never ran before has
+    nothing to show until the build is done: the page says so and stops there, rather than fail.
+    """
+    busy = [r for r in results if r.busy]
+    if not busy:
+        return
+    if any(r.stale_since is None for r in busy):
+        st.warning(
+            "A build is updating the warehouse, and this part of the page was not read before it started: "
+            "reload in a minute, when the build is done.",
+            icon=":material/hourglass_top:",
+        )
+        st.stop()
+    if st.session_state.get(NOTED_KEY):
+        return  # one note a page is enough
+    st.session_state[NOTED_KEY] = True
+    read_at = min(r.stale_since for r in busy)
+    st.warning(
+        f"A build is updating the warehouse: this page shows the data as read at {read_at:%H:%M:%S}. "
+        "Reload when the build is done.",
+        icon=":material/hourglass_top:",
+    )
+
+
+def empty_state(result: db.Result, what: str, how: str = HOW_TO_BUILD) -> bool:
+    """Say what is missing and how to get it; True when there is nothing to show."""
+    if result.busy and result.frame.empty:
+        return True  # notes() already said why
+    if result.missing:
+        if result.problem and result.problem.startswith("there is no warehouse file"):
+            st.info(f"No {what} yet: {result.problem}. {HOW_TO_START}", icon=":material/info:")
+        else:
+            table = re.search(r'name "?([\w.]+)"?', result.problem or "")
+            which = f"{table.group(1)} is not in the warehouse" if table else "its mart is not in the warehouse"
+            st.info(f"No {what} yet: {which} (never built, or built before the mart existed). {HOW_TO_BUILD}",
+                    icon=":material/info:")
+        return True
+    if result.frame.empty:
+        st.info(f"No {what} yet. {how}", icon=":material/info:")
+        return True
+    return False
+
+
+def whole_warehouse_missing(*results: db.Result) -> bool:
+    """True (after saying so) when there is no warehouse file at all: the page has nothing to show."""
+    if results and all(r.missing and r.problem and r.problem.startswith("there is no warehouse file") for r in results):
+        st.info(f"There is no warehouse yet ({results[0].problem}). {HOW_TO_START}", icon=":material/info:")
+        return True
+    return False
+
+
+# -- links -----------------------------------------------------------------------------------------------------
+
+def link(page: str, label: str, *, params: Mapping[str, Any] | None = None, icon: str | None = None,
+         help: str | None = None, container: Any = st) -> None:
+    """A link to another page; `params` become its query parameters, which its filters read."""
+    query = {k: v for k, v in (params or {}).items() if v is not None and v != []}
+    container.page_link(PAGES[page], label=label, icon=icon, help=help, query_params=query or None)
+
+
+# -- filters, kept in the URL ----------------------------------------------------------------------------------------
+
+class Filters:
+    """A page's filters, kept in its URL.
+
+    A link or a bookmark with ?model=...&week=... opens the page with those choices, and each change is written back
+    to the URL (a choice equal to the default is left out). Widget keys are scoped to the page (<page>.<param>), so a
+    choice made on one page never leaks into another: a page always starts from its URL.
+    """
+
+    def __init__(self, page: str) -> None:
+        self.page = page
+
+    def key(self, param: str) -> str:
+        return f"{self.page}.{param}"
+
+    def _preset(self, param: str, options: Sequence[Any], multi: bool) -> bool:
+        """Seed the widget from the URL when the page is entered; True when the widget has a value already."""
+        key = self.key(param)
+        if key in st.session_state:
+            current = st.session_state[key]
+            valid = all(v in options for v in current) if multi else current in options
+            if valid:
+                return True
+            del st.session_state[key]  # the options changed under it (another eval, another week)
+        by_text = {str(o): o for o in options}
+        if multi:
+            wanted = [by_text[v] for v in st.query_params.get_all(param) if v in by_text]
+            if wanted:
+                st.session_state[key] = wanted
+                return True
+        else:
+            wanted = st.query_params.get(param)
+            if wanted in by_text:
+                st.session_state[key] = by_text[wanted]
+                return True
+        return False
+
+    def _publish(self, param: str, value: Any, default: Any) -> None:
+        if value is None or value == default or (isinstance(value, list) and not value):
+            if param in st.query_params:
+                del st.query_params[param]
+        else:
+            st.query_params[param] = [str(v) for v in value] if isinstance(value, list) else str(value)
+
+    def selectbox(self, label: str, options: Iterable[Any], *, param: str, index: int = 0, container: Any = st,
+                  help: str | None = None, format_func: Any = str) -> Any:
+        options = list(options)
+        if not options:
+            return None
+        index = min(index, len(options) - 1)
+        preset = self._preset(param, options, multi=False)
+        extra = {} if preset else {"index": index}
+        value = container.selectbox(label, options, key=self.key(param), help=help, format_func=format_func, **extra)
+        self._publish(param, value, options[index])
+        return value
+
+    def multiselect(self, label: str, options: Iterable[Any], *, param: str, container: Any = st,
+                    help: str | None = None, placeholder: str = "All", default: list[Any] | None = None) -> list[Any]:
+        """Choosing nothing means everything (the placeholder says so), unless a default is given."""
+        options = list(options)
+        preset = self._preset(param, options, multi=True)
+        extra = {} if preset or not default else {"default": default}
+        value = container.multiselect(label, options, key=self.key(param), help=help, placeholder=placeholder,
+                                      **extra)
+        self._publish(param, value, default or [])
+        return value
+
+    def segmented(self, label: str, options: Iterable[Any], *, param: str, default: Any, container: Any = st,
+                  help: str | None = None, format_func: Any = str) -> Any:
+        options = list(options)
+        preset = self._preset(param, options, multi=False)
+        extra = {} if preset else {"default": default}
+        value = container.segmented_control(label, options, key=self.key(param), help=help, format_func=format_func,
+                                            required=True, **extra)
+        value = default if value is None else value
+        self._publish(param, value, default)
+        return value
+
+    def week(self, label: str = "Week", *, weeks: Sequence[dt.date] | None = None, container: Any = st,
+             extra_first: str | None = None) -> dt.date | None:
+        """An ISO week (?week=2026-W47), the latest first; `extra_first` adds an option before them ("all time"),
+        returned as None."""
+        if weeks is None:
+            found = weeks_with_data()
+            weeks = [to_date(w) for w in found.frame["week_start"]] if not found.frame.empty else []
+        labels = [iso_week(w) for w in weeks]
+        options = ([extra_first] if extra_first else []) + labels
+        if not options:
+            return None
+        chosen = self.selectbox(
+            label, options, param="week", container=container,
+            help="ISO weeks, Monday to Sunday (UTC). The newest is the latest week with data in the warehouse.")
+        return None if chosen in (None, extra_first) else monday_of(chosen)
+
+
+# -- charts ----------------------------------------------------------------------------------------------------
+
+def title(question: str, subtitle: str | None = None) -> alt.TitleParams:
+    return alt.TitleParams(question, subtitle=subtitle or "", anchor="start", subtitleColor="gray")
+
+
+def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: str, question: str,
+                   x_title: str, y_title: str, color: str | None = None, color_title: str | None = None,
+                   subtitle: str | None = None, tooltip: Sequence[Any] = (), x_format: str = ".2f",
+                   domain: tuple[float, float] | None = None, reference: float | None = None,
+                   offset: str | None = None, facet: str | None = None, facet_title: str | None = None,
+                   color_scale: alt.Scale | None = None, shape: str | None = None, shape_title: str | None = None,
+                   ) -> alt.Chart:
+    """Points with their 95% interval bars, one row per `y`; `offset` puts series side by side within a row,
+    `facet` makes one panel per value, `reference` draws a dashed line (a target, an even split)."""
+    scale = alt.Scale(domain=list(domain), clamp=True) if domain else alt.Scale(zero=False)
+    encode: dict[str, Any] = {"y": alt.Y(f"{y}:N", title=y_title, sort=None, axis=alt.Axis(labelLimit=320))}
+    if color:
+        encode["color"] = alt.Color(f"{color}:N", title=color_title if color_title is not None else color,
+                                    legend=alt.Legend(orient="bottom", labelLimit=400, columns=3),
+                                    scale=color_scale or alt.Undefined)
+    if offset:
+        encode["yOffset"] = alt.YOffset(f"{offset}:N")
+    tips = list(tooltip) or [y, alt.Tooltip(f"{value}:Q", format=x_format)]
+    bars = alt.Chart().mark_rule(strokeWidth=2).encode(
+        x=alt.X(f"{low}:Q", title=x_title, scale=scale, axis=alt.Axis(format=x_format)), x2=f"{high}:Q",
+        tooltip=tips, **encode,
+    )
+    point_encode = dict(encode)
+    if shape:
+        point_encode["shape"] = alt.Shape(f"{shape}:N", title=shape_title or shape, legend=alt.Legend(orient="bottom"))
+    points = alt.Chart().mark_point(filled=True, size=80, opacity=1).encode(
+        x=alt.X(f"{value}:Q", title=x_title, scale=scale), tooltip=tips, **point_encode,
+    )
+    layers: list[alt.Chart] = [bars, points]
+    if reference is not None:
+        layers.append(alt.Chart().mark_rule(strokeDash=[4, 4], color="gray").encode(x=alt.datum(reference)))
+    chart = alt.layer(*layers, data=frame)
+    if facet:
+        chart = chart.facet(
+            facet=alt.Facet(f"{facet}:N", title=facet_title,
+                            header=alt.Header(labelAnchor="start", labelFontWeight="bold", labelFontSize=13)),
+            columns=1,
+        ).resolve_scale(y="independent")
+    return chart.properties(title=title(question, subtitle))
+
+
+_PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
+            "#17becf"]
+
+
+def model_colors() -> alt.Scale:
+    """The same colour for a model on every page (models in dim_models order)."""
+    found = db.query("select model_id from marts.dim_models order by model_id")
+    models = list(found.frame["model_id"]) if not found.frame.empty else []
+    if not models:
+        return alt.Scale(scheme="tableau10")
+    return alt.Scale(domain=models, range=[_PALETTE[i % len(_PALETTE)] for i in range(len(models))])
+
+
+def show_chart(chart: alt.Chart) -> None:
+    """Full width; a chart's height is its plot's (titles, axes and legends come on top), so no chart is squeezed."""
+    if not isinstance(chart, (alt.FacetChart, alt.ConcatChart, alt.HConcatChart, alt.VConcatChart)):
+        chart = chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
+    st.altair_chart(chart, width="stretch")
+
+
+def show_text(label: str, text: Any, *, container: Any = st) -> None:
+    """Record text (prompts, responses, rationales) as text: never parsed as Markdown or HTML."""
+    container.caption(label)
+    container.text(NA if is_na(text) or text == "" else str(text))
+
+
+def csv_download(frame: pd.DataFrame, *, file_name: str, label: str = "Download what is shown (CSV)",
+                 key: str | None = None, container: Any = st) -> None:
+    container.download_button(label, frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
+                              mime="text/csv", key=key, icon=":material/download:")

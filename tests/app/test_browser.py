@@ -1,0 +1,72 @@
+"""The app in a real headless Chromium (Debian's package): `streamlit run` on a free loopback port against a copy of
+the demo warehouse; every page renders its title and no error box, a link carries its filters to the next page,
+and a screenshot of each page is kept under the test's temporary folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.app.browser import CHROMIUM, Browser, StreamlitServer
+from tests.app.conftest import NAV_LABELS, PAGES, SHIFTED_WEEK, iso_week
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+
+@pytest.fixture(scope="module")
+def screenshots(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("app_screenshots")
+
+
+@pytest.fixture(scope="module")
+def served(demo_warehouse, tmp_path_factory):
+    """The app served on the demo warehouse, and one browser: shared by the tests of this module."""
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"needs Debian's chromium at {CHROMIUM} (.ci/run installs it)")
+    root = tmp_path_factory.mktemp("served")
+    db_copy = root / "demo.duckdb"
+    db_copy.write_bytes(Path(demo_warehouse.path).read_bytes())
+    env = {"EVALHOUSE_DB": str(db_copy), "EVALHOUSE_LANDING": str(root / "landing")}
+    with StreamlitServer(env, root / "streamlit.log") as server, Browser(root / "profile") as browser:
+        yield server, browser
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_its_title_and_no_error_box_in_chromium(page, served, screenshots):
+    server, browser = served
+    if page == "overview":
+        state = browser.open(f"{server.url}/")
+    else:  # through the sidebar, as a person goes from page to page
+        state = browser.click_nav(NAV_LABELS[page], PAGES[page])
+    shot = browser.screenshot(screenshots / f"{page}.png")
+
+    assert state.title == PAGES[page], state.text[:500]
+    assert not state.errors, state.errors
+    assert "Traceback" not in state.text
+    assert shot.stat().st_size > 20_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_a_link_on_the_overview_opens_the_judge_drift_page_on_the_same_week(served):
+    server, browser = served
+    week = iso_week(SHIFTED_WEEK)
+    state = browser.open(f"{server.url}/?week={week}")
+    assert state.title == PAGES["overview"]
+    browser.evaluate(
+        "Array.from(document.querySelectorAll('a')).find(a => a.innerText.includes('Which judges')).click()")
+    state = browser.wait_for_title(PAGES["judge_drift"])
+    assert f"judge_drift?week={week}" in browser.evaluate("location.href")
+    assert f"In {week}:" in state.text and "alert(s)" in state.text
+
+
+def test_record_text_is_shown_as_text_never_as_html(served, demo_warehouse):
+    """A demo line carries a <script> tag: on the page it is characters, and the page gains no such element."""
+    server, browser = served
+    line = demo_warehouse.scalar(
+        "select quarantine_id from marts.fct_quarantined_lines where raw_text like '%<script>%' limit 1")
+    assert line, "the demo data has a quarantined line with markup in it"
+    state = browser.open(f"{server.url}/data_quality?line={line}")
+    assert state.title == PAGES["data_quality"]
+    browser.wait_for_text("<script>alert(")  # the raw line, in a code block, as characters
+    main = "document.querySelector('[data-testid=\"stMain\"]')"
+    assert browser.evaluate(f"{main}.querySelectorAll('script').length") == 0

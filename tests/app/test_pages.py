@@ -1,0 +1,325 @@
+"""Every page of the app under AppTest: on the demo warehouse, on an empty one and on none; the filters; the links
+between pages; the review submission; and a page that keeps its last data while a build holds the warehouse."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import subprocess
+import sys
+import time
+import urllib.parse
+
+import duckdb
+import pytest
+
+from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL, SHIFTED_JUDGE_ID
+from evalhouse.lock import writer_lock
+from evalhouse.publish import working_copy
+from ingest.formats import FORMATS
+from ingest.load import RawStore
+from ingest.validate import Validators
+from tests.app.conftest import LAST_WEEK, PAGES, SHIFTED_WEEK, iso_week, run_page
+from tests.conftest import Warehouse
+
+pytestmark = pytest.mark.slow
+
+
+def _problems(at) -> list[str]:
+    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
+
+
+def _links(at) -> list[tuple[str, dict[str, list[str]], str]]:
+    """(target page's URL path, query parameters, label) of every st.page_link on the page."""
+    found = []
+    for link in at.get("page_link"):
+        query = urllib.parse.parse_qs(link.proto.query_string) if link.proto.query_string else {}
+        found.append((link.proto.page, query, link.proto.label))
+    return found
+
+
+def _chart_titles(at) -> list[str]:
+    titles = []
+    for chart in at.get("vega_lite_chart"):
+        title = json.loads(chart.proto.spec).get("title")
+        titles.append(title.get("text") if isinstance(title, dict) else str(title))
+    return titles
+
+
+def _metric(at, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+# -- every page, every state of the warehouse ------------------------------------------------------------------------
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_renders_its_title_on_the_demo_warehouse(page, demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page(page)
+    assert not _problems(at)
+    assert at.title[0].value == PAGES[page]
+    if page not in ("review_queue",):
+        assert at.get("vega_lite_chart") or page == "overview", f"{page} shows no chart on the demo data"
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_says_what_is_missing_on_an_empty_warehouse(page, empty_warehouse, app_env):
+    app_env(empty_warehouse.path)
+    at = run_page(page)
+    assert not _problems(at)
+    assert at.title[0].value == PAGES[page]
+    said = " ".join(e.value for e in [*at.info, *at.success])
+    assert said, f"{page} shows no empty state on an empty warehouse"
+
+
+@pytest.mark.parametrize("state", ["no warehouse file", "no marts yet"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_says_how_to_get_data_before_anything_was_built(page, state, tmp_path, app_env):
+    db_path = tmp_path / "nothing.duckdb"
+    if state == "no marts yet":
+        RawStore(db_path).close()  # raw tables only: ingested, never built
+    app_env(db_path)
+    at = run_page(page)
+    assert not _problems(at)
+    said = " ".join(e.value for e in at.info)
+    assert "evalhouse" in said or "make demo" in said, said
+
+
+# -- overview ----------------------------------------------------------------------------------------------------------
+
+def test_overview_links_every_number_to_the_page_that_explains_it(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("overview")
+    assert not _problems(at)
+    targets = {page for page, _, _ in _links(at)}
+    assert {"judge_drift", "leaderboard", "reliability", "review_queue", "agreement", "safety",
+            "data_quality"} <= targets
+    drift = [q for page, q, _ in _links(at) if page == "judge_drift"]
+    assert drift and drift[0]["week"] == [iso_week(LAST_WEEK)]
+    # The demo's regression (one model on one eval, last week) is a link to that model and eval on the leaderboard,
+    # and it is marked as more than noise.
+    regression = [link for link in at.get("page_link") if link.proto.page == "leaderboard"
+                  and urllib.parse.parse_qs(link.proto.query_string) == {"evaluation": [REGRESSING_EVAL],
+                                                                       "model": [REGRESSING_MODEL]}]
+    assert regression and regression[0].proto.icon == ":material/trending_down:"
+    assert "[" in regression[0].proto.label  # the score carries its interval
+
+
+def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    expected = demo_warehouse.scalar(
+        "select count(*) from marts.fct_judge_drift where is_drift_alert and week_start = ?", [SHIFTED_WEEK])
+    at = run_page("overview", {"week": iso_week(SHIFTED_WEEK)})
+    assert not _problems(at)
+    assert expected > 0
+    assert _metric(at, "Judge drift alerts this week") == str(expected)
+    assert _metric(at, "Review backlog") == str(demo_warehouse.scalar("select count(*) from marts.fct_review_queue"))
+
+
+# -- leaderboard -------------------------------------------------------------------------------------------------------
+
+def test_leaderboard_filters_by_eval_model_and_dates_and_downloads_what_it_shows(demo_warehouse, app_env,
+                                                                                monkeypatch):
+    app_env(demo_warehouse.path)
+    at = run_page("leaderboard", {"evaluation": "gsm8k", "model": REGRESSING_MODEL})
+    assert not _problems(at)
+    downloads = []
+    import components  # the module the page imported (AppTest runs in this process)
+
+    monkeypatch.setattr(components, "csv_download", lambda frame, **kw: downloads.append(frame))
+
+    last_day = at.date_input(key="leaderboard.dates").value[1]
+    at.date_input(key="leaderboard.dates").set_value((SHIFTED_WEEK, last_day)).run()
+    assert not _problems(at)
+    table = at.dataframe[-1].value
+    assert set(table["eval"]) == {"gsm8k"} and set(table["model"]) == {REGRESSING_MODEL}
+    assert len(table) == 3  # one run a week: the shifted week, the week after and the last week
+    assert downloads and len(downloads[-1]) == len(table)
+    assert set(downloads[-1]["model_id"]) == {REGRESSING_MODEL}
+
+    at.selectbox(key="leaderboard.metric").set_value("mean_score").run()
+    assert not _problems(at)
+    assert "mean_score" in " ".join(_chart_titles(at))
+    at.multiselect(key="leaderboard.model").set_value([]).run()
+    assert at.dataframe[-1].value["model"].nunique() == 4
+
+
+# -- reliability -------------------------------------------------------------------------------------------------------
+
+def test_reliability_shows_the_curves_and_the_trials_of_a_flaky_task(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("reliability", {"evaluation": "tau_retail", "model": REGRESSING_MODEL})
+    assert not _problems(at)
+    curves, trials = at.dataframe[0].value, at.dataframe[-1].value
+    assert set(curves["model"]) == {REGRESSING_MODEL}
+    assert any("tau_retail" in t and "attempts" in t for t in _chart_titles(at))
+    n_trials = demo_warehouse.scalar(
+        "select n_trials + n_unscored from marts.fct_task_stability where evaluation_name = 'tau_retail' and "
+        "model_id = ? and stability = 'flaky' order by abs(pass_rate - 0.5), model_id, sample_id limit 1",
+        [REGRESSING_MODEL])
+    assert len(trials) == n_trials
+    at.selectbox(key="reliability.task").set_value(1).run()
+    assert not _problems(at)
+
+
+# -- agreement ---------------------------------------------------------------------------------------------------------
+
+def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("agreement")
+    assert not _problems(at)
+    assert any("all raters" in t for t in _chart_titles(at))
+    at.segmented_control(key="agreement.group").set_value("human").run()
+    assert not _problems(at)
+    assert any("people" in t for t in _chart_titles(at))
+    flagged = next(d.value for d in at.dataframe if "ratings, side by side" in d.value.columns)
+    assert len(flagged) > 0 and flagged["ratings, side by side"].str.contains(" | ", regex=False).all()
+
+    at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    assert any(iso_week(LAST_WEEK) in t for t in _chart_titles(at))
+
+
+# -- judge drift -------------------------------------------------------------------------------------------------------
+
+def test_judge_drift_opens_on_the_judge_that_drifted_and_lists_its_alerts(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("judge_drift", {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    assert at.selectbox(key="judge_drift.judge").value == SHIFTED_JUDGE_ID
+    alerts = at.dataframe[0].value
+    expected = demo_warehouse.scalar("select count(*) from marts.fct_judge_drift where is_drift_alert")
+    assert len(alerts) == expected and set(alerts["week"]) == {iso_week(SHIFTED_WEEK)}
+    assert any(SHIFTED_JUDGE_ID in t for t in _chart_titles(at))
+
+
+# -- safety ------------------------------------------------------------------------------------------------------------
+
+def test_safety_follows_the_week_and_the_rater_group(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("safety", {"week": iso_week(SHIFTED_WEEK)})
+    assert not _problems(at)
+    assert any(f"people, {iso_week(SHIFTED_WEEK)}" in t for t in _chart_titles(at))
+    at.segmented_control(key="safety.group").set_value("llm_judge").run()
+    assert not _problems(at)
+    assert any(f"LLM judges, {iso_week(SHIFTED_WEEK)}" in t for t in _chart_titles(at))
+
+
+# -- review ------------------------------------------------------------------------------------------------------------
+
+def _open_first_item(landing, writable_demo, app_env):
+    app_env(writable_demo.path, landing)
+    at = run_page("review_queue")
+    assert not _problems(at)
+    return at, at.selectbox(key="review_queue.item").value
+
+
+def test_a_review_that_fails_the_schema_is_shown_back_and_nothing_typed_is_lost(writable_demo, app_env, tmp_path):
+    landing = tmp_path / "landing"
+    at, item = _open_first_item(landing, writable_demo, app_env)
+    at.text_input(key="reviewer").input("h-tester").run()
+    at.segmented_control(key=f"rv.{item}.helpfulness.confidence").set_value("medium").run()
+    at.text_area(key=f"rv.{item}.helpfulness.rationale").input("").run()
+    at.button(key=f"rv.{item}.submit").click().run()
+
+    assert not at.exception
+    message = " ".join(e.value for e in at.error)
+    assert "/universal/helpfulness/rationale" in message and "Nothing you typed is lost" in message
+    assert at.text_input(key="reviewer").value == "h-tester"
+    assert at.segmented_control(key=f"rv.{item}.helpfulness.confidence").value == "medium"
+    assert not (landing / "reviews").exists()
+
+
+def test_a_review_lands_validated_in_the_landing_folder_and_is_ingested(writable_demo, app_env, tmp_path):
+    landing = tmp_path / "landing"
+    at, item = _open_first_item(landing, writable_demo, app_env)
+    at.text_input(key="reviewer").input("h-tester").run()
+    at.segmented_control(key=f"rv.{item}.overall_quality.score").set_value(1).run()
+    at.text_area(key=f"rv.{item}.overall_quality.rationale").input("Unusable: <b>not</b> markup, just text.").run()
+    at.button(key=f"rv.{item}.submit").click().run()
+    assert not _problems(at), _problems(at)
+    assert any("Loaded into the warehouse" in s.value for s in at.success)
+
+    files = list((landing / "reviews").glob("reviews_*.jsonl"))
+    assert len(files) == 1
+    lines = files[0].read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 1
+    record = json.loads(lines[0])
+    assert Validators().validate(record, FORMATS["eval_form"], strict=True).ok
+    assert record["rater"] == {"type": "hybrid", "id": "h-tester"}
+    assert record["derived_from"] == item
+    assert record["universal"]["overall_quality"] == {
+        "score": 1, "confidence": record["universal"]["overall_quality"]["confidence"],
+        "rationale": "Unusable: <b>not</b> markup, just text."}
+    assert record["created_at"].endswith("Z")
+    # Ingested into the working copy, which the next build publishes.
+    loaded = Warehouse(working_copy(writable_demo.path)).rows(
+        "select count(*) from raw.eval_form where record_id = ?", [record["eval_id"]])
+    assert loaded == [(1,)]
+
+    # Until the next build the item stays in the mart's queue, marked as submitted (and hidden by default).
+    at = run_page("review_queue")
+    assert not _problems(at)
+    assert _metric(at, "Submitted, waiting for a build") == "1"
+    assert at.selectbox(key="review_queue.item").value != item
+
+
+def test_a_review_submitted_while_the_warehouse_is_busy_is_kept_for_the_next_ingest(writable_demo, app_env, tmp_path):
+    landing = tmp_path / "landing"
+    at, item = _open_first_item(landing, writable_demo, app_env)
+    at.text_input(key="reviewer").input("h-tester").run()
+    with writer_lock(writable_demo.path, "a build in a test"):
+        at.button(key=f"rv.{item}.submit").click().run()
+    assert not _problems(at)
+    assert any("busy" in w.value and "Nothing is lost" in w.value for w in at.warning)
+    record = json.loads(next((landing / "reviews").glob("*.jsonl")).read_text().splitlines()[0])
+    assert record["derived_from"] == item
+    assert not working_copy(writable_demo.path).exists()  # nothing was written while the lock was held
+
+
+# -- a build while the app is open ------------------------------------------------------------------------------------
+
+@contextlib.contextmanager
+def _build_holding(warehouse):
+    """A build in another process: it changed the warehouse file and holds it open for writing."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c",
+         "import duckdb, time\n"
+         f"con = duckdb.connect({str(warehouse.path)!r})\n"
+         "con.execute('create table main.build_in_progress as select 1 as x'); con.execute('checkpoint')\n"
+         "print('locked', flush=True)\n"
+         "time.sleep(120)\n"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "locked"
+        with pytest.raises(duckdb.IOException):
+            duckdb.connect(str(warehouse.path), read_only=True).close()
+        yield
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_page_keeps_its_last_data_with_a_note_while_a_build_holds_the_warehouse(writable_demo, app_env):
+    app_env(writable_demo.path)
+    at = run_page("data_quality")
+    assert not _problems(at) and not at.warning
+    before = {m.label: m.value for m in at.metric}
+
+    with _build_holding(writable_demo):
+        at = run_page("data_quality")
+        assert not _problems(at)
+        assert any("A build is updating the warehouse" in w.value for w in at.warning)
+        assert {m.label: m.value for m in at.metric} == before
+    time.sleep(0.1)
+    at = run_page("data_quality")
+    assert not at.warning
+
+
+def test_no_page_fails_while_a_build_holds_a_warehouse_it_never_read(writable_demo, app_env):
+    app_env(writable_demo.path)
+    with _build_holding(writable_demo):
+        for page in PAGES:
+            at = run_page(page)
+            assert not _problems(at), (page, _problems(at))
+            assert any("A build is updating the warehouse" in w.value for w in at.warning), page
