@@ -1,8 +1,16 @@
-"""`evalhouse build`: run `dbt build` (models, seeds and tests) against one warehouse file, in-process."""
+"""`evalhouse build`: run `dbt build` (models, seeds and tests) against one warehouse file.
+
+`run_dbt` runs dbt in this process (tests, docs); `build_warehouse` runs it in a process of its own that keeps
+the file open for the whole build and releases it by exiting (`python -m evalhouse.build DB RESULT.json`).
+"""
 
 from __future__ import annotations
 
+import json
 import os
+import subprocess
+import sys
+import tempfile
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -19,11 +27,13 @@ class BuildResult:
 
 
 def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: Path | None = None,
-            quiet: bool = False) -> BuildResult:
-    """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`."""
+            quiet: bool = False, target: str | None = None) -> BuildResult:
+    """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`, in this process."""
     from dbt.cli.main import dbtRunner  # imported late: dbt is slow to import and not needed by ingest
 
     args = [*command, "--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
+    if target is not None:
+        args += ["--target", target]
     if target_path is not None:
         args += ["--target-path", str(target_path)]
     if quiet:
@@ -54,3 +64,26 @@ def _environment(**values: str) -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = old
+
+
+def build_warehouse(db_path: Path) -> BuildResult:
+    """`dbt build` in a process of its own, its output shown as it runs; the file's lock ends with the process."""
+    with tempfile.TemporaryDirectory(prefix="evalhouse-build-") as scratch:
+        result_file = Path(scratch) / "result.json"
+        code = subprocess.call([sys.executable, "-m", "evalhouse.build", str(db_path), str(result_file)],
+                               cwd=PROJECT_ROOT)
+        if not result_file.exists():
+            return BuildResult(False, (f"the dbt process ended without a result (exit {code})",), 0)
+        data = json.loads(result_file.read_text())
+    return BuildResult(data["ok"], tuple(data["failures"]), data["n_nodes"])
+
+
+def _main(argv: Sequence[str]) -> int:
+    db_path, result_file = Path(argv[0]), Path(argv[1])
+    result = run_dbt(db_path, target="build")
+    result_file.write_text(json.dumps({"ok": result.ok, "failures": list(result.failures), "n_nodes": result.n_nodes}))
+    return 0 if result.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(_main(sys.argv[1:]))

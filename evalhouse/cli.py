@@ -41,11 +41,17 @@ def _parser() -> argparse.ArgumentParser:
 
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    ingest = commands.add_parser("ingest", parents=[common], help="validate and load eval records")
+    # Writers may wait for the lock a little (an API posting steadily holds it briefly and often).
+    waiting = argparse.ArgumentParser(add_help=False)
+    waiting.add_argument("--wait", type=float, default=0, metavar="SECONDS",
+                         help="if another ingest or build holds the warehouse, wait up to this long (default 0)")
+
+    ingest = commands.add_parser("ingest", parents=[common, waiting], help="validate and load eval records")
     ingest_cli.add_arguments(ingest)
     ingest.set_defaults(handler=_ingest)
 
-    build = commands.add_parser("build", parents=[common], help="run dbt build on the warehouse")
+    build = commands.add_parser("build", parents=[common, waiting],
+                                help="run dbt build on the working copy and publish it if it passed")
     build.set_defaults(handler=_build)
 
     rebuild = commands.add_parser("rebuild", parents=[common],
@@ -73,7 +79,7 @@ def _parser() -> argparse.ArgumentParser:
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
     from evalhouse.operations import ingest
 
-    summary = ingest(settings, args.paths, ingest_cli.options_from(args), ingest_cli.Progress())
+    summary = ingest(settings, args.paths, ingest_cli.options_from(args), ingest_cli.Progress(), args.wait)
     ingest_cli.print_summary(summary, args.output)
     if args.output == "table" and summary.accepted:
         print("Loaded into the working copy: `evalhouse build` publishes it to readers.")
@@ -83,7 +89,7 @@ def _ingest(args: argparse.Namespace, settings: Settings) -> int:
 def _build(args: argparse.Namespace, settings: Settings) -> int:
     from evalhouse.operations import build
 
-    result = build(settings)
+    result = build(settings, args.wait)
     if not result.ok:
         print("evalhouse: dbt build failed; the published warehouse is unchanged:", *result.failures,
               sep="\n  ", file=sys.stderr)

@@ -7,6 +7,7 @@ import fcntl
 import json
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -17,17 +18,23 @@ class WarehouseBusy(Exception):
 
 
 @contextmanager
-def writer_lock(db_path: Path, action: str) -> Iterator[None]:
-    """Hold the warehouse's writer lock for the duration, or raise WarehouseBusy at once (never wait silently)."""
+def writer_lock(db_path: Path, action: str, wait_seconds: float = 0) -> Iterator[None]:
+    """Hold the warehouse's writer lock for the duration. If another writer holds it, wait up to `wait_seconds`
+    (0: not at all), then raise WarehouseBusy saying who holds it: never wait silently or forever."""
     lock_path = db_path.with_name(db_path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)
     handle = lock_path.open("a+")
+    deadline = time.monotonic() + wait_seconds
     try:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            raise WarehouseBusy(_busy_message(handle.read(), db_path)) from None
+        while True:
+            try:
+                fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    handle.seek(0)
+                    raise WarehouseBusy(_busy_message(handle.read(), db_path)) from None
+                time.sleep(0.1)
         handle.seek(0)
         handle.truncate()
         holder = {"pid": os.getpid(), "action": action, "since": dt.datetime.now().astimezone().isoformat(timespec="seconds"),

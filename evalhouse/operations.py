@@ -15,7 +15,7 @@ from pathlib import Path
 
 import duckdb
 
-from evalhouse.build import BuildResult, run_dbt
+from evalhouse.build import BuildResult, build_warehouse
 from evalhouse.lock import writer_lock
 from evalhouse.publish import prepare_working_copy, publish, working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
@@ -27,21 +27,21 @@ REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes this wee
 
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions = IngestOptions(),
-           progress: ProgressFn | None = None) -> RunSummary:
+           progress: ProgressFn | None = None, wait_seconds: float = 0) -> RunSummary:
     """Validate and load files into the working copy (published by the next build)."""
-    with writer_lock(settings.db_path, "ingest"):
+    with writer_lock(settings.db_path, "ingest", wait_seconds):
         return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress)
 
 
-def build(settings: Settings) -> BuildResult:
+def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
     """dbt build on the working copy; publish it only if every model and test passed."""
-    with writer_lock(settings.db_path, "build"):
+    with writer_lock(settings.db_path, "build", wait_seconds):
         work = prepare_working_copy(settings.db_path)
         if not work.exists():
             from ingest.load import RawStore
 
             RawStore(work).close()  # a first build with nothing ingested: the raw tables, empty
-        result = run_dbt(work)
+        result = build_warehouse(work)
         if result.ok:
             publish(settings.db_path)
         return result
@@ -91,7 +91,7 @@ def fresh_build(settings: Settings, inputs: Sequence[str], *, out=None) -> bool:
             from ingest.load import RawStore
 
             RawStore(work).close()
-        result = run_dbt(work)
+        result = build_warehouse(work)
         if not result.ok:
             print("dbt build failed; the published warehouse is unchanged:", *result.failures, sep="\n  ", file=out)
             return False

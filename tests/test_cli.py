@@ -78,3 +78,24 @@ def test_strict_reports_real_files_as_quarantined(tmp_path, capsys):
                         str(FIXTURES / "every_eval_ever"))
     assert code == 0
     assert json.loads(out)["by_format"]["eee_instance"]["quarantined"] == 5
+
+
+def test_a_writer_asked_to_wait_gets_the_lock_once_it_is_free(tmp_path, capsys):
+    import threading
+
+    db = tmp_path / "w.duckdb"
+    path = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    held, release = threading.Event(), threading.Event()
+
+    def hold():
+        with writer_lock(db, "a short ingest"):
+            held.set()
+            release.wait(5)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    held.wait(5)
+    threading.Timer(0.5, release.set).start()
+    code, _, err = _run(capsys, "--db", str(db), "ingest", "--wait", "10", str(path))
+    holder.join()
+    assert code == 0, err

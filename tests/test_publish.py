@@ -21,7 +21,7 @@ def _small_builds(monkeypatch, tmp_path):
     from evalhouse import operations
     from evalhouse.build import run_dbt
 
-    monkeypatch.setattr(operations, "run_dbt", lambda db: run_dbt(
+    monkeypatch.setattr(operations, "build_warehouse", lambda db: run_dbt(
         db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), target_path=tmp_path / "target",
         quiet=True))
 
@@ -50,7 +50,7 @@ def test_a_failed_build_leaves_the_published_warehouse_untouched(tmp_path, monke
     from evalhouse import operations
     from evalhouse.build import BuildResult
 
-    monkeypatch.setattr(operations, "run_dbt", lambda db: BuildResult(False, ("test.evalhouse.x: failed",), 1))
+    monkeypatch.setattr(operations, "build_warehouse", lambda db: BuildResult(False, ("test.evalhouse.x: failed",), 1))
     ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
     result = build(settings)
     assert not result.ok and "failed" in result.failures[0]
@@ -69,3 +69,18 @@ def test_a_reader_holding_the_old_file_keeps_reading_it_after_a_publish(tmp_path
     finally:
         reader.close()
     assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 2
+
+
+def test_the_real_build_runs_dbt_in_its_own_process_and_holds_no_lock_after(tmp_path, monkeypatch):
+    import subprocess
+    import sys
+
+    monkeypatch.undo()  # the real build_warehouse: dbt in a process of its own, keep_open for the whole run
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
+    assert build(settings).ok
+    assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 5
+    for path in (settings.db_path, working_copy(settings.db_path)):
+        other = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}, read_only=True)"],
+                               capture_output=True, text=True)
+        assert other.returncode == 0, other.stderr
