@@ -27,6 +27,7 @@ PAGES = {
     "agreement": "app_pages/agreement.py",
     "judge_drift": "app_pages/judge_drift.py",
     "review_queue": "app_pages/review_queue.py",
+    "rate_item": "app_pages/rate_item.py",
     "data_quality": "app_pages/data_quality.py",
 }
 

@@ -27,6 +27,7 @@ pages = {
         st.Page("app_pages/agreement.py", title="Agreement", icon=":material/handshake:"),
         st.Page("app_pages/judge_drift.py", title="Judge drift", icon=":material/trending_up:"),
         st.Page("app_pages/review_queue.py", title="Review queue", icon=":material/rate_review:"),
+        st.Page("app_pages/rate_item.py", title="Rate an item", icon=":material/star_rate:"),
     ],
     "Warehouse": [
         st.Page("app_pages/data_quality.py", title="Data quality", icon=":material/fact_check:"),

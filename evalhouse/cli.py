@@ -73,6 +73,17 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8501)
     serve.set_defaults(handler=_serve)
 
+    api = commands.add_parser("api", parents=[common],
+                              help="serve the submission API: LLM judges and scripts post eval records (docs/api.md)")
+    api.add_argument("--host", default=None, help="the address to listen on (default: 127.0.0.1)")
+    api.add_argument("--port", type=int, default=None, help="the port (default: 8502; 0 picks a free one)")
+    api.add_argument("--max-body-bytes", type=int, default=None,
+                     help="the largest request body (default: $EVALHOUSE_API_MAX_BODY_BYTES or 5000000)")
+    api.add_argument("--max-records", type=int, default=None,
+                     help="the most records per request (default: $EVALHOUSE_API_MAX_RECORDS or 1000)")
+    api.add_argument("--no-load", action="store_true",
+                     help="only save to the landing folder (202); the next `evalhouse ingest` loads the records")
+    api.set_defaults(handler=_api)
     return parser
 
 
@@ -118,6 +129,19 @@ def _serve(args: argparse.Namespace, settings: Settings) -> int:
     from evalhouse.operations import serve
 
     return serve(settings, port=args.port)
+
+
+def _api(args: argparse.Namespace, settings: Settings) -> int:
+    from evalhouse.api.server import serve
+    from evalhouse.api.settings import ApiSettingsError, resolve_api
+
+    try:
+        api = resolve_api(host=args.host, port=args.port, max_body_bytes=args.max_body_bytes,
+                          max_records=args.max_records, load=not args.no_load)
+    except ApiSettingsError as exc:
+        print(f"evalhouse: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    return serve(api, settings)
 
 
 if __name__ == "__main__":

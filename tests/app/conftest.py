@@ -33,8 +33,8 @@ PAGES = {
 # page file -> its label in the sidebar (streamlit_app.py).
 NAV_LABELS = {
     "overview": "Overview", "leaderboard": "Leaderboard", "reliability": "Reliability", "safety": "Safety",
-    "specs": "Specs", "agreement": "Agreement", "judge_drift": "Judge drift", "review_queue": "Review queue", "rate_item": "Rate an item",
-    "data_quality": "Data quality",
+    "specs": "Specs", "agreement": "Agreement", "judge_drift": "Judge drift", "review_queue": "Review queue",
+    "rate_item": "Rate an item", "data_quality": "Data quality",
 }
 
 LAST_WEEK = dt.date.fromisoformat(DEMO_END_DATE) - dt.timedelta(days=dt.date.fromisoformat(DEMO_END_DATE).weekday())

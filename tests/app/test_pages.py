@@ -58,7 +58,7 @@ def test_every_page_renders_its_title_on_the_demo_warehouse(page, demo_warehouse
     at = run_page(page)
     assert not _problems(at)
     assert at.title[0].value == PAGES[page]
-    if page not in ("review_queue",):
+    if page not in ("review_queue", "rate_item"):  # forms: showing others' scores would anchor the rater
         assert at.get("vega_lite_chart") or page == "overview", f"{page} shows no chart on the demo data"
 
 

@@ -1,0 +1,168 @@
+"""Appending accepted records to the landing folder, the system of record, and their lineage beside them.
+
+  <landing>/api/<format>_<YYYY-MM-DD>.jsonl          the records, one whole line each, as they were checked
+  <landing>/api/<format>_<YYYY-MM-DD>.lineage.csv    one row per landing line: who sent it, when, from where
+
+Records are never given extra fields (their schemas are closed, and the line must stay what was checked), so the
+lineage lives in the CSV beside the file, keyed by the landing line and the line's SHA-256 (the raw tables'
+source_line and record_sha256). The `.csv` suffix keeps it out of `evalhouse ingest landing/`.
+
+Whole lines, never interleaved: a request's lines are written while holding an in-process lock and an exclusive
+fcntl.flock on the landing file, so threads and other API processes take turns; the file is opened in append
+mode, a torn last line left by a crash is closed with a newline first, and data and lineage are fsynced before
+the request is answered. The loader freezes the file with a shared flock while it ingests it, so an ingest never
+reads a line half-written.
+"""
+
+from __future__ import annotations
+
+import csv
+import datetime as dt
+import fcntl
+import hashlib
+import io
+import os
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+LINEAGE_COLUMNS = ("landing_file", "line", "record_sha256", "record_key", "format", "received_at", "request_id",
+                   "key_name", "remote")
+_CHUNK = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Sender:
+    """Who sent a request: what its lines' lineage rows record (a key's name or hash, never the key)."""
+
+    request_id: str
+    key_name: str
+    remote: str | None
+    received_at: dt.datetime
+
+
+@dataclass(frozen=True)
+class Appended:
+    path: Path  # the landing file, resolved (as the ingester names it in source_path)
+    first_line: int  # 1-based, as the ingester counts
+    last_line: int
+
+    @property
+    def lines(self) -> range:
+        return range(self.first_line, self.last_line + 1)
+
+
+def api_folder(landing: Path) -> Path:
+    return landing / "api"
+
+
+def landing_file(landing: Path, format_name: str, now: dt.datetime) -> Path:
+    return api_folder(landing) / f"{format_name}_{now.astimezone(dt.timezone.utc):%Y-%m-%d}.jsonl"
+
+
+def lineage_file(path: Path) -> Path:
+    return path.with_name(path.name.removesuffix(".jsonl") + ".lineage.csv")
+
+
+class LineCounter:
+    """Lines in a file that only grows, counted incrementally: (inode, size) -> lines, reading only what was
+    appended since the last count. Not thread-safe: each owner uses it under its own lock."""
+
+    def __init__(self) -> None:
+        self._known: dict[Path, tuple[int, int, int, bool]] = {}  # path -> (inode, size, lines, ends with newline)
+
+    def count(self, path: Path, fd: int) -> tuple[int, bool]:
+        """(lines, whether the file ends with a newline or is empty); a torn last line counts as a line."""
+        info = os.fstat(fd)
+        inode, offset, lines, closed = self._known.get(path, (info.st_ino, 0, 0, True))
+        if inode != info.st_ino or offset > info.st_size:
+            offset, lines, closed = 0, 0, True  # replaced or truncated by hand: count again
+        complete = lines if closed else lines - 1
+        while offset < info.st_size:
+            chunk = os.pread(fd, min(_CHUNK, info.st_size - offset), offset)
+            if not chunk:
+                break
+            complete += chunk.count(b"\n")
+            closed = chunk.endswith(b"\n")
+            offset += len(chunk)
+        total = complete + (0 if closed else 1)
+        self._known[path] = (info.st_ino, offset, total, closed)
+        return total, closed
+
+
+class LandingWriter:
+    def __init__(self, landing: Path) -> None:
+        self.landing = landing
+        self._lock = threading.Lock()
+        self._counter = LineCounter()
+
+    def append(self, format_name: str, lines: Sequence[bytes], keys: Sequence[str | None], sender: Sender) -> Appended:
+        """Append `lines` (each without its newline) to today's landing file of the format, and their lineage."""
+        path = landing_file(self.landing, format_name, sender.received_at)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path = path.resolve()
+        with self._lock:
+            created = not path.exists()
+            fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)  # read: to count lines
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX)
+                before, closed = self._counter.count(path, fd)
+                data = b"".join(line + b"\n" for line in lines)
+                _write_all(fd, data if closed else b"\n" + data)
+                os.fsync(fd)
+                appended = Appended(path, before + 1, before + len(lines))
+                self._write_lineage(path, format_name, appended, lines, keys, sender)
+                self._counter.count(path, fd)
+            finally:
+                os.close(fd)  # closing releases the flock
+            if created:
+                _fsync_dir(path.parent)
+        return appended
+
+    def _write_lineage(self, path: Path, format_name: str, appended: Appended, lines: Sequence[bytes],
+                       keys: Sequence[str | None], sender: Sender) -> None:
+        target = lineage_file(path)
+        buffer = io.StringIO()
+        writer = csv.writer(buffer, lineterminator="\n")
+        if not target.exists() or target.stat().st_size == 0:
+            writer.writerow(LINEAGE_COLUMNS)
+        received = sender.received_at.astimezone(dt.timezone.utc).isoformat(timespec="milliseconds")
+        received = received.replace("+00:00", "Z")
+        for number, line, key in zip(appended.lines, lines, keys):
+            writer.writerow((path.name, number, hashlib.sha256(line).hexdigest(), key or "", format_name, received,
+                             sender.request_id, sender.key_name, sender.remote or ""))
+        fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        try:
+            _write_all(fd, buffer.getvalue().encode("utf-8"))
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+@contextmanager
+def frozen(path: Path, counter: LineCounter) -> Iterator[int]:
+    """Hold off every appender (shared flock) while the file is read whole; yields its line count."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH)
+        lines, _ = counter.count(path, fd)
+        yield lines
+    finally:
+        os.close(fd)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _fsync_dir(folder: Path) -> None:
+    fd = os.open(folder, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
