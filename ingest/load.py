@@ -1,5 +1,9 @@
-"""The raw layer in DuckDB: its tables, one transaction per file, batched appends, and the lookups that keep a
-second run of the same input from adding anything.
+"""The raw layer in DuckDB: its tables, one transaction per file, and the lookups that keep a second run of the
+same input from adding anything.
+
+A file's rows are streamed to Parquet files on disk while it is read (FileStaging) and loaded at its end with
+one INSERT ... SELECT per table inside one transaction: the file commits whole, and memory stays bounded
+however large it is (DuckDB holds an open transaction's appended rows in memory until it commits).
 
 This is the only module of the ingester that writes SQL. Table names come from the format registry, never
 from user input; every value is a bound parameter or an Arrow batch.
@@ -8,6 +12,9 @@ from user input; every value is a bound parameter or an Arrow batch.
 from __future__ import annotations
 
 import datetime as dt
+import os
+import shutil
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -15,45 +22,9 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ingest.formats import FORMATS
-
-RECORD_COLUMNS = pa.schema(
-    [
-        ("record_id", pa.string()),
-        ("natural_key", pa.string()),
-        ("schema_version", pa.string()),
-        ("record_json", pa.string()),
-        ("repairs", pa.string()),
-        ("source_path", pa.string()),
-        ("source_line", pa.int64()),
-        ("byte_offset", pa.int64()),
-        ("record_sha256", pa.string()),
-        ("file_sha256", pa.string()),
-        ("ingested_at", pa.timestamp("us")),
-        ("batch_id", pa.string()),
-    ]
-)
-
-QUARANTINE_COLUMNS = pa.schema(
-    [
-        ("quarantine_id", pa.string()),
-        ("source_path", pa.string()),
-        ("source_line", pa.int64()),
-        ("byte_offset", pa.int64()),
-        ("format", pa.string()),
-        ("schema_version", pa.string()),
-        ("error_kind", pa.string()),
-        ("error_pointer", pa.string()),
-        ("error_message", pa.string()),
-        ("raw_text", pa.string()),
-        ("raw_text_truncated", pa.bool_()),
-        ("raw_sha256", pa.string()),
-        ("file_sha256", pa.string()),
-        ("batch_id", pa.string()),
-        ("quarantined_at", pa.timestamp("us")),
-    ]
-)
 
 _RECORD_DDL = """
     record_id varchar not null,
@@ -158,14 +129,80 @@ class FileRow:
     duration_ms: float
 
 
+# DuckDB may cache up to this much; beyond it, it spills to disk. Ingest's memory then stays flat with file size.
+MEMORY_LIMIT = os.environ.get("EVALHOUSE_INGEST_MEMORY_LIMIT", "512MB")
+
+
+class FileStaging:
+    """One file's rows on their way in: each table's rows appended to its own Parquet file on disk."""
+
+    def __init__(self, directory: Path) -> None:
+        shutil.rmtree(directory, ignore_errors=True)
+        directory.mkdir(parents=True)
+        self.directory = directory
+        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.paths: dict[str, Path] = {}
+        self.rows: Counter = Counter()
+
+    def append(self, table_name: str, batch: pa.Table) -> None:
+        if batch.num_rows == 0:
+            return
+        writer = self.writers.get(table_name)
+        if writer is None:
+            path = self.directory / f"{len(self.paths)}.parquet"
+            writer = self.writers[table_name] = pq.ParquetWriter(path, batch.schema, compression="snappy")
+            self.paths[table_name] = path
+        writer.write_table(batch)
+        self.rows[table_name] += batch.num_rows
+
+    def close(self) -> None:
+        for writer in self.writers.values():
+            writer.close()
+        self.writers = {}
+
+    def remove(self) -> None:
+        self.close()
+        shutil.rmtree(self.directory, ignore_errors=True)
+
+
 class RawStore:
     """A write connection to the warehouse file, holding the raw layer's tables."""
 
     def __init__(self, db_path: Path) -> None:
         db_path.parent.mkdir(parents=True, exist_ok=True)
+        self.staging_root = db_path.with_name(f".{db_path.name}.ingest")
+        shutil.rmtree(self.staging_root, ignore_errors=True)  # left by a run that was killed: never loaded
         self.con = duckdb.connect(str(db_path))
+        self.con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
         for statement in _DDL:
             self.con.execute(statement)
+
+    def staging(self, name: str) -> FileStaging:
+        return FileStaging(self.staging_root / name)
+
+    def load_staged(self, staging: FileStaging, source_path: str, file_sha256: str, ingested_at: dt.datetime,
+                    batch_id: str) -> None:
+        """Insert a file's staged rows (inside the caller's transaction), adding what every row of it shares."""
+        staging.close()
+        for table_name, path in staging.paths.items():
+            if table_name == "quarantine":
+                self.con.execute(
+                    "insert into raw.quarantine (quarantine_id, source_path, source_line, byte_offset, format, "
+                    "schema_version, error_kind, error_pointer, error_message, raw_text, raw_text_truncated, "
+                    "raw_sha256, file_sha256, batch_id, quarantined_at) "
+                    "select quarantine_id, ?, source_line, byte_offset, format, schema_version, error_kind, "
+                    "error_pointer, error_message, raw_text, raw_text_truncated, raw_sha256, ?, ?, ? "
+                    "from read_parquet(?)",
+                    [source_path, file_sha256, batch_id, ingested_at, str(path)],
+                )
+            else:
+                self.con.execute(
+                    f"insert into raw.{_table(table_name)} (record_id, natural_key, schema_version, record_json, "
+                    "repairs, source_path, source_line, byte_offset, record_sha256, file_sha256, ingested_at, "
+                    "batch_id) select record_id, natural_key, schema_version, record_json, repairs, ?, "
+                    "source_line, byte_offset, record_sha256, ?, ?, ? from read_parquet(?)",
+                    [source_path, file_sha256, ingested_at, batch_id, str(path)],
+                )
 
     def close(self) -> None:
         self.con.close()
@@ -213,12 +250,6 @@ class RawStore:
         ).fetchall()
         return {key: KnownKey(sha, path, line) for key, sha, path, line in rows}
 
-    def append_records(self, format_name: str, rows: dict[str, list]) -> None:
-        self._append(f"raw.{_table(format_name)}", pa.Table.from_pydict(rows, schema=RECORD_COLUMNS))
-
-    def append_quarantine(self, rows: dict[str, list]) -> None:
-        self._append("raw.quarantine", pa.Table.from_pydict(rows, schema=QUARANTINE_COLUMNS))
-
     def append_repairs(self, rows: Iterable[tuple[str, str, str, str, str, int]]) -> None:
         rows = list(rows)
         if rows:
@@ -229,15 +260,6 @@ class RawStore:
         self.con.execute(
             f"insert into raw.ingest_files values ({', '.join('?' * len(values))})", values
         )
-
-    def _append(self, table: str, batch: pa.Table) -> None:
-        if batch.num_rows == 0:
-            return
-        self.con.register("_evalhouse_batch", batch)
-        try:
-            self.con.execute(f"insert into {table} by name select * from _evalhouse_batch")
-        finally:
-            self.con.unregister("_evalhouse_batch")
 
 
 def _table(format_name: str) -> str:

@@ -5,7 +5,6 @@ per file, and a summary of what happened. `ingest_paths` is what the CLI, the ap
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import time
 import uuid
@@ -14,19 +13,23 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.classify import ACCEPT, BLANK, ClassifyOptions, Outcome
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from ingest.batches import QUARANTINE_ROW, BatchTables, add_quarantine_row
+from ingest.classify import ClassifyOptions
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
-from ingest.load import FileRow, KnownKey, RawStore
+from ingest.load import FileRow, FileStaging, KnownKey, RawStore
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
-    PREVIEW_BYTES,
     UTF8_BOM,
+    LinesChunk,
     RawRecord,
     SourceError,
     expand_paths,
     file_sha256,
-    read_records,
+    read_units,
 )
 from ingest.workers import Classifier, worker_count
 
@@ -38,7 +41,6 @@ class IngestOptions:
     strict: bool = False
     forced_format: str | None = None
     max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES
-    batch_rows: int = 5000
     workers: int | None = None  # classification processes: None decides by input size, 0 means in-process
 
 
@@ -130,10 +132,12 @@ def _ingest_file(
         return FileOutcome(path, "already_loaded", f"same content already loaded{same} at {prior.finished_at:%Y-%m-%d %H:%M}")
     started = _now()
     clock = time.perf_counter()
-    load = _FileLoad(store, classifier, options, batch_id, path, sha, size, progress)
+    staging = store.staging(f"{batch_id}-{sha[:16]}")
+    load = _FileLoad(store, classifier, staging, options, batch_id, path, sha, size, progress)
     try:
-        with store.transaction():
-            load.run()
+        load.run()  # reads, classifies and stages the whole file; nothing is in the warehouse yet
+        with store.transaction():  # then the file goes in whole, or not at all
+            store.load_staged(staging, str(path), sha, load.now, batch_id)
             finished = _now()
             store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000))
             store.append_repairs(load.repair_rows())
@@ -146,33 +150,21 @@ def _ingest_file(
         with store.transaction():
             store.append_file(failed)
         return FileOutcome(path, "failed", message)
+    finally:
+        staging.remove()
     return load.outcome()
 
 
-@dataclass(slots=True)
-class _Pending:
-    fmt: RecordFormat
-    record_id: str
-    key: str | None
-    version: str | None
-    text: str
-    repairs: tuple[str, ...]
-    line: int
-    offset: int
-    sha: str
-
-
 class _FileLoad:
-    """The state of one file's load: pending rows, counts, and what was quarantined."""
+    """The state of one file's load: its staged tables, counts, and what was quarantined."""
 
-    def __init__(self, store: RawStore, classifier: Classifier, options: IngestOptions, batch_id: str,
-                 path: Path, file_sha: str, file_bytes: int, progress: ProgressFn | None) -> None:
-        self.store, self.classifier, self.options = store, classifier, options
+    def __init__(self, store: RawStore, classifier: Classifier, staging: FileStaging, options: IngestOptions,
+                 batch_id: str, path: Path, file_sha: str, file_bytes: int, progress: ProgressFn | None) -> None:
+        self.store, self.classifier, self.staging, self.options = store, classifier, staging, options
         self.batch_id, self.path, self.source_path = batch_id, path, str(path)
         self.file_sha, self.file_bytes, self.progress = file_sha, file_bytes, progress
         self.seen = store.lines_seen(self.source_path)
-        self.pending: list[_Pending] = []
-        self.quarantine: dict[str, list] = defaultdict(list)
+        self.file_keys: dict[str, dict[str, KnownKey]] = defaultdict(dict)  # keys accepted earlier in this file
         self.counts: dict[str, FormatCounts] = defaultdict(FormatCounts)
         self.repairs: Counter = Counter()  # (format, repair) -> records
         self.n_lines = self.n_blank = self.n_unchanged = 0
@@ -183,133 +175,106 @@ class _FileLoad:
     def run(self) -> None:
         last_line = 0
         try:
-            for raw, outcome in self.classifier.outcomes(self._records()):
-                last_line = raw.line
-                self._apply(raw, outcome)
-                if len(self.pending) >= self.options.batch_rows:
-                    self._flush()
-                if self.progress is not None and raw.line % 2000 == 0:
-                    self.progress(self.path, raw.offset, self.file_bytes)
+            for tables in self.classifier.tables(self._units(), self.file_sha):
+                last_line = max(last_line, tables.last_line)
+                self.n_lines += tables.n_records
+                self.n_blank += tables.n_blank
+                self._stage(tables)
+                if self.progress is not None:
+                    self.progress(self.path, 0, self.file_bytes)
         except SourceError as exc:
             line = last_line + 1 if last_line else None
-            self._quarantine(None, None, exc.kind, None, exc.message, b"", line=line, offset=None)
+            rows = _empty_rows()
+            add_quarantine_row(rows, self.file_sha, None, None, None, exc.kind, None, exc.message, None, line=line)
+            self._stage_quarantine(pa.Table.from_pydict(rows, schema=QUARANTINE_ROW))
             self.status = "unreadable" if not last_line else "loaded"
             self.message = exc.message
-        self._flush()
         if self.n_lines == 0 and self.status == "loaded":
             self.status, self.message = "empty", "the file holds no records"
         if self.progress is not None:
             self.progress(self.path, self.file_bytes, self.file_bytes)
 
-    def _records(self) -> Iterator[RawRecord]:
-        for raw in read_records(self.path, self.options.max_record_bytes):
-            if raw.line == 1 and raw.data.startswith(UTF8_BOM):
+    def _units(self) -> Iterator[LinesChunk | RawRecord]:
+        for unit in read_units(self.path, self.options.max_record_bytes):
+            if isinstance(unit, LinesChunk) and unit.first_line == 1 and unit.data.startswith(UTF8_BOM):
                 self.repairs[("file", "utf8_bom_removed")] += 1
-                raw = RawRecord(raw.line, raw.offset + 3, raw.data[3:], raw.size - 3, raw.oversized, raw.unterminated)
-            yield raw
+                unit = LinesChunk(1, unit.offset + 3, unit.data[3:])
+            elif isinstance(unit, RawRecord) and unit.line == 1 and unit.data.startswith(UTF8_BOM):
+                self.repairs[("file", "utf8_bom_removed")] += 1
+                unit = RawRecord(1, unit.offset + 3, unit.data[3:], unit.size - 3, unit.oversized, unit.unterminated)
+            yield unit
 
-    def _apply(self, raw: RawRecord, outcome: Outcome) -> None:
-        if outcome[0] == BLANK:
-            self.n_blank += 1
+    def _stage(self, tables: BatchTables) -> None:
+        rejected = self._without_unchanged(tables.rejected, "raw_sha256")
+        extra = _empty_rows()
+        for format_name, accepted in tables.accepted.items():
+            accepted = self._without_unchanged(accepted, "record_sha256")
+            fmt = FORMATS[format_name]
+            if fmt.natural_key_name is not None:
+                accepted = self._resolve_keys(fmt, accepted, extra)
+            self.staging.append(format_name, accepted)
+            counts = self.counts[format_name]
+            counts.accepted += accepted.num_rows
+            self._count_repairs(format_name, accepted)
+        self._stage_quarantine(rejected)
+        self._stage_quarantine(pa.Table.from_pydict(extra, schema=QUARANTINE_ROW))
+
+    def _stage_quarantine(self, rejected: pa.Table) -> None:
+        if rejected.num_rows == 0:
             return
-        self.n_lines += 1
-        sha = outcome[1]
-        if self.seen is not None and (raw.line, sha) in self.seen:
-            self.n_unchanged += 1
-            return
-        if outcome[0] == ACCEPT:
-            _, _, format_name, key, version, repairs = outcome
-            record_id = key if key is not None else _line_id(self.file_sha, raw.line)
-            self.pending.append(_Pending(FORMATS[format_name], record_id, key, version, raw.data.decode("utf-8"),
-                                         repairs, raw.line, raw.offset, sha))
-        else:
-            _, _, format_name, version, kind, pointer, message = outcome
-            self._quarantine(FORMATS.get(format_name) if format_name else None, version, kind, pointer, message,
-                             raw.data, line=raw.line, offset=raw.offset, sha=sha, truncated=raw.oversized)
+        for format_name, n in Counter(f or "unknown" for f in rejected.column("format").to_pylist()).items():
+            self.counts[format_name].quarantined += n
+        self.staging.append("quarantine", rejected)
 
-    # -- writing ----------------------------------------------------------------------------------------
-    def _flush(self) -> None:
-        by_format: dict[str, list[_Pending]] = defaultdict(list)
-        for p in self.pending:
-            by_format[p.fmt.name].append(p)
-        self.pending = []
-        for name, rows in by_format.items():
-            accepted = self._resolve_keys(FORMATS[name], rows)
-            if accepted:
-                self.store.append_records(name, self._record_columns(accepted))
-                counts = self.counts[name]
-                counts.accepted += len(accepted)
-                for p in accepted:
-                    if p.repairs:
-                        counts.repaired += 1
-                        for repair in p.repairs:
-                            self.repairs[(name, repair)] += 1
-        if self.quarantine:
-            self.store.append_quarantine(dict(self.quarantine))
-            self.quarantine = defaultdict(list)
+    def _without_unchanged(self, table: pa.Table, sha_column: str) -> pa.Table:
+        """For a file loaded before with other content (an appended file), drop the lines loaded then."""
+        if self.seen is None or table.num_rows == 0:
+            return table
+        keep = [(line, sha) not in self.seen
+                for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())]
+        self.n_unchanged += keep.count(False)
+        return table.filter(pa.array(keep))
 
-    def _resolve_keys(self, fmt: RecordFormat, rows: list[_Pending]) -> list[_Pending]:
+    def _resolve_keys(self, fmt: RecordFormat, table: pa.Table, extra: dict[str, list]) -> pa.Table:
         """Skip a keyed record already loaded with the same content; quarantine one whose id was reused."""
-        if fmt.natural_key_name is None:
-            return rows
-        known = self.store.known_keys(fmt.name, sorted({p.key for p in rows if p.key}))
-        accepted = []
-        for p in rows:
-            prior = known.get(p.key) if p.key else None
+        keys = table.column("natural_key").to_pylist()
+        shas = table.column("record_sha256").to_pylist()
+        lines = table.column("source_line").to_pylist()
+        known = self.store.known_keys(fmt.name, sorted({k for k in keys if k}))
+        in_file = self.file_keys[fmt.name]
+        keep = []
+        for index, (key, sha, line) in enumerate(zip(keys, shas, lines)):
+            prior = (known.get(key) or in_file.get(key)) if key else None
             if prior is None:
-                accepted.append(p)
-                if p.key:
-                    known[p.key] = KnownKey(p.sha, self.source_path, p.line)
-            elif prior.record_sha256 == p.sha:
+                keep.append(True)
+                if key:
+                    in_file[key] = KnownKey(sha, self.source_path, line)
+            elif prior.record_sha256 == sha:
+                keep.append(False)
                 self.counts[fmt.name].skipped += 1
             else:
-                self._quarantine(
-                    fmt, p.version, "conflict", f"/{fmt.natural_key_name}",
-                    f"{fmt.natural_key_name} {p.key!r} was already loaded from {prior.source_path} line "
+                keep.append(False)
+                text = table.column("record_json")[index].as_py()
+                raw = RawRecord(line, table.column("byte_offset")[index].as_py(), text.encode("utf-8"), len(text))
+                add_quarantine_row(
+                    extra, self.file_sha, raw, fmt.name, table.column("schema_version")[index].as_py(), "conflict",
+                    f"/{fmt.natural_key_name}",
+                    f"{fmt.natural_key_name} {key!r} was already loaded from {prior.source_path} line "
                     f"{prior.source_line} with different content; give the new record its own "
                     f"{fmt.natural_key_name} (records are never updated in place)",
-                    p.text.encode("utf-8"), line=p.line, offset=p.offset, sha=p.sha,
+                    sha,
                 )
-        return accepted
+        return table if all(keep) else table.filter(pa.array(keep))
 
-    def _record_columns(self, rows: list[_Pending]) -> dict[str, list]:
-        return {
-            "record_id": [p.record_id for p in rows],
-            "natural_key": [p.key for p in rows],
-            "schema_version": [p.version for p in rows],
-            "record_json": [p.text for p in rows],
-            "repairs": [json.dumps(list(p.repairs)) if p.repairs else None for p in rows],
-            "source_path": [self.source_path] * len(rows),
-            "source_line": [p.line for p in rows],
-            "byte_offset": [p.offset for p in rows],
-            "record_sha256": [p.sha for p in rows],
-            "file_sha256": [self.file_sha] * len(rows),
-            "ingested_at": [self.now] * len(rows),
-            "batch_id": [self.batch_id] * len(rows),
-        }
-
-    def _quarantine(self, fmt: RecordFormat | None, version: str | None, kind: str, pointer: str | None,
-                    message: str, data: bytes, *, line: int | None, offset: int | None, sha: str | None = None,
-                    truncated: bool = False) -> None:
-        name = fmt.name if fmt else None
-        self.counts[name or "unknown"].quarantined += 1
-        q = self.quarantine
-        q["quarantine_id"].append(_line_id(self.file_sha, line if line is not None else 0, kind))
-        q["source_path"].append(self.source_path)
-        q["source_line"].append(line)
-        q["byte_offset"].append(offset)
-        q["format"].append(name)
-        q["schema_version"].append(version)
-        q["error_kind"].append(kind)
-        q["error_pointer"].append(pointer)
-        q["error_message"].append(message)
-        q["raw_text"].append(data[:PREVIEW_BYTES].decode("utf-8", "backslashreplace") if truncated
-                             else data.decode("utf-8", "backslashreplace"))
-        q["raw_text_truncated"].append(truncated)
-        q["raw_sha256"].append(sha)
-        q["file_sha256"].append(self.file_sha)
-        q["batch_id"].append(self.batch_id)
-        q["quarantined_at"].append(self.now)
+    def _count_repairs(self, format_name: str, accepted: pa.Table) -> None:
+        repairs = accepted.column("repairs")
+        if repairs.null_count == len(repairs):
+            return
+        self.counts[format_name].repaired += len(repairs) - repairs.null_count
+        for entry in pc.value_counts(repairs).to_pylist():
+            if entry["values"] is not None:
+                for repair in json.loads(entry["values"]):
+                    self.repairs[(format_name, repair)] += entry["counts"]
 
     # -- results ----------------------------------------------------------------------------------------
     def file_row(self, started: dt.datetime, finished: dt.datetime, duration_ms: float) -> FileRow:
@@ -319,8 +284,9 @@ class _FileLoad:
         accepted = {name: c.accepted for name, c in sorted(self.counts.items()) if c.accepted}
         return FileRow(
             self.batch_id, self.source_path, self.file_sha, self.file_bytes, self.status, self.message,
-            self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined, totals.skipped + self.n_unchanged,
-            json.dumps(accepted), self.options.strict, self.options.forced_format, started, finished, duration_ms,
+            self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined,
+            totals.skipped + self.n_unchanged, json.dumps(accepted), self.options.strict,
+            self.options.forced_format, started, finished, duration_ms,
         )
 
     def repair_rows(self) -> list[tuple[str, str, str, str, str, int]]:
@@ -336,9 +302,8 @@ class _FileLoad:
                            Counter(self.repairs))
 
 
-def _line_id(file_sha: str, line: int, salt: str = "") -> str:
-    """A record id that is the same on every run and machine: the file's content and the record's place."""
-    return hashlib.sha256(f"{file_sha}:{line}:{salt}".encode()).hexdigest()[:32]
+def _empty_rows() -> dict[str, list]:
+    return {name: [] for name in QUARANTINE_ROW.names}
 
 
 def _now() -> dt.datetime:

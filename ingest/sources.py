@@ -51,6 +51,16 @@ class RawRecord:
     unterminated: bool = False  # the last line of a file that ends without a newline
 
 
+@dataclass(frozen=True, slots=True)
+class LinesChunk:
+    """About a megabyte of whole JSON lines, as read: the process that validates them splits them, so reading a
+    large file costs its reader a count of newlines, not a Python object per line."""
+
+    first_line: int  # the 1-based line number of the chunk's first line
+    offset: int  # the (decompressed) stream offset of its first byte
+    data: bytes  # complete lines; only the file's last may lack its newline
+
+
 def is_supported(path: Path) -> bool:
     return _reader_for(path) is not None
 
@@ -104,6 +114,64 @@ def read_records(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -
     yield from reader(path, max_record_bytes)
 
 
+def read_units(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[LinesChunk | RawRecord]:
+    """A file as units of work: chunks of whole lines for plain JSON Lines (gzipped or not), records otherwise.
+    A line longer than the limit comes as an oversized record, skipped to its end without being held."""
+    name = path.name.lower()
+    if name.endswith(".jsonl.gz") or (name.endswith(".jsonl") and _plain_jsonl(path)):
+        if name.endswith(".gz"):
+            yield from _gzip_chunks(path, max_record_bytes)
+        else:
+            with path.open("rb") as handle:
+                yield from _line_chunks(handle, max_record_bytes)
+        return
+    yield from read_records(path, max_record_bytes)
+
+
+def _plain_jsonl(path: Path) -> bool:
+    """JSON Lines read as lines: not a file a harness reader owns (lm-eval samples files, by name)."""
+    from ingest import readers_lm_eval
+
+    return not readers_lm_eval.is_samples_file(path)
+
+
+def _gzip_chunks(path: Path, max_record_bytes: int) -> Iterator[LinesChunk | RawRecord]:
+    _check_gzip_magic(path)
+    handle = gzip.open(path, "rb")
+    try:
+        yield from _line_chunks(handle, max_record_bytes, partial_reads=True)
+    except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
+        raise SourceError("corrupt_gzip", f"the gzip stream is damaged and cannot be read further: {exc}") from exc
+    finally:
+        handle.close()
+
+
+def _line_chunks(handle: BinaryIO, max_record_bytes: int, *, partial_reads: bool = False
+                 ) -> Iterator[LinesChunk | RawRecord]:
+    read = handle.read1 if partial_reads else handle.read
+    offset, line_no, pending = 0, 1, b""
+    while True:
+        chunk = read(_READ_CHUNK)
+        if not chunk:
+            break
+        data = pending + chunk if pending else chunk
+        end = data.rfind(b"\n")
+        if end < 0:
+            pending = data
+        else:
+            whole, pending = data[:end + 1], data[end + 1:]
+            yield LinesChunk(line_no, offset, whole)
+            line_no += whole.count(b"\n")
+            offset += len(whole)
+        if len(pending) > max_record_bytes:
+            record, pending, consumed = _skip_long_line(handle, line_no, offset, pending)
+            yield record
+            line_no += 1
+            offset += consumed
+    if pending:
+        yield LinesChunk(line_no, offset, pending)
+
+
 def _reader_for(path: Path) -> Reader | None:
     name = path.name.lower()
     return next((reader for suffix, reader in READERS if name.endswith(suffix)), None)
@@ -119,13 +187,17 @@ def _read_json(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
         yield from _read_document(handle, max_record_bytes)
 
 
-def _read_gzip_lines(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
+def _check_gzip_magic(path: Path) -> None:
     with path.open("rb") as raw:
         magic = raw.read(2)
         if magic != b"\x1f\x8b":
             start = (magic + raw.read(14)).decode("utf-8", "backslashreplace")
             hint = " (it looks like plain JSON: rename it to .jsonl)" if start.lstrip().startswith(("{", "[")) else ""
             raise SourceError("not_gzip", f"{path.name} is not a gzip file: it starts with {start!r}{hint}")
+
+
+def _read_gzip_lines(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
+    _check_gzip_magic(path)
     handle = gzip.open(path, "rb")
     try:
         yield from _read_lines(handle, max_record_bytes, partial_reads=True)

@@ -1,8 +1,9 @@
-"""Classification on every core: batches of raw records go to worker processes and their outcomes come back in
-file order. Small inputs are classified in the ingest process itself; the outcomes are identical either way
-(tests/ingest/test_workers.py holds that).
+"""Classification on every core: units of work (chunks of lines, batches of records) go to worker processes and
+come back as Arrow tables, in file order. Small inputs are classified in the ingest process itself; the tables
+are identical either way (tests/ingest/test_workers.py holds that).
 
-Memory stays bounded: at most `window` batches are in flight, and a batch is a few thousand records.
+Memory stays bounded: at most `window` units are in flight, and a unit is about a megabyte of lines or a few
+thousand records.
 """
 
 from __future__ import annotations
@@ -15,25 +16,27 @@ from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
-from ingest.classify import ClassifyOptions, Outcome, classify_batch
-from ingest.sources import RawRecord, SourceError
+from ingest.batches import BatchTables, tables_for
+from ingest.classify import ClassifyOptions
+from ingest.sources import LinesChunk, RawRecord, SourceError
 from ingest.validate import Validators
 
 BATCH_RECORDS = 2000
+Unit = LinesChunk | list[RawRecord]
 
 # Each worker process compiles its schemas once, on first use, and keeps them for the life of the pool.
 _worker_validators: Validators | None = None
 
 
-def _classify_in_worker(batch: list[RawRecord], options: ClassifyOptions) -> list[Outcome]:
+def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str) -> BatchTables:
     global _worker_validators
     if _worker_validators is None:
         _worker_validators = Validators()
-    return classify_batch(batch, options, _worker_validators)
+    return tables_for(unit, options, _worker_validators, file_sha)
 
 
 class Classifier:
-    """Turns a stream of raw records into (record, outcome) pairs, in order."""
+    """Turns a file's units of work into BatchTables, in order."""
 
     def __init__(self, options: ClassifyOptions, processes: int = 0) -> None:
         self.options = options
@@ -49,44 +52,44 @@ class Classifier:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
-    def outcomes(self, records: Iterable[RawRecord]) -> Iterator[tuple[RawRecord, Outcome]]:
-        """Every record with its outcome, in order. A SourceError from `records` is raised only after every
-        record read before it has been yielded."""
-        batches = _batched(records, BATCH_RECORDS)
+    def tables(self, units: Iterable[LinesChunk | RawRecord], file_sha: str) -> Iterator[BatchTables]:
+        """The tables of every unit, in order. A SourceError from `units` is raised only after everything read
+        before it has been yielded."""
+        work = _grouped(units, BATCH_RECORDS)
         if self.pool is None:
-            for batch in batches:
-                yield from zip(batch, classify_batch(batch, self.options, self.validators))
+            for unit in work:
+                yield tables_for(unit, self.options, self.validators, file_sha)
             return
-        in_flight: deque[tuple[list[RawRecord], Future]] = deque()
+        in_flight: deque[tuple[Unit, Future | None]] = deque()
         try:
-            for batch in batches:
-                in_flight.append((batch, self._submit(batch)))
+            for unit in work:
+                in_flight.append((unit, self._submit(unit, file_sha)))
                 if len(in_flight) >= self.window:
                     done, future = in_flight.popleft()
-                    yield from zip(done, self._result(done, future))
+                    yield self._result(done, future, file_sha)
         finally:
             while in_flight:
                 done, future = in_flight.popleft()
-                yield from zip(done, self._result(done, future))
+                yield self._result(done, future, file_sha)
 
-    def _submit(self, batch: list[RawRecord]) -> Future | None:
+    def _submit(self, unit: Unit, file_sha: str) -> Future | None:
         if self.pool is None:
             return None
         try:
-            return self.pool.submit(_classify_in_worker, batch, self.options)
+            return self.pool.submit(_tables_in_worker, unit, self.options, file_sha)
         except BrokenProcessPool:
             self._fall_back()
             return None
 
-    def _result(self, batch: list[RawRecord], future: Future | None) -> list[Outcome]:
-        """A batch's outcomes; if the worker processes could not start or died, the batch is classified here:
+    def _result(self, unit: Unit, future: Future | None, file_sha: str) -> BatchTables:
+        """A unit's tables; if the worker processes could not start or died, the unit is classified here:
         slower, never lost."""
         if future is not None:
             try:
                 return future.result()
             except BrokenProcessPool:
                 self._fall_back()
-        return classify_batch(batch, self.options, self.validators)
+        return tables_for(unit, self.options, self.validators, file_sha)
 
     def _fall_back(self) -> None:
         if self.pool is not None:
@@ -101,11 +104,18 @@ def worker_count(total_bytes: int, threshold: int = 32 * 1024 * 1024) -> int:
     return cores if total_bytes >= threshold and cores > 1 else 0
 
 
-def _batched(records: Iterable[RawRecord], size: int) -> Iterator[list[RawRecord]]:
+def _grouped(units: Iterable[LinesChunk | RawRecord], size: int) -> Iterator[Unit]:
+    """Chunks pass as they are; records are grouped into lists of `size`, keeping file order."""
     batch: list[RawRecord] = []
     try:
-        for record in records:
-            batch.append(record)
+        for unit in units:
+            if isinstance(unit, LinesChunk):
+                if batch:
+                    yield batch
+                    batch = []
+                yield unit
+                continue
+            batch.append(unit)
             if len(batch) >= size:
                 yield batch
                 batch = []

@@ -7,6 +7,7 @@ import json
 import os
 from pathlib import Path
 
+import pyarrow as pa
 import pytest
 
 from evalhouse.cli import main
@@ -49,8 +50,11 @@ def test_table_names_only_ever_come_from_the_format_registry(tmp_path):
     try:
         with pytest.raises(ValueError, match="unknown format"):
             store.known_keys("eval_form; drop table raw.quarantine", ["k"])
+        staging = store.staging("hostile")
+        staging.append("quarantine --", pa.table({"record_id": ["x"]}))
         with pytest.raises(ValueError, match="unknown format"):
-            store.append_records("quarantine --", {})
+            store.load_staged(staging, "p", "sha", None, "batch")
+        staging.remove()
     finally:
         store.close()
 

@@ -94,10 +94,11 @@ def test_a_key_reused_within_one_file_is_caught_too(warehouse, tmp_path):
     assert [r["error_kind"] for r in warehouse.quarantine()] == ["conflict"]
 
 
-def test_keys_are_checked_across_batches_of_one_file(warehouse, tmp_path):
+def test_keys_are_checked_across_batches_of_one_file(warehouse, tmp_path, monkeypatch):
+    monkeypatch.setattr("ingest.sources._READ_CHUNK", 2000)  # a unit of work every line or two
     forms = [eval_form_record() for _ in range(5)]
     conflict = {**forms[0], "rater": {"type": "human", "id": "someone-else"}}
-    warehouse.ingest(write_lines(tmp_path / "a.jsonl", [*forms, conflict]), batch_rows=2)
+    warehouse.ingest(write_lines(tmp_path / "a.jsonl", [*forms, conflict]))
     assert warehouse.scalar("select count(*) from raw.eval_form") == 5
     assert [r["source_line"] for r in warehouse.quarantine()] == [6]
 

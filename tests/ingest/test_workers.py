@@ -34,8 +34,8 @@ def _mixed_lines(n: int) -> list:
 
 def _ingest_both(tmp_path, *paths):
     serial, parallel = Warehouse(tmp_path / "serial.duckdb"), Warehouse(tmp_path / "parallel.duckdb")
-    serial.ingest(*paths, workers=0, batch_rows=700)
-    parallel.ingest(*paths, workers=2, batch_rows=700)
+    serial.ingest(*paths, workers=0)
+    parallel.ingest(*paths, workers=2)
     return serial, parallel
 
 

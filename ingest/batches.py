@@ -1,0 +1,118 @@
+"""A unit of ingest work turned into Arrow tables ready to load: the accepted records per format and the
+quarantined ones, each row with its place in the file. Runs in a worker process (or in the ingest process for
+small inputs), so the process that writes the warehouse handles tables, not records.
+
+A unit is either a chunk of whole JSON lines (cheap to read and to send: the worker splits it) or a list of raw
+records from a reader that cannot be chunked (a .json array, a YAML suite file, an Inspect archive...).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+import pyarrow as pa
+
+from ingest.classify import ACCEPT, BLANK, ClassifyOptions, classify
+from ingest.sources import PREVIEW_BYTES, LinesChunk, RawRecord
+from ingest.validate import Validators
+
+# What a row knows by itself; the file's path, checksum, batch and time are added when the file is loaded.
+RECORD_ROW = pa.schema([
+    ("record_id", pa.string()), ("natural_key", pa.string()), ("schema_version", pa.string()),
+    ("record_json", pa.string()), ("repairs", pa.string()), ("source_line", pa.int64()),
+    ("byte_offset", pa.int64()), ("record_sha256", pa.string()),
+])
+QUARANTINE_ROW = pa.schema([
+    ("quarantine_id", pa.string()), ("source_line", pa.int64()), ("byte_offset", pa.int64()),
+    ("format", pa.string()), ("schema_version", pa.string()), ("error_kind", pa.string()),
+    ("error_pointer", pa.string()), ("error_message", pa.string()), ("raw_text", pa.string()),
+    ("raw_text_truncated", pa.bool_()), ("raw_sha256", pa.string()),
+])
+
+
+@dataclass
+class BatchTables:
+    accepted: dict[str, pa.Table] = field(default_factory=dict)  # format -> RECORD_ROW rows
+    rejected: pa.Table = field(default_factory=lambda: QUARANTINE_ROW.empty_table())
+    n_records: int = 0  # non-blank lines or records
+    n_blank: int = 0
+    last_line: int = 0
+
+
+def line_id(file_sha: str, line: int | None, salt: str = "") -> str:
+    """A row id that is the same on every run and machine: the file's content and the row's place."""
+    return hashlib.sha256(f"{file_sha}:{line or 0}:{salt}".encode()).hexdigest()[:32]
+
+
+def split_chunk(chunk: LinesChunk, max_record_bytes: int) -> list[RawRecord]:
+    """The raw records of a chunk of whole lines (its last line may be the file's unterminated last)."""
+    lines = chunk.data.split(b"\n")
+    terminated_end = chunk.data.endswith(b"\n")
+    if terminated_end:
+        lines.pop()
+    records, offset = [], chunk.offset
+    for index, line in enumerate(lines):
+        unterminated = not terminated_end and index == len(lines) - 1
+        size = len(line)
+        data = line[:-1] if line.endswith(b"\r") else line
+        if size > max_record_bytes:
+            records.append(RawRecord(chunk.first_line + index, offset, data[:PREVIEW_BYTES], size, oversized=True,
+                                     unterminated=unterminated))
+        else:
+            records.append(RawRecord(chunk.first_line + index, offset, data, len(data), unterminated=unterminated))
+        offset += size + 1
+    return records
+
+
+def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, validators: Validators,
+               file_sha: str) -> BatchTables:
+    records = split_chunk(unit, options.max_record_bytes) if isinstance(unit, LinesChunk) else unit
+    accepted: dict[str, dict[str, list]] = {}
+    rejected: dict[str, list] = {name: [] for name in QUARANTINE_ROW.names}
+    out = BatchTables()
+    for raw in records:
+        out.last_line = raw.line
+        outcome = classify(raw, options, validators)
+        if outcome[0] == BLANK:
+            out.n_blank += 1
+            continue
+        out.n_records += 1
+        if outcome[0] == ACCEPT:
+            _, sha, format_name, key, version, repairs = outcome
+            columns = accepted.setdefault(format_name, {name: [] for name in RECORD_ROW.names})
+            columns["record_id"].append(key if key is not None else line_id(file_sha, raw.line))
+            columns["natural_key"].append(key)
+            columns["schema_version"].append(version)
+            columns["record_json"].append(raw.data.decode("utf-8"))
+            columns["repairs"].append(json.dumps(list(repairs)) if repairs else None)
+            columns["source_line"].append(raw.line)
+            columns["byte_offset"].append(raw.offset)
+            columns["record_sha256"].append(sha)
+        else:
+            _, sha, format_name, version, kind, pointer, message = outcome
+            add_quarantine_row(rejected, file_sha, raw, format_name, version, kind, pointer, message, sha)
+    out.accepted = {name: pa.Table.from_pydict(columns, schema=RECORD_ROW) for name, columns in accepted.items()}
+    out.rejected = pa.Table.from_pydict(rejected, schema=QUARANTINE_ROW)
+    return out
+
+
+def add_quarantine_row(rows: dict[str, list], file_sha: str, raw: RawRecord | None, format_name: str | None,
+                       version: str | None, kind: str, pointer: str | None, message: str, sha: str | None,
+                       *, line: int | None = None) -> None:
+    line = raw.line if raw is not None else line
+    data = raw.data if raw is not None else b""
+    truncated = raw is not None and raw.oversized
+    rows["quarantine_id"].append(line_id(file_sha, line, kind))
+    rows["source_line"].append(line)
+    rows["byte_offset"].append(raw.offset if raw is not None else None)
+    rows["format"].append(format_name)
+    rows["schema_version"].append(version)
+    rows["error_kind"].append(kind)
+    rows["error_pointer"].append(pointer)
+    rows["error_message"].append(message)
+    rows["raw_text"].append(data[:PREVIEW_BYTES].decode("utf-8", "backslashreplace") if truncated
+                            else data.decode("utf-8", "backslashreplace"))
+    rows["raw_text_truncated"].append(truncated)
+    rows["raw_sha256"].append(sha)
