@@ -6,12 +6,13 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 PORT ?= 8501
 
-.PHONY: install demo test test-fast build serve bench lint docs clean help
+.PHONY: install demo test build serve bench crashtest loadtest docs clean help
 
 help:
 	@echo "make demo    set up, build the warehouse from sample data and serve the app on http://localhost:$(PORT)"
 	@echo "make test    set up and run every test"
 	@echo "make bench   run the benchmarks and write bench/RESULTS.md"
+	@echo "make crashtest / make loadtest   kill ingest and build twenty times / load the app's queries during builds"
 	@echo "make docs    generate dbt docs into target/"
 
 $(STAMP): pyproject.toml requirements.lock
@@ -34,6 +35,15 @@ build: $(STAMP)
 
 serve: $(STAMP)
 	$(BIN)/evalhouse serve --port $(PORT)
+
+bench: $(STAMP)
+	$(BIN)/python -m bench $(BENCH_ARGS)
+
+crashtest: $(STAMP)
+	$(BIN)/python -m bench.crash
+
+loadtest: $(STAMP)
+	$(BIN)/python -m bench.load
 
 docs: $(STAMP)
 	$(BIN)/python -c 'from evalhouse.build import run_dbt; from evalhouse.settings import resolve; import sys; sys.exit(0 if run_dbt(resolve().db_path, ("docs", "generate")).ok else 1)'

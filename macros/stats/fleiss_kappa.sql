@@ -23,7 +23,7 @@
     Reference: the formulas above in numpy, and on complete data a textbook Fleiss implementation (the same as
     statsmodels' fleiss_kappa), tested to 1e-9 in tests/models/test_stat_macros.py.
 #}
-{% macro fleiss_kappa(relation, group_by, unit='unit_id', value='value', categories=[1, 2, 3, 4, 5]) -%}
+{% macro fleiss_kappa(relation, group_by, unit='unit_id', value='value', categories=[1, 2, 3, 4, 5], weight=none) -%}
 {%- if categories | length == 0 -%}
     {{ exceptions.raise_compiler_error("fleiss_kappa: categories must list at least one category") }}
 {%- endif -%}
@@ -32,7 +32,8 @@ with fleiss_positioned_ratings as (
 
     select
         {{ g }}{{ unit }} as unit_key,
-        {{ stats_label_position(value, categories) }} as category_position
+        {{ stats_label_position(value, categories) }} as category_position,
+        {% if weight is not none %}cast({{ weight }} as bigint){% else %}cast(1 as bigint){% endif %} as ratings
     from {{ relation }}
 
 ),
@@ -42,7 +43,7 @@ fleiss_unit_categories as (
     select
         {{ g }}unit_key,
         category_position,
-        count(*) as category_ratings
+        sum(ratings) as category_ratings
     from fleiss_positioned_ratings
     where category_position is not null
     {{ stats_group_by(group_by, ['unit_key', 'category_position']) }}

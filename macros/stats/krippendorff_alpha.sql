@@ -25,6 +25,14 @@
                    and rounded measures; for thousands of distinct continuous values per group prefer interval.
                    As in the reference implementation, d2 = 0 when c + k = 0.
 
+    weight: optional. A column saying how many identical ratings the row stands for (input already counted per
+    unit and value); then `rater` may be none, and n_raters is NULL.
+
+    Speed: everything is computed from aggregates, never from windows over individual ratings: the ratings are
+    counted once per (group, unit, value) (the n_uc of the coincidence matrix, a much smaller table), and each
+    level's sums come from that table and per-group marginals. Only the count of distinct raters reads the
+    ratings again.
+
     Edge cases: alpha is NULL when the expected disagreement is 0, detected exactly as "all pairable values are
     equal" (min = max) rather than by comparing a float to 0, because a mean of equal non-representable values
     need not return the value itself. Within a unit whose values are all equal the observed term is set to an
@@ -34,7 +42,7 @@
     pairable values), alpha. Reference: krippendorff.alpha(reliability_data=raters x units, level_of_measurement=
     level), tested to 1e-9 in tests/models/test_stat_macros.py.
 #}
-{% macro krippendorff_alpha(relation, group_by, unit='unit_id', rater='rater_id', value='value', level='nominal') -%}
+{% macro krippendorff_alpha(relation, group_by, unit='unit_id', rater='rater_id', value='value', level='nominal', weight=none) -%}
 {%- if level not in ['nominal', 'ordinal', 'interval', 'ratio'] -%}
     {{ exceptions.raise_compiler_error(
         "krippendorff_alpha: level must be nominal, ordinal, interval or ratio, not '" ~ level ~ "'"
@@ -45,135 +53,49 @@ with alpha_input_ratings as (
 
     select
         {{ g }}{{ unit }} as unit_key,
-        {{ rater }} as rater_key,
+        {% if rater is not none %}{{ rater }}{% else %}cast(null as varchar){% endif %} as rater_key,
+        {% if weight is not none %}cast({{ weight }} as bigint){% else %}cast(1 as bigint){% endif %} as ratings,
         cast({{ value }} as double) as rating_value
     from {{ relation }}
     where {{ value }} is not null
 
 ),
 
-alpha_counted_ratings as (
-
-    select
-        *,
-        count(*) over ({{ stats_partition_by(group_by, ['unit_key']) }}) as unit_ratings
-    from alpha_input_ratings
-
-),
-
-alpha_pairable_ratings as (
-
-    select *
-    from alpha_counted_ratings
-    where unit_ratings >= 2
-
-),
-
-alpha_group_sizes as (
-
-    select
-        {{ g }}count(distinct unit_key) as n_units,
-        count(*) as n_pairable_values,
-        count(distinct rater_key) as n_raters,
-        min(rating_value) = max(rating_value) as has_one_value
-    from alpha_pairable_ratings
-    {{ stats_group_by(group_by) }}
-
-),
-
-{%- if level == 'nominal' %}
-
-alpha_rows_with_counts as (
-
-    select
-        {{ g }}unit_ratings,
-        count(*) over ({{ stats_partition_by(group_by, ['unit_key', 'rating_value']) }}) as unit_value_ratings,
-        count(*) over ({{ stats_partition_by(group_by, ['rating_value']) }}) as value_ratings
-    from alpha_pairable_ratings
-
-),
-
-alpha_disagreements as (
-
-    select
-        {{ g }}sum(
-            cast(unit_ratings - unit_value_ratings as double) / cast(unit_ratings - 1 as double)
-        ) as observed_disagreement,
-        cast(count(*) as double) * cast(count(*) as double)
-            - cast(sum(value_ratings) as double) as expected_disagreement
-    from alpha_rows_with_counts
-    {{ stats_group_by(group_by) }}
-
-),
-
-{%- elif level in ['interval', 'ordinal'] %}
-
-{%- if level == 'ordinal' %}
-
-alpha_midranked_ratings as (
-
-    select
-        {{ g }}unit_key,
-        unit_ratings,
-        cast(rank() over ({{ stats_partition_by(group_by) }} order by rating_value) - 1 as double)
-            + cast(count(*) over ({{ stats_partition_by(group_by, ['rating_value']) }}) as double) / 2
-            as scaled_value
-    from alpha_pairable_ratings
-
-),
-{%- set scaled = 'alpha_midranked_ratings' %}
-{%- else %}
-
-alpha_scaled_ratings as (
-
-    select
-        {{ g }}unit_key,
-        unit_ratings,
-        rating_value as scaled_value
-    from alpha_pairable_ratings
-
-),
-{%- set scaled = 'alpha_scaled_ratings' %}
-{%- endif %}
-
-alpha_deviations as (
-
-    select
-        {{ g }}unit_ratings,
-        case
-            when min(scaled_value) over ({{ stats_partition_by(group_by, ['unit_key']) }})
-                = max(scaled_value) over ({{ stats_partition_by(group_by, ['unit_key']) }})
-                then cast(0 as double)
-            else scaled_value - avg(scaled_value) over ({{ stats_partition_by(group_by, ['unit_key']) }})
-        end as unit_deviation,
-        scaled_value - avg(scaled_value) over ({{ stats_partition_by(group_by) }}) as group_deviation
-    from {{ scaled }}
-
-),
-
-alpha_disagreements as (
-
-    select
-        {{ g }}sum(
-            unit_deviation * unit_deviation * cast(unit_ratings as double) / cast(unit_ratings - 1 as double)
-        ) * cast(count(*) - 1 as double) as observed_disagreement,
-        sum(group_deviation * group_deviation) * cast(count(*) as double) as expected_disagreement
-    from alpha_deviations
-    {{ stats_group_by(group_by) }}
-
-),
-
-{%- else %}
-
-alpha_unit_values as (
+alpha_all_unit_values as (
 
     select
         {{ g }}unit_key,
         rating_value,
-        max(unit_ratings) as unit_ratings,
-        count(*) as unit_value_ratings
-    from alpha_pairable_ratings
+        sum(ratings) as unit_value_ratings
+    from alpha_input_ratings
     {{ stats_group_by(group_by, ['unit_key', 'rating_value']) }}
+
+),
+
+alpha_units as (
+
+    select
+        {{ g }}unit_key,
+        cast(sum(unit_value_ratings) as bigint) as unit_ratings,
+        min(rating_value) = max(rating_value) as unit_has_one_value
+    from alpha_all_unit_values
+    {{ stats_group_by(group_by, ['unit_key']) }}
+    having sum(unit_value_ratings) >= 2
+
+),
+
+alpha_unit_values as (
+
+    select
+        {{ stats_group_select(group_by, 'unit_values') }}unit_values.unit_key,
+        unit_values.rating_value,
+        units.unit_ratings,
+        units.unit_has_one_value,
+        unit_values.unit_value_ratings
+    from alpha_all_unit_values as unit_values
+    inner join alpha_units as units
+        on {{ stats_join_groups('unit_values', 'units', group_by) }}
+        and unit_values.unit_key is not distinct from units.unit_key
 
 ),
 
@@ -181,11 +103,186 @@ alpha_values as (
 
     select
         {{ g }}rating_value,
-        count(*) as value_ratings
-    from alpha_pairable_ratings
+        cast(sum(unit_value_ratings) as bigint) as value_ratings
+    from alpha_unit_values
     {{ stats_group_by(group_by, ['rating_value']) }}
 
 ),
+
+alpha_raters as (
+
+    {%- if rater is not none %}
+    select
+        {{ stats_group_select(group_by, 'ratings') }}count(distinct ratings.rater_key) as n_raters
+    from alpha_input_ratings as ratings
+    inner join alpha_units as units
+        on {{ stats_join_groups('ratings', 'units', group_by) }}
+        and ratings.unit_key is not distinct from units.unit_key
+    {{ stats_group_by(group_by, alias='ratings') }}
+    {%- else %}
+    select {{ g }}cast(null as bigint) as n_raters
+    from alpha_units
+    {{ stats_group_by(group_by) }}
+    {%- endif %}
+
+),
+
+alpha_group_sizes as (
+
+    select
+        {{ stats_group_select(group_by, 'values_by_group') }}values_by_group.n_units,
+        values_by_group.n_pairable_values,
+        raters.n_raters,
+        values_by_group.has_one_value
+    from (
+        select
+            {{ g }}count(distinct unit_key) as n_units,
+            cast(sum(unit_value_ratings) as bigint) as n_pairable_values,
+            min(rating_value) = max(rating_value) as has_one_value
+        from alpha_unit_values
+        {{ stats_group_by(group_by) }}
+    ) as values_by_group
+    inner join alpha_raters as raters
+        on {{ stats_join_groups('values_by_group', 'raters', group_by) }}
+
+),
+
+{%- if level == 'nominal' %}
+
+alpha_unit_terms as (
+
+    -- (m_u^2 - sum_c n_uc^2) / (m_u - 1) for each unit: its disagreeing pairs, weighted as the coincidences are
+    select
+        {{ g }}(
+            cast(max(unit_ratings) as double) * cast(max(unit_ratings) as double)
+            - sum(cast(unit_value_ratings as double) * cast(unit_value_ratings as double))
+        ) / cast(max(unit_ratings) - 1 as double) as unit_disagreement
+    from alpha_unit_values
+    {{ stats_group_by(group_by, ['unit_key']) }}
+
+),
+
+alpha_disagreements as (
+
+    select
+        {{ stats_group_select(group_by, 'observed') }}observed.observed_disagreement,
+        expected.expected_disagreement
+    from (
+        select {{ g }}sum(unit_disagreement) as observed_disagreement
+        from alpha_unit_terms
+        {{ stats_group_by(group_by) }}
+    ) as observed
+    inner join (
+        select
+            {{ g }}cast(sum(value_ratings) as double) * cast(sum(value_ratings) as double)
+                - sum(cast(value_ratings as double) * cast(value_ratings as double)) as expected_disagreement
+        from alpha_values
+        {{ stats_group_by(group_by) }}
+    ) as expected
+        on {{ stats_join_groups('observed', 'expected', group_by) }}
+
+),
+
+{%- elif level in ['interval', 'ordinal'] %}
+
+{%- if level == 'ordinal' %}
+
+alpha_scale as (
+
+    -- midranks from the group's pairable marginals: mid_v = (values below v) + n_v / 2
+    select
+        {{ g }}rating_value,
+        cast(sum(value_ratings) over ({{ stats_partition_by(group_by) }} order by rating_value) - value_ratings
+            as double) + cast(value_ratings as double) / 2 as scaled_value
+    from alpha_values
+
+),
+
+{%- else %}
+
+alpha_scale as (
+
+    select {{ g }}rating_value, rating_value as scaled_value
+    from alpha_values
+
+),
+
+{%- endif %}
+
+alpha_scaled_unit_values as (
+
+    select
+        {{ stats_group_select(group_by, 'unit_values') }}unit_values.unit_key,
+        unit_values.unit_ratings,
+        unit_values.unit_has_one_value,
+        cast(unit_values.unit_value_ratings as double) as weight,
+        scale.scaled_value
+    from alpha_unit_values as unit_values
+    inner join alpha_scale as scale
+        on {{ stats_join_groups('unit_values', 'scale', group_by) }}
+        and unit_values.rating_value = scale.rating_value
+
+),
+
+alpha_unit_means as (
+
+    select
+        {{ g }}unit_key,
+        sum(weight * scaled_value) / sum(weight) as unit_mean
+    from alpha_scaled_unit_values
+    {{ stats_group_by(group_by, ['unit_key']) }}
+
+),
+
+alpha_group_means as (
+
+    select
+        {{ g }}sum(weight * scaled_value) / sum(weight) as group_mean
+    from alpha_scaled_unit_values
+    {{ stats_group_by(group_by) }}
+
+),
+
+alpha_deviations as (
+
+    -- two-pass deviations (from the unit's and the group's means), so a large common offset cancels no digits;
+    -- a unit whose values are all equal contributes an exact 0
+    select
+        {{ stats_group_select(group_by, 'scaled') }}scaled.weight,
+        scaled.unit_ratings,
+        case
+            when scaled.unit_has_one_value then cast(0 as double)
+            else scaled.scaled_value - unit_means.unit_mean
+        end as unit_deviation,
+        scaled.scaled_value - group_means.group_mean as group_deviation
+    from alpha_scaled_unit_values as scaled
+    inner join alpha_unit_means as unit_means
+        on {{ stats_join_groups('scaled', 'unit_means', group_by) }}
+        and scaled.unit_key is not distinct from unit_means.unit_key
+    inner join alpha_group_means as group_means
+        on {{ stats_join_groups('scaled', 'group_means', group_by) }}
+
+),
+
+alpha_disagreements as (
+
+    select
+        {{ g }}sum(
+            scaled_weight_unit_term
+        ) * cast(sum(weight) - 1 as double) as observed_disagreement,
+        sum(weight * group_deviation * group_deviation) * cast(sum(weight) as double) as expected_disagreement
+    from (
+        select
+            *,
+            weight * unit_deviation * unit_deviation * cast(unit_ratings as double)
+                / cast(unit_ratings - 1 as double) as scaled_weight_unit_term
+        from alpha_deviations
+    ) as terms
+    {{ stats_group_by(group_by) }}
+
+),
+
+{%- else %}
 
 alpha_observed_pairs as (
 

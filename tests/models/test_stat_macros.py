@@ -462,6 +462,30 @@ def test_fleiss_kappa_and_gwet_ac1_equal_the_formulas(probe):
     print(f"fleiss/ac1: max |diff| {_max_difference(compared):.2e}; textbook {_max_difference(textbook):.2e}")
 
 
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_krippendorff_alpha_on_counted_values_equals_alpha_on_single_ratings(probe, level):
+    """weight= lets a mart count (unit, value) once and pass the counts: the statistic must not move."""
+    single = {row["group_id"]: row for row in probe.dicts(f"alpha_{level}")}
+    counted = {row["group_id"]: row for row in probe.dicts(f"alpha_weighted_{level}")}
+    assert set(counted) == set(single)
+    for group, row in single.items():
+        other = counted[group]
+        assert (other["n_units"], other["n_pairable_values"]) == (row["n_units"], row["n_pairable_values"]), group
+        assert other["n_raters"] is None  # counts carry no rater identity
+        assert _close(other["alpha"], row["alpha"], 1e-12), (level, group, other["alpha"], row["alpha"])
+
+
+def test_fleiss_kappa_on_counted_values_equals_fleiss_on_single_ratings(probe):
+    single = {row["group_id"]: row for row in probe.dicts("fleiss")}
+    counted = {row["group_id"]: row for row in probe.dicts("fleiss_weighted")}
+    assert set(counted) == set(single)
+    for group, row in single.items():
+        other = counted[group]
+        assert other["n_units"] == row["n_units"], group
+        assert _close(other["fleiss_kappa"], row["fleiss_kappa"], 1e-12), (group, other, row)
+        assert _close(other["gwet_ac1"], row["gwet_ac1"], 1e-12), (group, other, row)
+
+
 def _expected_k_values(max_n: int, cap: int | None = None) -> list[int]:
     limit = min(max_n, cap) if cap is not None else max_n
     ks = [2**j for j in range(64) if 2**j <= limit]

@@ -5,15 +5,13 @@
 -- expected by chance over all of the dimension's pairable ratings, at the dimension's level (ordinal on midranks,
 -- nominal on label codes). It is the per-item term of Krippendorff's alpha: the all-time alpha of the 'all' rater
 -- group equals the average of item_agreement weighted by n_ratings (a singular test holds that identity).
--- Raters as in fct_rater_agreement (int_agreement_ratings_grouped): each counts once per item (latest rating),
--- hybrid reviews left out.
+-- Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item (latest rating), hybrid
+-- reviews left out.
 with
 
 one_per_rater as (
-    -- The all-time group of every rater: each counts once per item (latest rating), hybrid reviews left out.
-    select * from {{ ref('int_agreement_ratings_grouped') }}
-    where rater_group = 'all'
-        and week_start is null
+    -- Every rater, all time: each counts once per item (latest rating), hybrid reviews left out.
+    select * from {{ ref('int_agreement_ratings') }}
 ),
 
 targets as (
@@ -101,7 +99,7 @@ items as (
         min(item_week) as week_start,
         count(*) as n_ratings,
         count(distinct rater_id) as n_raters,
-        count(distinct raters_own_group) as n_rater_groups,
+        count(distinct rater_group) as n_rater_groups,
         min(score) as min_score,
         max(score) as max_score,
         max(score) - min(score) as spread,

@@ -5,58 +5,92 @@
 --
 -- Units are items; each rater counts once per item (their latest rating). Hybrid reviews are left out: they are
 -- a person confirming a judge's pre-filled form, not an independent rating. An item's ratings all count in the
--- week of its first rating (int_agreement_ratings_grouped applies these rules). alpha (the primary statistic) is
+-- week of its first rating (int_agreement_ratings applies these rules). alpha (the primary statistic) is
 -- ordinal on ordinal scales and nominal on nominal ones; alpha_ordinal and alpha_interval are NULL on nominal
 -- scales, whose codes have no order.
 {%- set group_by = ['dimension', 'rater_group', 'week_start'] %}
 with
 
-grouped as (
-    select * from {{ ref('int_agreement_ratings_grouped') }}
+ratings as (
+    select * from {{ ref('int_agreement_ratings') }}
 ),
 
 targets as (
     select * from {{ ref('agreement_targets') }}
 ),
 
-ordinal_grouped as (
-    select * from grouped where agreement_level = 'ordinal'
+own_group_counts as (
+    -- Ratings counted once per (rater group, week, item, value): every statistic below needs nothing finer, and
+    -- this table is far smaller than the ratings (the macros take the counts through weight=).
+    select dimension, scale, agreement_level, rater_group, item_week, unit_id, value, count(*) as n_uc
+    from ratings
+    group by dimension, scale, agreement_level, rater_group, item_week, unit_id, value
+),
+
+rater_group_counts as (
+    -- ... plus the 'all' rater group, summing both groups' counts ...
+    select dimension, scale, agreement_level, rater_group, item_week, unit_id, value, n_uc
+    from own_group_counts
+    union all
+    select dimension, scale, agreement_level, 'all' as rater_group, item_week, unit_id, value, sum(n_uc) as n_uc
+    from own_group_counts
+    group by dimension, scale, agreement_level, item_week, unit_id, value
+),
+
+unit_value_counts_all as (
+    -- ... in the item's week and in all time (week_start NULL). An item has one week, so the all-time counts are
+    -- the weekly counts with the week left out: nothing to sum.
+    select dimension, scale, agreement_level, rater_group, item_week as week_start, unit_id, value, n_uc
+    from rater_group_counts
+    union all
+    select dimension, scale, agreement_level, rater_group, cast(null as date) as week_start, unit_id, value, n_uc
+    from rater_group_counts
+),
+
+ordinal_counts as (
+    select * from unit_value_counts_all where agreement_level = 'ordinal'
 ),
 
 group_universe as (
+    -- Sizes per group; distinct items and raters do not add up across groups, so each grouping counts its own.
     select
         dimension,
-        rater_group,
-        week_start,
+        case when grouping(rater_group) = 1 then 'all' else rater_group end as rater_group,
+        case when grouping(item_week) = 1 then null else item_week end as week_start,
         max(dimension_group) as dimension_group,
         max(scale) as scale,
         max(agreement_level) as agreement_level,
         count(*) as n_ratings,
         count(distinct unit_id) as n_items,
         count(distinct rater_id) as n_raters
-    from grouped
-    group by dimension, rater_group, week_start
+    from ratings
+    group by grouping sets (
+        (dimension, rater_group, item_week),
+        (dimension, item_week),
+        (dimension, rater_group),
+        (dimension)
+    )
 ),
 
 alpha_nominal as (
-    {{ krippendorff_alpha('grouped', group_by, level='nominal') }}
+    {{ krippendorff_alpha('unit_value_counts_all', group_by, rater=none, weight='n_uc', level='nominal') }}
 ),
 
 alpha_ordinal as (
-    {{ krippendorff_alpha('ordinal_grouped', group_by, level='ordinal') }}
+    {{ krippendorff_alpha('ordinal_counts', group_by, rater=none, weight='n_uc', level='ordinal') }}
 ),
 
 alpha_interval as (
-    {{ krippendorff_alpha('ordinal_grouped', group_by, level='interval') }}
+    {{ krippendorff_alpha('ordinal_counts', group_by, rater=none, weight='n_uc', level='interval') }}
 ),
 
 {% for scale, labels in declared_labels().items() %}
-grouped_{{ scale }} as (
-    select * from grouped where scale = '{{ scale }}'
+counts_{{ scale }} as (
+    select * from unit_value_counts_all where scale = '{{ scale }}'
 ),
 
 fleiss_{{ scale }} as (
-    {{ fleiss_kappa('grouped_' ~ scale, group_by, categories=labels) }}
+    {{ fleiss_kappa('counts_' ~ scale, group_by, categories=labels, weight='n_uc') }}
 ),
 {% endfor %}
 
@@ -68,21 +102,20 @@ fleiss as (
 ),
 
 unit_sizes as (
-    select dimension, rater_group, week_start, unit_id, count(*) as m_u
-    from grouped
+    select dimension, rater_group, week_start, unit_id, sum(n_uc) as m_u
+    from unit_value_counts_all
     group by dimension, rater_group, week_start, unit_id
-    having count(*) >= 2
+    having sum(n_uc) >= 2
 ),
 
 unit_value_counts as (
-    select grouped.dimension, grouped.rater_group, grouped.week_start, grouped.unit_id, grouped.value, count(*) as n_uc
-    from grouped
+    select unit_value_counts_all.*
+    from unit_value_counts_all
     inner join unit_sizes
-        on grouped.dimension = unit_sizes.dimension
-        and grouped.rater_group = unit_sizes.rater_group
-        and grouped.week_start is not distinct from unit_sizes.week_start
-        and grouped.unit_id = unit_sizes.unit_id
-    group by grouped.dimension, grouped.rater_group, grouped.week_start, grouped.unit_id, grouped.value
+        on unit_value_counts_all.dimension = unit_sizes.dimension
+        and unit_value_counts_all.rater_group = unit_sizes.rater_group
+        and unit_value_counts_all.week_start is not distinct from unit_sizes.week_start
+        and unit_value_counts_all.unit_id = unit_sizes.unit_id
 ),
 
 percent_agreement as (

@@ -1,0 +1,233 @@
+"""`make bench` (python -m bench): measure ingest, build, agreement and the dashboard's queries on a large
+seeded dataset, in one run, on the same files, and write bench/RESULTS.md. Targets are ratios, which hold on
+any machine; seconds are for this one (its cores, memory and load are written beside them)."""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import json
+import shutil
+import sys
+from pathlib import Path
+
+from bench import measure
+from bench.generate import generate, write_increment
+
+HERE = Path(__file__).resolve().parent
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="1.0 = 1,000,000 instance records and 300,000 eval forms (default); 0.05 for a quick run")
+    parser.add_argument("--data", type=Path, default=HERE / "data", help="where the dataset is kept (reused)")
+    parser.add_argument("--results", type=Path, default=HERE / "RESULTS.md")
+    args = parser.parse_args(argv)
+
+    started = dt.datetime.now().astimezone()
+    machine = measure.machine()
+    print(f"benchmark at scale {args.scale} on {machine}", flush=True)
+    data = generate(args.data, args.scale)
+    run = args.data / "run"
+    shutil.rmtree(run, ignore_errors=True)
+    run.mkdir(parents=True)
+    rows: list[tuple[str, str, str]] = []
+
+    def record(name: str, value: str, note: str = "") -> None:
+        rows.append((name, value, note))
+        print(f"  {name}: {value} {note}", flush=True)
+
+    # 1-3: ingest against DuckDB's own unvalidated read_json of the same file, and its memory.
+    size_mb = data.instances.stat().st_size / 2**20
+    ceiling = measure.python(
+        "import duckdb; con = duckdb.connect(%r); "
+        "con.execute(\"create table t as select * from read_json(%r, format='newline_delimited')\"); con.close()"
+        % (str(run / "ceiling.duckdb"), str(data.instances))
+    )
+    _check(ceiling, "read_json")
+    ceiling_rate = data.n_instances / ceiling.seconds
+    record("DuckDB read_json, no validation (the ceiling)", f"{ceiling_rate:,.0f} records/s",
+           f"{data.n_instances:,} records, {size_mb:,.0f} MB in {ceiling.seconds:.1f} s")
+
+    ingest = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", str(data.instances))
+    _check(ingest, "ingest")
+    ingest_rate = data.n_instances / ingest.seconds
+    record("evalhouse ingest, validated", f"{ingest_rate:,.0f} records/s",
+           f"{ingest.seconds:.1f} s; ratio to the ceiling {ingest_rate / ceiling_rate:.2f} (target >= 0.5)")
+    record("peak memory of ingest, large file", f"{ingest.peak_rss_mb:,.0f} MB",
+           f"{size_mb:,.0f} MB file, every process of the ingest (target < 1 GB)")
+
+    strict = measure.evalhouse("--db", str(run / "strict.duckdb"), "ingest", "--strict", str(data.instances))
+    _check(strict, "ingest --strict")
+    record("evalhouse ingest --strict", f"{data.n_instances / strict.seconds:,.0f} records/s",
+           "verdicts equal jsonschema's: tests/ingest/test_strict_verdicts.py")
+
+    naive = measure.python(_NAIVE_JSONSCHEMA % (str(data.instances), 20_000))
+    _check(naive, "naive jsonschema")
+    naive_rate = float(naive.output.strip().splitlines()[-1])
+    record("jsonschema, one record at a time (naive)", f"{naive_rate:,.0f} records/s",
+           f"ratio to the ceiling {naive_rate / ceiling_rate:.3f}")
+
+    small = run / "instances_tenth.jsonl"
+    with data.instances.open("rb") as source, small.open("wb") as target:
+        for i, line in enumerate(source):
+            if i >= data.n_instances // 10:
+                break
+            target.write(line)
+    small_ingest = measure.evalhouse("--db", str(run / "small.duckdb"), "ingest", str(small))
+    _check(small_ingest, "small ingest")
+    record("peak memory of ingest, file ten times smaller", f"{small_ingest.peak_rss_mb:,.0f} MB",
+           f"{small.stat().st_size / 2**20:,.0f} MB file (streaming: about the same as the large file)")
+
+    # 4: a full build, then an increment.
+    forms = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", str(data.forms))
+    _check(forms, "ingest eval forms")
+    full = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
+    _check(full, "full build")
+    record("full evalhouse build", f"{full.seconds:.1f} s",
+           f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s)")
+    increment = write_increment(run)
+    added = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", *map(str, increment))
+    _check(added, "ingest increment")
+    incremental = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
+    _check(incremental, "incremental build")
+    record("incremental build after 10,000 trials and 3,000 ratings", f"{incremental.seconds:.1f} s",
+           f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25)")
+
+    # 5: agreement, the project's SQL against krippendorff.alpha called per group.
+    agreement = measure.python(_AGREEMENT % str(run / "agreement.duckdb"))
+    _check(agreement, "agreement")
+    result = json.loads(agreement.output.strip().splitlines()[-1])
+    record("alpha (ordinal) in SQL, 1,000,000 ratings in 200 groups", f"{result['sql_seconds']:.2f} s",
+           f"krippendorff.alpha per group: {result['package_seconds']:.2f} s; "
+           f"max difference {result['max_difference']:.1e}")
+
+    # 6: every dashboard page's queries on the large warehouse.
+    pages = measure.python(_PAGE_QUERIES % str(run / "w.duckdb"))
+    _check(pages, "page queries")
+    for name, ms in json.loads(pages.output.strip().splitlines()[-1]).items():
+        record(f"page queries: {name}", f"{ms:,.0f} ms", "slowest query of the page, best of 3 (target <= 500 ms)")
+
+    _write_results(args.results, rows, machine, args.scale, started)
+    print(f"wrote {args.results}")
+    return 0
+
+
+def _check(result: measure.Measurement, step: str) -> None:
+    if result.returncode != 0:
+        sys.exit(f"benchmark step '{step}' failed (exit {result.returncode}):\n{result.output[-3000:]}")
+
+
+def _write_results(path: Path, rows, machine: str, scale: float, started: dt.datetime) -> None:
+    lines = [
+        "# Benchmark results",
+        "",
+        f"`make bench` (scale {scale}) on {started:%Y-%m-%d %H:%M %Z}: {machine}. Each step ran in its own process;",
+        "ratios compare steps of the same run on the same files. Written by bench/__main__.py.",
+        "",
+        "| measure | value | notes |",
+        "|---|---|---|",
+        *(f"| {name} | {value} | {note} |" for name, value, note in rows),
+        "",
+    ]
+    path.write_text("\n".join(lines))
+
+
+_NAIVE_JSONSCHEMA = """
+import json, time
+from jsonschema import validators
+schema = json.load(open('schemas/every_eval_ever/instance_level_eval.schema.0.3.0.json'))
+cls = validators.validator_for(schema)
+validator = cls(schema, format_checker=cls.FORMAT_CHECKER)
+lines = []
+with open(%r, 'rb') as handle:
+    for line in handle:
+        lines.append(line)
+        if len(lines) >= %d:
+            break
+started = time.perf_counter()
+for line in lines:
+    validator.is_valid(json.loads(line))
+print(len(lines) / (time.perf_counter() - started))
+"""
+
+_AGREEMENT = """
+import json, time
+import duckdb, krippendorff, numpy as np
+from dbt.cli.main import dbtRunner
+from evalhouse.settings import PROJECT_ROOT
+path = %r
+con = duckdb.connect(path)
+con.execute('''
+    create or replace table bench_ratings as
+    select
+        g as group_id,
+        u as unit_id,
+        r as rater_id,
+        cast(1 + (cast(hash(g, u) %% 5 as integer) + cast(hash(g, u, r) %% 3 as integer) + 4) %% 5 as double) as value
+    from range(200) as groups(g), range(500) as units(u), range(10) as raters(r)
+''')
+con.close()
+import os
+os.environ['EVALHOUSE_DB'] = path
+compiled = dbtRunner().invoke([
+    'compile', '--quiet', '--project-dir', str(PROJECT_ROOT), '--profiles-dir', str(PROJECT_ROOT),
+    '--target-path', os.path.dirname(path) + '/target',
+    '--inline', "{{ krippendorff_alpha('bench_ratings', ['group_id'], level='ordinal') }}",
+]).result.results[0].node.compiled_code
+con = duckdb.connect(path, read_only=True)
+started = time.perf_counter()
+sql = dict(con.execute(f'select group_id, alpha from ({compiled})').fetchall())
+sql_seconds = time.perf_counter() - started
+frame = con.execute('select group_id, rater_id, unit_id, value from bench_ratings').df()
+started = time.perf_counter()
+package = {}
+for group_id, group in frame.groupby('group_id'):
+    matrix = group.pivot(index='rater_id', columns='unit_id', values='value').to_numpy(dtype=float)
+    package[group_id] = krippendorff.alpha(reliability_data=matrix, level_of_measurement='ordinal')
+package_seconds = time.perf_counter() - started
+difference = max(abs(sql[g] - package[g]) for g in package)
+print(json.dumps({'sql_seconds': sql_seconds, 'package_seconds': package_seconds, 'max_difference': difference,
+                  'groups': len(sql)}))
+"""
+
+_PAGE_QUERIES = """
+# Each page's queries are the ones it really sends: run the page (AppTest) with db.query recorded, then time
+# every recorded query on its own connection, best of three.
+import json, os, sys, time
+os.environ['EVALHOUSE_DB'] = %r
+sys.path.insert(0, 'app')
+import duckdb
+import db
+from streamlit.testing.v1 import AppTest
+recorded = []
+original = db.query
+def recording(sql, params=()):
+    recorded.append((sql, list(params)))
+    return original(sql, params)
+db.query = recording
+pages = sorted(p[:-3] for p in os.listdir('app/app_pages') if p.endswith('.py') and not p.startswith('_'))
+slowest = {}
+con = duckdb.connect(os.environ['EVALHOUSE_DB'], read_only=True)
+for page in pages:
+    recorded.clear()
+    at = AppTest.from_file('app/streamlit_app.py', default_timeout=300)
+    if page != 'overview':
+        at.switch_page(f'app_pages/{page}.py')
+    at.run()
+    worst = 0.0
+    for sql, params in {(q, json.dumps(p, default=str)): (q, p) for q, p in recorded}.values():
+        best = float('inf')
+        for _ in range(3):
+            started = time.perf_counter()
+            con.execute(sql, params).fetchall()
+            best = min(best, time.perf_counter() - started)
+        worst = max(worst, best)
+    slowest[f'{page} ({len(recorded)} queries)'] = worst * 1000
+print(json.dumps(slowest))
+"""
+
+
+if __name__ == "__main__":
+    sys.exit(main())
