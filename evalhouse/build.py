@@ -1,13 +1,17 @@
 """`evalhouse build`: run `dbt build` (models, seeds and tests) against one warehouse file.
 
 `run_dbt` runs dbt in this process (tests, docs); `build_warehouse` runs it in a process of its own that keeps
-the file open for the whole build and releases it by exiting (`python -m evalhouse.build DB RESULT.json`).
+the file open for the whole build and releases it by exiting (`python -m evalhouse.build DB RESULT.json PARENT`).
+That process dies with the `evalhouse build` that started it: killed or crashed, a build never leaves a dbt
+process behind holding the working copy (and the writer lock is then free, so the next writer could not open it).
 """
 
 from __future__ import annotations
 
+import ctypes
 import json
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -70,16 +74,27 @@ def build_warehouse(db_path: Path) -> BuildResult:
     """`dbt build` in a process of its own, its output shown as it runs; the file's lock ends with the process."""
     with tempfile.TemporaryDirectory(prefix="evalhouse-build-") as scratch:
         result_file = Path(scratch) / "result.json"
-        code = subprocess.call([sys.executable, "-m", "evalhouse.build", str(db_path), str(result_file)],
-                               cwd=PROJECT_ROOT)
+        code = subprocess.call([sys.executable, "-m", "evalhouse.build", str(db_path), str(result_file),
+                                str(os.getpid())], cwd=PROJECT_ROOT)
         if not result_file.exists():
             return BuildResult(False, (f"the dbt process ended without a result (exit {code})",), 0)
         data = json.loads(result_file.read_text())
     return BuildResult(data["ok"], tuple(data["failures"]), data["n_nodes"])
 
 
+def _die_with_parent(parent_pid: int) -> bool:
+    """Ask Linux to SIGKILL this process when its parent ends; False if the parent is gone already."""
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
+    except (AttributeError, OSError):
+        pass  # not Linux: the parent's end is checked below only
+    return os.getppid() == parent_pid  # checked after prctl: a parent that died before it is caught here
+
+
 def _main(argv: Sequence[str]) -> int:
     db_path, result_file = Path(argv[0]), Path(argv[1])
+    if len(argv) > 2 and not _die_with_parent(int(argv[2])):
+        return 1  # the `evalhouse build` that started this is gone: nothing may be published
     result = run_dbt(db_path, target="build")
     result_file.write_text(json.dumps({"ok": result.ok, "failures": list(result.failures), "n_nodes": result.n_nodes}))
     return 0 if result.ok else 1

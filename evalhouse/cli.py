@@ -6,6 +6,8 @@ import argparse
 import sys
 from collections.abc import Sequence
 
+import duckdb
+
 from evalhouse.lock import WarehouseBusy
 from evalhouse.report import cli as report_cli
 from evalhouse.settings import Settings, resolve
@@ -27,6 +29,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"evalhouse: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise
+        # Our writer lock was free but DuckDB's was not: a process outside evalhouse has the file open to write.
+        print(f"evalhouse: the warehouse file is open in another process, so nothing was written. Close that "
+              f"process (a DuckDB shell or notebook with a write connection) and run this again.\n  {exc}",
+              file=sys.stderr)
+        return EXIT_BUSY
 
 
 def _parser() -> argparse.ArgumentParser:

@@ -129,8 +129,10 @@ class FileRow:
     duration_ms: float
 
 
-# DuckDB may cache up to this much; beyond it, it spills to disk. Ingest's memory then stays flat with file size.
-MEMORY_LIMIT = os.environ.get("EVALHOUSE_INGEST_MEMORY_LIMIT", "512MB")
+# DuckDB may cache up to this much; beyond it, it spills to disk, so ingest memory stays flat with file size.
+# 256 MB keeps the whole ingest (this process and its workers) under 1 GB on a 1.2 GB file (bench/RESULTS.md);
+# 512 MB measured 1,011 MB there and was no faster.
+MEMORY_LIMIT = os.environ.get("EVALHOUSE_INGEST_MEMORY_LIMIT", "256MB")
 
 
 class FileStaging:

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 from evalhouse.cli import main
+from evalhouse.publish import working_copy
 from evalhouse.lock import writer_lock
 from tests.conftest import eval_form_record, instance_record, write_lines
 
@@ -59,6 +62,23 @@ def test_a_second_writer_is_told_who_holds_the_warehouse_and_since_when(tmp_path
     assert code == 3
     assert "another ingest or build is running since" in err
     assert "build (pid" in err
+
+
+def test_a_write_connection_from_outside_evalhouse_gets_a_message_not_a_traceback(tmp_path, capsys):
+    db = tmp_path / "w.duckdb"
+    path = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    assert _run(capsys, "--db", str(db), "ingest", str(path))[0] == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(working_copy(db))!r}); "
+                               "print('open', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        code, _, err = _run(capsys, "--db", str(db), "ingest", str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")])))
+    finally:
+        holder.communicate("")
+    assert code == 3
+    assert "open in another process" in err and "Traceback" not in err
 
 
 def test_json_output_is_machine_readable(tmp_path, capsys):

@@ -3,9 +3,16 @@ holding the old file keeps reading it whole."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
+import time
+
 import duckdb
 import pytest
 
+from evalhouse.cli import main
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
 from evalhouse.settings import Settings
@@ -84,3 +91,44 @@ def test_the_real_build_runs_dbt_in_its_own_process_and_holds_no_lock_after(tmp_
         other = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(path)!r}, read_only=True)"],
                                capture_output=True, text=True)
         assert other.returncode == 0, other.stderr
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as children:
+            found += [int(child) for child in children.read().split()]
+    return found
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"  # a zombie holds no file
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and relies on PR_SET_PDEATHSIG")
+def test_a_killed_build_leaves_no_dbt_process_holding_the_working_copy(tmp_path):
+    """SIGKILL to `evalhouse build` takes its dbt process with it: the next writer opens the working copy at once
+    (make crashtest found a dbt process left running, the next ingest meeting DuckDB's lock)."""
+    db = tmp_path / "w.duckdb"
+    assert main(["--db", str(db), "ingest", str(write_lines(tmp_path / "a.jsonl", [instance_record()]))]) == 0
+    build_process = subprocess.Popen([sys.executable, "-m", "evalhouse.cli", "--db", str(db), "build"],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    dbt_pids: list[int] = []
+    while not dbt_pids and time.monotonic() < deadline and build_process.poll() is None:
+        dbt_pids = _children(build_process.pid)
+        time.sleep(0.05)
+    assert dbt_pids, "the build never started its dbt process"
+    time.sleep(1.0)  # dbt is under way: parsing, or holding the file
+    build_process.send_signal(signal.SIGKILL)
+    build_process.wait()
+    deadline = time.monotonic() + 10
+    while any(_alive(pid) for pid in dbt_pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(_alive(pid) for pid in dbt_pids), "the dbt process outlived the killed build"
+    duckdb.connect(str(working_copy(db))).close()  # no lock left behind
+    assert main(["--db", str(db), "ingest", str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")]))]) == 0
