@@ -1,7 +1,7 @@
 """Hostile strings through every filter of the app: no SQL is ever built from them. The app's SQL is constant text
 (checked in the source), and a warehouse whose model, judge, eval and dimension names are SQL-injection payloads
 is browsed with every page's filters set to those names: every page renders, the payloads are selected and
-shown as text, and the warehouse is exactly as it was."""
+shown as text, and the warehouse is exactly as it was. No page can render record text as HTML either."""
 
 from __future__ import annotations
 
@@ -101,3 +101,16 @@ def test_every_filter_takes_hostile_values_as_data(page, hostile_warehouse, app_
         assert HOSTILE_JUDGE in flat, "judge drift did not select the hostile judge from its link"
     assert not any(v in flat for v in HOSTILE_OTHER), "a value that is not an option was selected"
     assert mart_checksums(hostile_warehouse.path) == before, f"browsing {page} changed the warehouse"
+    # Record text (the demo's carries <script> and <img onerror> payloads) is never markup: no element the page
+    # sends may allow HTML.
+    html_allowed = [e.value[:60] for e in at.markdown if e.proto.allow_html]
+    assert not html_allowed, f"{page} renders markdown with HTML allowed: {html_allowed}"
+    assert not at.get("html"), f"{page} renders raw HTML"
+
+
+def test_no_page_can_render_record_text_as_html():
+    """The app never asks Streamlit to render HTML: no unsafe_allow_html, st.html or custom components."""
+    used = [f"{path.relative_to(APP_DIR)}: {needle}" for path in sorted(APP_DIR.rglob("*.py"))
+            for needle in ("unsafe_allow_html", "st.html(", "components.v1", "components.html")
+            if needle in path.read_text(encoding="utf-8")]
+    assert not used, used
