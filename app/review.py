@@ -19,6 +19,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from evalhouse.lock import WarehouseBusy
 from ingest.formats import FORMATS
 from ingest.validate import Validators, Verdict
 
@@ -300,3 +301,17 @@ def submitted_reviews(landing: Path) -> dict[str, list[Submitted]]:
             found.setdefault(record["derived_from"], []).append(Submitted(
                 str(record.get("eval_id")), record["derived_from"], rater.get("id"), record.get("created_at"), path))
     return found
+
+
+def save_and_load(path: Path, record: Mapping[str, Any], load: Any, *, saved: str, loaded: str) -> tuple[str, str]:
+    """Append a validated record to its landing file, then load it with `load([path])` (db.ingest); returns the
+    (kind, message) to flash. The landing file is the record of truth: a busy warehouse or a refusal loses nothing."""
+    append_record(path, record)
+    try:
+        summary = load([path])
+    except WarehouseBusy as exc:
+        return ("warning", f"{saved} The warehouse is busy ({exc}), so it is not loaded yet: the next `evalhouse "
+                           "ingest` of the landing folder (or `evalhouse rebuild`) loads it. Nothing is lost.")
+    if summary.quarantined:
+        return ("warning", f"{saved} The ingester refused it: see Data quality.")
+    return ("success", f"{saved} Loaded into the warehouse; {loaded}")

@@ -11,7 +11,6 @@ import components as c
 import db
 import rating_form as form
 import review
-from evalhouse.lock import WarehouseBusy
 
 FLASH = "rate.flash"
 SUBMITTED = "rate.submitted"  # item key -> eval_ids this session rated, so a second rating is on purpose
@@ -142,20 +141,9 @@ if st.button("Submit rating", type="primary", key=f"{prefix}.submit"):
     else:
         landing = db.landing_path()
         path = form.ratings_file(landing, now)
-        review.append_record(path, record)
-        saved = f"Rating {record['eval_id']} saved to {path}."
-        try:
-            summary = db.ingest([path])
-        except WarehouseBusy as exc:
-            st.session_state[FLASH] = ("warning", f"{saved} The warehouse is busy ({exc}), so it is not loaded yet: "
-                                       "the next `evalhouse ingest` of the landing folder (or `evalhouse rebuild`) "
-                                       "loads it. Nothing is lost.")
-        else:
-            if summary.quarantined:
-                st.session_state[FLASH] = ("warning", f"{saved} The ingester refused it: see Data quality.")
-            else:
-                st.session_state[FLASH] = ("success", f"{saved} Loaded into the warehouse; `evalhouse build` "
-                                           "publishes it to the marts.")
+        st.session_state[FLASH] = review.save_and_load(
+            path, record, db.ingest, saved=f"Rating {record['eval_id']} saved to {path}.",
+            loaded="`evalhouse build` publishes it to the marts.")
         submitted = st.session_state.setdefault(SUBMITTED, {})
         submitted.setdefault(item.key if source == PICK else prefix, []).append(record["eval_id"])
         form.clear(prefix)

@@ -10,7 +10,6 @@ import streamlit as st
 import components as c
 import db
 import review
-from evalhouse.lock import WarehouseBusy
 
 REASONS = {"violating hazard": "violating hazard", "low score": "score <=", "low confidence": "confidence"}
 FLASH = "review.flash"
@@ -272,20 +271,9 @@ else:
                      icon=":material/error:")
         else:
             path = review.reviews_file(landing, now)
-            review.append_record(path, record)
-            saved = f"Review {record['eval_id']} saved to {path}."
-            try:
-                summary = db.ingest([path])
-            except WarehouseBusy as exc:
-                st.session_state[FLASH] = ("warning", f"{saved} The warehouse is busy ({exc}), so it is not loaded "
-                                           "yet: the next `evalhouse ingest` of the landing folder (or `evalhouse "
-                                           "rebuild`) loads it. Nothing is lost.")
-            else:
-                if summary.quarantined:
-                    st.session_state[FLASH] = ("warning", f"{saved} The ingester refused it: see Data quality.")
-                else:
-                    st.session_state[FLASH] = ("success", f"{saved} Loaded into the warehouse; the item leaves the "
-                                               "queue at the next `evalhouse build`.")
+            st.session_state[FLASH] = review.save_and_load(
+                path, record, db.ingest, saved=f"Review {record['eval_id']} saved to {path}.",
+                loaded="the item leaves the queue at the next `evalhouse build`.")
             st.rerun()
 
 # -- CogniBench ------------------------------------------------------------------------------------------------------
