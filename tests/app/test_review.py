@@ -114,3 +114,22 @@ def test_records_are_appended_as_whole_lines_even_after_a_torn_write(review, jud
     assert lines[1] == '{"torn": '
     found = review.submitted_reviews(tmp_path / "landing")
     assert {s.reviewer_id for s in found[judge_form["eval_id"]]} == {"h-ana", "h-ben"}
+
+
+@pytest.mark.parametrize("outcome", ["busy", "refused", "loaded"])
+def test_save_and_load_keeps_the_record_whatever_the_load_does(review, tmp_path, outcome):
+    from types import SimpleNamespace
+
+    from evalhouse.lock import WarehouseBusy
+
+    def load(paths):
+        if outcome == "busy":
+            raise WarehouseBusy("another ingest or build is running since 10:00")
+        return SimpleNamespace(quarantined=1 if outcome == "refused" else 0)
+
+    path = tmp_path / "landing" / "reviews.jsonl"
+    kind, message = review.save_and_load(path, {"eval_id": "e1"}, load, saved="Saved e1.", loaded="next build.")
+    assert json.loads(path.read_text()) == {"eval_id": "e1"}
+    expected = {"busy": ("warning", "not loaded yet"), "refused": ("warning", "refused it"),
+                "loaded": ("success", "Loaded into the warehouse; next build.")}[outcome]
+    assert kind == expected[0] and expected[1] in message and message.startswith("Saved e1.")
