@@ -19,11 +19,35 @@
     detected exactly (one category used) rather than by comparing a float sum to 1. AC1's p_e is at most 1/q,
     so AC1 is defined whenever q >= 2; with q = 1 it is NULL (nullif on q - 1).
 
+    In two steps, so a mart can give the statistic for unions of groups without redoing the per-unit work:
+    fleiss_category_sums(relation, group_by, ...) gives one row per (group, category_position) with
+    units_first_seen, share_sum (sum_i r_ik / r_i) and agreement_sum (sum_i r_ik (r_ik - 1) / (r_i (r_i - 1)));
+    all three add up over groups that share no unit. fleiss_from_category_sums(relation, group_by, n_categories)
+    takes those rows, or their sums per (union of groups, category_position), and gives the statistics.
+    fleiss_kappa is the two in a row.
+
     Output: group_by columns, n_units (units with >= 2 ratings), fleiss_kappa, gwet_ac1.
     Reference: the formulas above in numpy, and on complete data a textbook Fleiss implementation (the same as
     statsmodels' fleiss_kappa), tested to 1e-9 in tests/models/test_stat_macros.py.
 #}
 {% macro fleiss_kappa(relation, group_by, unit='unit_id', value='value', categories=[1, 2, 3, 4, 5], weight=none) -%}
+with fleiss_counted_categories as (
+
+    {{ fleiss_category_sums(relation, group_by, unit=unit, value=value, categories=categories, weight=weight) | indent(4) }}
+
+),
+
+fleiss_result as (
+
+    {{ fleiss_from_category_sums('fleiss_counted_categories', group_by, categories | length) | indent(4) }}
+
+)
+
+select * from fleiss_result
+{%- endmacro %}
+
+
+{% macro fleiss_category_sums(relation, group_by, unit='unit_id', value='value', categories=[1, 2, 3, 4, 5], weight=none) -%}
 {%- if categories | length == 0 -%}
     {{ exceptions.raise_compiler_error("fleiss_kappa: categories must list at least one category") }}
 {%- endif -%}
@@ -85,9 +109,15 @@ fleiss_categories as (
     from fleiss_unit_shares
     {{ stats_group_by(group_by, ['category_position']) }}
 
-),
+)
 
-fleiss_sums as (
+select * from fleiss_categories
+{%- endmacro %}
+
+
+{% macro fleiss_from_category_sums(relation, group_by, n_categories) -%}
+{%- set g = stats_group_select(group_by) -%}
+with fleiss_sums as (
 
     select
         {{ g }}sum(units_first_seen) as n_units,
@@ -95,7 +125,7 @@ fleiss_sums as (
         sum(agreement_sum) as agreement_sum,
         sum(share_sum * share_sum) as squared_share_sum,
         sum(share_sum) as share_sum
-    from fleiss_categories
+    from {{ relation }}
     {{ stats_group_by(group_by) }}
 
 ),
@@ -109,7 +139,7 @@ fleiss_chance as (
         squared_share_sum / (cast(n_units as double) * cast(n_units as double)) as fleiss_chance_agreement,
         (share_sum / cast(n_units as double)
             - squared_share_sum / (cast(n_units as double) * cast(n_units as double)))
-            / nullif(cast({{ categories | length }} - 1 as double), 0) as gwet_chance_agreement
+            / nullif(cast({{ n_categories }} - 1 as double), 0) as gwet_chance_agreement
     from fleiss_sums
 
 ),

@@ -386,6 +386,55 @@ def test_krippendorff_alpha_equals_the_krippendorff_package(probe, level):
     print(f"alpha {level}: max |diff| {_max_difference(compared):.2e} over {len(compared)} groups")
 
 
+@pytest.mark.parametrize("level", LEVELS)
+def test_alpha_from_coincidences_equals_the_krippendorff_package(probe, level):
+    """The two-step alpha (coincidence matrix, then alpha) the agreement mart uses, against the package."""
+    groups = _alpha_groups(probe.inputs["alpha_ratings"])
+    got = {row["group_id"]: row for row in probe.dicts(f"alpha_coincidences_{level}")}
+    assert set(got) == {g for g, ratings in groups.items() if _alpha_sizes(ratings)[0] > 0}
+    compared = []
+    for group, row in got.items():
+        expected = _alpha_oracle(groups[group], level)
+        assert row["n_pairable_values"] == _alpha_sizes(groups[group])[1], group
+        assert _close(row["alpha"], expected), (level, group, row["alpha"], expected)
+        compared.append((row["alpha"], expected))
+    assert got[2]["alpha"] is None and got[3]["alpha"] is None  # no expected disagreement
+    assert sum(e is not None for _, e in compared) > 200
+    print(f"alpha from coincidences {level}: max |diff| {_max_difference(compared):.2e} over {len(compared)} groups")
+
+
+def _pairs_of_groups(rows, key):
+    """Groups 10 and 11, 12 and 13, ... merged into pair group // 2, each unit kept apart by its group's name."""
+    merged: dict = defaultdict(list)
+    for row in rows:
+        group = row[0]
+        if group is not None and group >= 10:
+            merged[group // 2].append(key(row))
+    return merged
+
+
+def test_summed_coincidences_give_the_alpha_of_the_union_of_groups(probe):
+    """Weekly matrices summed give the all-time alpha: the union of groups that share no unit."""
+    merged = _pairs_of_groups(probe.inputs["alpha_ratings"], lambda r: (f"{r[0]}/{r[1]}", r[2], r[3]))
+    got = {row["pair_id"]: row["alpha"] for row in probe.dicts("alpha_coincidences_summed")}
+    assert set(got) == {p for p, ratings in merged.items() if _alpha_sizes(ratings)[0] > 0}
+    for pair, alpha in got.items():
+        expected = _alpha_oracle(merged[pair], "ordinal")
+        assert _close(alpha, expected), (pair, alpha, expected)
+    assert sum(alpha is not None for alpha in got.values()) > 100
+
+
+def test_summed_fleiss_category_sums_give_the_statistics_of_the_union_of_groups(probe):
+    merged = _pairs_of_groups(probe.inputs["fleiss_ratings"], lambda r: (f"{r[0]}/{r[1]}", r[2]))
+    got = {row["pair_id"]: row for row in probe.dicts("fleiss_summed")}
+    assert set(got) == {p for p, ratings in merged.items() if _fleiss_oracle(ratings) is not None}
+    for pair, row in got.items():
+        n_units, fleiss, ac1, _ = _fleiss_oracle(merged[pair])
+        assert row["n_units"] == n_units, pair
+        assert _close(row["fleiss_kappa"], fleiss) and _close(row["gwet_ac1"], ac1), (pair, row, fleiss, ac1)
+    assert len(got) > 50
+
+
 def test_krippendorff_alpha_works_as_a_cte_without_grouping_columns(probe):
     got = {row["input_name"]: row for row in probe.dicts("alpha_ungrouped")}
     assert set(got) == {"ratings"}  # the input without a pairable unit gives no row, not a row of NULLs

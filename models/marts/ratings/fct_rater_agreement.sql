@@ -22,33 +22,41 @@ targets as (
 own_group_counts as (
     -- Ratings counted once per (rater group, week, item, value): every statistic below needs nothing finer, and
     -- this table is far smaller than the ratings (the macros take the counts through weight=).
-    select dimension, scale, agreement_level, rater_group, item_week, unit_id, value, count(*) as n_uc
+    select dimension, scale, rater_group, item_week, unit_id, value, count(*) as n_uc
     from ratings
-    group by dimension, scale, agreement_level, rater_group, item_week, unit_id, value
+    group by dimension, scale, rater_group, item_week, unit_id, value
 ),
 
-rater_group_counts as (
-    -- ... plus the 'all' rater group, summing both groups' counts ...
-    select dimension, scale, agreement_level, rater_group, item_week, unit_id, value, n_uc
+unit_value_counts as (
+    -- ... plus the 'all' rater group, summing both groups' counts. An item has one week, so every statistic is
+    -- computed per week from additive terms (coincidence matrices, Fleiss' category sums, pair counts), and the
+    -- all-time rows (week_start NULL) sum the weeks' terms instead of redoing the per-item work.
+    select dimension, scale, rater_group, item_week, unit_id, value, n_uc
     from own_group_counts
     union all
-    select dimension, scale, agreement_level, 'all' as rater_group, item_week, unit_id, value, sum(n_uc) as n_uc
+    select dimension, scale, 'all' as rater_group, item_week, unit_id, value, sum(n_uc) as n_uc
     from own_group_counts
-    group by dimension, scale, agreement_level, item_week, unit_id, value
+    group by dimension, scale, item_week, unit_id, value
 ),
 
-unit_value_counts_all as (
-    -- ... in the item's week and in all time (week_start NULL). An item has one week, so the all-time counts are
-    -- the weekly counts with the week left out: nothing to sum.
-    select dimension, scale, agreement_level, rater_group, item_week as week_start, unit_id, value, n_uc
-    from rater_group_counts
+weekly_coincidences as (
+    {{ krippendorff_coincidences('unit_value_counts', ['dimension', 'rater_group', 'item_week'], weight='n_uc') }}
+),
+
+coincidences as (
+    select dimension, rater_group, item_week as week_start, value_a, value_b, coincidences, pairable_ratings
+    from weekly_coincidences
     union all
-    select dimension, scale, agreement_level, rater_group, cast(null as date) as week_start, unit_id, value, n_uc
-    from rater_group_counts
-),
-
-ordinal_counts as (
-    select * from unit_value_counts_all where agreement_level = 'ordinal'
+    select
+        dimension,
+        rater_group,
+        cast(null as date) as week_start,
+        value_a,
+        value_b,
+        sum(coincidences) as coincidences,
+        sum(pairable_ratings) as pairable_ratings
+    from weekly_coincidences
+    group by dimension, rater_group, value_a, value_b
 ),
 
 group_universe as (
@@ -72,25 +80,52 @@ group_universe as (
     )
 ),
 
+ordinal_coincidences as (
+    select * from coincidences
+    where dimension in (select dimension from group_universe where agreement_level = 'ordinal')
+),
+
 alpha_nominal as (
-    {{ krippendorff_alpha('unit_value_counts_all', group_by, rater=none, weight='n_uc', level='nominal') }}
+    {{ krippendorff_alpha_from_coincidences('coincidences', group_by, level='nominal') }}
 ),
 
 alpha_ordinal as (
-    {{ krippendorff_alpha('ordinal_counts', group_by, rater=none, weight='n_uc', level='ordinal') }}
+    {{ krippendorff_alpha_from_coincidences('ordinal_coincidences', group_by, level='ordinal') }}
 ),
 
 alpha_interval as (
-    {{ krippendorff_alpha('ordinal_counts', group_by, rater=none, weight='n_uc', level='interval') }}
+    {{ krippendorff_alpha_from_coincidences('ordinal_coincidences', group_by, level='interval') }}
 ),
 
 {% for scale, labels in declared_labels().items() %}
 counts_{{ scale }} as (
-    select * from unit_value_counts_all where scale = '{{ scale }}'
+    select * from unit_value_counts where scale = '{{ scale }}'
+),
+
+weekly_fleiss_sums_{{ scale }} as (
+    {{ fleiss_category_sums('counts_' ~ scale, ['dimension', 'rater_group', 'item_week'], categories=labels,
+                            weight='n_uc') }}
+),
+
+fleiss_sums_{{ scale }} as (
+    select dimension, rater_group, item_week as week_start, category_position, units_first_seen, share_sum,
+        agreement_sum
+    from weekly_fleiss_sums_{{ scale }}
+    union all
+    select
+        dimension,
+        rater_group,
+        cast(null as date) as week_start,
+        category_position,
+        sum(units_first_seen) as units_first_seen,
+        sum(share_sum) as share_sum,
+        sum(agreement_sum) as agreement_sum
+    from weekly_fleiss_sums_{{ scale }}
+    group by dimension, rater_group, category_position
 ),
 
 fleiss_{{ scale }} as (
-    {{ fleiss_kappa('counts_' ~ scale, group_by, categories=labels, weight='n_uc') }}
+    {{ fleiss_from_category_sums('fleiss_sums_' ~ scale, group_by, labels | length) }}
 ),
 {% endfor %}
 
@@ -101,43 +136,44 @@ fleiss as (
     {%- endfor %}
 ),
 
-unit_sizes as (
-    select dimension, rater_group, week_start, unit_id, sum(n_uc) as m_u
-    from unit_value_counts_all
-    group by dimension, rater_group, week_start, unit_id
+pair_counts as (
+    -- Per pairable item (two or more ratings): its ratings m_u and its agreeing pairs sum_c n_uc (n_uc - 1) ...
+    select
+        dimension,
+        rater_group,
+        item_week,
+        unit_id,
+        sum(n_uc) as m_u,
+        sum(n_uc * (n_uc - 1)) as agreeing_pairs
+    from unit_value_counts
+    group by dimension, rater_group, item_week, unit_id
     having sum(n_uc) >= 2
 ),
 
-unit_value_counts as (
-    select unit_value_counts_all.*
-    from unit_value_counts_all
-    inner join unit_sizes
-        on unit_value_counts_all.dimension = unit_sizes.dimension
-        and unit_value_counts_all.rater_group = unit_sizes.rater_group
-        and unit_value_counts_all.week_start is not distinct from unit_sizes.week_start
-        and unit_value_counts_all.unit_id = unit_sizes.unit_id
+pair_sums as (
+    -- ... summed per week and over all weeks.
+    select
+        dimension,
+        rater_group,
+        case when grouping(item_week) = 1 then null else item_week end as week_start,
+        count(*) as n_units,
+        cast(sum(m_u) as bigint) as n_pairable_ratings,
+        sum(agreeing_pairs) as agreeing_pairs,
+        sum(m_u * (m_u - 1)) as all_pairs
+    from pair_counts
+    group by grouping sets ((dimension, rater_group, item_week), (dimension, rater_group))
 ),
 
 percent_agreement as (
     -- The share of agreeing pairs of ratings within items, over all pairable items (pairs, not items, weigh).
     select
-        agreeing.dimension,
-        agreeing.rater_group,
-        agreeing.week_start,
-        {{ safe_divide('agreeing.agreeing_pairs', 'all_pairs.all_pairs') }} as percent_agreement
-    from (
-        select dimension, rater_group, week_start, sum(n_uc * (n_uc - 1)) as agreeing_pairs
-        from unit_value_counts
-        group by dimension, rater_group, week_start
-    ) as agreeing
-    inner join (
-        select dimension, rater_group, week_start, sum(m_u * (m_u - 1)) as all_pairs
-        from unit_sizes
-        group by dimension, rater_group, week_start
-    ) as all_pairs
-        on agreeing.dimension = all_pairs.dimension
-        and agreeing.rater_group = all_pairs.rater_group
-        and agreeing.week_start is not distinct from all_pairs.week_start
+        dimension,
+        rater_group,
+        week_start,
+        n_units,
+        n_pairable_ratings,
+        {{ safe_divide('agreeing_pairs', 'all_pairs') }} as percent_agreement
+    from pair_sums
 ),
 
 prevalence as (
@@ -148,14 +184,14 @@ prevalence as (
             dimension,
             rater_group,
             week_start,
-            value,
-            {{ safe_divide('sum(n_uc)', 'sum(sum(n_uc)) over (partition by dimension, rater_group, week_start)') }}
+            value_a as value,
+            {{ safe_divide('pairable_ratings', 'sum(pairable_ratings) over (partition by dimension, rater_group, week_start)') }}
                 as share,
             row_number() over (
-                partition by dimension, rater_group, week_start order by sum(n_uc) desc, value
+                partition by dimension, rater_group, week_start order by pairable_ratings desc, value_a
             ) as popularity
-        from unit_value_counts
-        group by dimension, rater_group, week_start, value
+        from coincidences
+        where value_a = value_b
     ) as shares
     where popularity = 1
 ),
@@ -171,8 +207,8 @@ final as (
         u.n_ratings,
         u.n_items,
         u.n_raters,
-        coalesce(n.n_units, 0) as n_units,
-        coalesce(n.n_pairable_values, 0) as n_pairable_ratings,
+        coalesce(p.n_units, 0) as n_units,
+        coalesce(p.n_pairable_ratings, 0) as n_pairable_ratings,
         p.percent_agreement,
         v.top_value,
         v.top_value_share,

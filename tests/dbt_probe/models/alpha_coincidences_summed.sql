@@ -1,0 +1,21 @@
+-- Groups 10 and 11, 12 and 13, ... as one: their coincidence matrices summed per (pair, value, value), then ordinal
+-- alpha from the sums. Must equal alpha over the union of the two groups' ratings (units kept apart).
+with
+
+matrix as (
+    {{ krippendorff_coincidences(source('probe', 'alpha_ratings'), ['group_id']) }}
+),
+
+summed as (
+    select group_id // 2 as pair_id, value_a, value_b, sum(coincidences) as coincidences,
+        sum(pairable_ratings) as pairable_ratings
+    from matrix
+    where group_id >= 10
+    group by group_id // 2, value_a, value_b
+),
+
+alpha as (
+    {{ krippendorff_alpha_from_coincidences('summed', ['pair_id'], level='ordinal') }}
+)
+
+select * from alpha
