@@ -2,14 +2,44 @@
 -- hybrid reviews left out, and every rating of an item in the week of the item's first rating (item_week). The
 -- rules of fct_rater_agreement and fct_item_disagreement, kept in one place; the marts count these rows into their
 -- groups (a rater group and 'all', a week and all time) themselves, on counts rather than on copies of the rows.
+-- Incremental by item: a build recomputes, from all of their ratings, the (item, dimension) pairs that received a
+-- rating from a batch the table has not seen, and replaces their rows (a later rating may supersede a rater's
+-- earlier one, or move nothing but add a rater). batch_id is the batch of the row's own rating; a batch whose
+-- ratings were all superseded is simply looked at again by the next build, which changes nothing.
+{{ config(
+    materialized='incremental',
+    incremental_strategy='delete+insert',
+    unique_key=['unit_id', 'dimension'],
+    on_schema_change='fail',
+) }}
 with
 
-ratings as (
+countable as (
     select * from {{ ref('fct_ratings') }}
     where value is not null
         and rater_id is not null
         and rater_type <> 'hybrid'
 ),
+
+{% if is_incremental() %}
+changed_items as (
+    select distinct item_id, dimension
+    from countable
+    where batch_id not in (select distinct batch_id from {{ this }})
+),
+
+ratings as (
+    select countable.*
+    from countable
+    inner join changed_items
+        on countable.item_id = changed_items.item_id
+        and countable.dimension = changed_items.dimension
+),
+{% else %}
+ratings as (
+    select * from countable
+),
+{% endif %}
 
 latest as (
     select
@@ -40,7 +70,8 @@ final as (
         latest.score,
         latest.model_id,
         latest.task_id,
-        item_weeks.item_week
+        item_weeks.item_week,
+        latest.batch_id
     from latest
     inner join item_weeks
         on latest.item_id = item_weeks.item_id

@@ -4,6 +4,9 @@
 --   CogniBench: each rubric criterion as the judge scored it and, when the review is completed, as the human did.
 -- Labels become numbers through the seed score_label_map; `value` is what agreement statistics use (the score on
 -- ordinal scales, the label's code on nominal ones, per the seed rating_scales).
+-- Each rating comes from one record alone, so the table is appended to by ingest batch like staging: a build reads
+-- only the batches it has not seen (batch_id). Changed seeds or models need `evalhouse rebuild`.
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
 {%- set universal = ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
 {%- set extension_scores = [
     'chat.consistency_across_turns', 'agent.plan_quality', 'agent.error_recovery',
@@ -14,10 +17,16 @@ with
 
 forms as (
     select * from {{ ref('stg_aif__eval_forms') }}
+    {% if is_incremental() %}
+    where batch_id not in (select distinct batch_id from {{ this }})
+    {% endif %}
 ),
 
 judge_records as (
     select * from {{ ref('stg_cognibench__judge_records') }}
+    {% if is_incremental() %}
+    where batch_id not in (select distinct batch_id from {{ this }})
+    {% endif %}
 ),
 
 label_map as (
@@ -193,7 +202,8 @@ form_ratings as (
         form_items.derived_from,
         form_items.rated_at,
         form_items.source_path,
-        form_items.source_line
+        form_items.source_line,
+        form_items.batch_id
     from form_dimension_ratings as ratings
     inner join form_items on ratings.record_id = form_items.record_id
     left join calibration_targets
@@ -217,7 +227,8 @@ judge_items as (
         parsed_rubric_scores_json,
         human_corrected_scores_json,
         source_path,
-        source_line
+        source_line,
+        batch_id
     from judge_records
 ),
 
@@ -269,7 +280,8 @@ criterion_ratings as (
         cast(null as varchar) as derived_from,
         created_at as rated_at,
         source_path,
-        source_line
+        source_line,
+        batch_id
     from judge_criteria
 
     union all
@@ -301,7 +313,8 @@ criterion_ratings as (
         judge_criteria.record_id as derived_from,
         coalesce(judge_criteria.human_reviewed_at, judge_criteria.created_at) as rated_at,
         judge_criteria.source_path,
-        judge_criteria.source_line
+        judge_criteria.source_line,
+        judge_criteria.batch_id
     from judge_criteria
     left join human_criteria
         on judge_criteria.record_id = human_criteria.record_id

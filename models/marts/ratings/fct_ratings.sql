@@ -1,9 +1,14 @@
 -- One row per rating of one item on one dimension by one rater, from eval forms and CogniBench, with the number
--- it maps to, the rater and the gold target when the item is a calibration item.
+-- it maps to, the rater and the gold target when the item is a calibration item. Appended to by ingest batch, as
+-- int_ratings_unioned is.
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
 with
 
 ratings as (
     select * from {{ ref('int_ratings_unioned') }}
+    {% if is_incremental() %}
+    where batch_id not in (select distinct batch_id from {{ this }})
+    {% endif %}
 ),
 
 final as (
@@ -40,7 +45,8 @@ final as (
         week_start,
         source_format,
         source_path,
-        source_line
+        source_line,
+        batch_id
     from ratings
 )
 
