@@ -7,6 +7,11 @@
 --                 review with the judge's own scores in the same record.
 -- Hybrid forms pair only by derived_from: they are a person confirming that judge, not an independent rating.
 -- The pair's week is the judge's: drift asks how the judge behaved when it rated.
+-- Ratings never change once loaded, so neither does a pair: the table is appended to, a build adding the pairs
+-- with at least one rating from a batch no pair has come from yet (pairs whose ratings both come from seen batches
+-- were added when the later of the two arrived).
+{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+{%- set sides = [('new_judge', 'people'), ('judge', 'new_people')] if is_incremental() else [('judge', 'people')] %}
 with
 
 ratings as (
@@ -21,30 +26,52 @@ people as (
     select * from ratings where rater_type in ('human', 'sme', 'hybrid')
 ),
 
+{% if is_incremental() %}
+seen_batches as (
+    select judge_batch_id as batch_id from {{ this }}
+    union
+    select human_batch_id as batch_id from {{ this }}
+),
+
+new_judge as (
+    select * from judge where batch_id not in (select batch_id from seen_batches)
+),
+
+new_people as (
+    select * from people where batch_id not in (select batch_id from seen_batches)
+),
+{% endif %}
+
 same_item as (
+    {%- for judge_side, people_side in sides %}
     select
         judge.rating_id as judge_rating_id,
         people.rating_id as human_rating_id,
         'same_item' as pairing
-    from judge
-    inner join people
+    from {{ judge_side }} as judge
+    inner join {{ people_side }} as people
         on judge.item_id = people.item_id
         and judge.dimension = people.dimension
         and judge.source_format = people.source_format
     where people.rater_type in ('human', 'sme')
         and people.derived_from is null
+    {% if not loop.last %}union{% endif %}
+    {%- endfor %}
 ),
 
 derived as (
+    {%- for judge_side, people_side in sides %}
     select
         judge.rating_id as judge_rating_id,
         people.rating_id as human_rating_id,
         'derived_from' as pairing
-    from judge
-    inner join people
+    from {{ judge_side }} as judge
+    inner join {{ people_side }} as people
         on people.derived_from = judge.record_id
         and judge.dimension = people.dimension
         and judge.source_format = people.source_format
+    {% if not loop.last %}union{% endif %}
+    {%- endfor %}
 ),
 
 pairs as (
@@ -82,7 +109,9 @@ final as (
         judge.score - people.score as score_difference,
         judge.rated_at as judge_rated_at,
         people.rated_at as human_rated_at,
-        judge.week_start
+        judge.week_start,
+        judge.batch_id as judge_batch_id,
+        people.batch_id as human_batch_id
     from pairs
     inner join judge on pairs.judge_rating_id = judge.rating_id
     inner join people on pairs.human_rating_id = people.rating_id

@@ -31,7 +31,7 @@ items as (
         max(task_id) as task_id,
         min(item_week) as week_start,
         count(*) as n_ratings,
-        count(distinct rater_id) as n_raters,
+        count(*) as n_raters,  -- one row per rater and item (int_agreement_ratings' grain, tested there)
         count(distinct rater_group) as n_rater_groups,
         min(score) as min_score,
         max(score) as max_score,
