@@ -1,12 +1,2 @@
 -- alpha in two steps (coincidence matrix, then alpha from it): must equal krippendorff.alpha, as alpha_nominal does.
-with
-
-matrix as (
-    {{ krippendorff_coincidences(source('probe', 'alpha_ratings'), ['group_id']) }}
-),
-
-alpha as (
-    {{ krippendorff_alpha_from_coincidences('matrix', ['group_id'], level='nominal') }}
-)
-
-select * from alpha
+{{ krippendorff_alpha_from_coincidences(ref('alpha_coincidence_matrix'), ['group_id'], level='nominal') }}

@@ -2,15 +2,8 @@
 -- and passed through weight=: must equal krippendorff.alpha, as alpha_ordinal does.
 with
 
-counted as (
-    select group_id, unit_id, value, count(*) as n_uc
-    from {{ source('probe', 'alpha_ratings') }}
-    where value is not null
-    group by group_id, unit_id, value
-),
-
 matrix as (
-    {{ krippendorff_coincidences('counted', ['group_id'], weight='n_uc') }}
+    {{ krippendorff_coincidences(ref('alpha_ratings_counted'), ['group_id'], weight='n_uc') }}
 ),
 
 alpha as (

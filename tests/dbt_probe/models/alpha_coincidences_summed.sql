@@ -2,14 +2,10 @@
 -- alpha from the sums. Must equal alpha over the union of the two groups' ratings (units kept apart).
 with
 
-matrix as (
-    {{ krippendorff_coincidences(source('probe', 'alpha_ratings'), ['group_id']) }}
-),
-
 summed as (
     select group_id // 2 as pair_id, value_a, value_b, sum(coincidences) as coincidences,
         sum(pairable_ratings) as pairable_ratings
-    from matrix
+    from {{ ref('alpha_coincidence_matrix') }}
     where group_id >= 10
     group by group_id // 2, value_a, value_b
 ),
