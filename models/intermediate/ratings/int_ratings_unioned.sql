@@ -5,7 +5,7 @@
 -- Labels become numbers through the seed score_label_map; `value` is what agreement statistics use (the score on
 -- ordinal scales, the label's code on nominal ones, per the seed rating_scales).
 -- Each rating comes from one record alone, so the table is appended to by ingest batch like staging: a build reads
--- only the batches it has not seen (batch_id). Changed seeds or models need `evalhouse rebuild`.
+-- only the batches it has not seen (batch_id); a changed project makes `evalhouse build` rebuild it in full.
 {{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
 {%- set universal = ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
 {%- set extension_scores = [
