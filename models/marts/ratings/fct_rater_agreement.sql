@@ -59,25 +59,70 @@ coincidences as (
     group by dimension, rater_group, value_a, value_b
 ),
 
-group_universe as (
-    -- Sizes per group; distinct items and raters do not add up across groups, so each grouping counts its own.
+unit_counts as (
+    -- Per item and group: its ratings m_u and its agreeing pairs sum_c n_uc (n_uc - 1).
     select
         dimension,
-        case when grouping(rater_group) = 1 then 'all' else rater_group end as rater_group,
+        rater_group,
+        item_week,
+        unit_id,
+        sum(n_uc) as m_u,
+        sum(n_uc * (n_uc - 1)) as agreeing_pairs
+    from unit_value_counts
+    group by dimension, rater_group, item_week, unit_id
+),
+
+group_sizes as (
+    -- Items and ratings per week, and over all weeks (an item has one week, so they add up).
+    select
+        dimension,
+        rater_group,
         case when grouping(item_week) = 1 then null else item_week end as week_start,
-        max(dimension_group) as dimension_group,
-        max(scale) as scale,
-        max(agreement_level) as agreement_level,
-        count(*) as n_ratings,
-        count(distinct unit_id) as n_items,
-        count(distinct rater_id) as n_raters
+        count(*) as n_items,
+        cast(sum(m_u) as bigint) as n_ratings
+    from unit_counts
+    group by grouping sets ((dimension, rater_group, item_week), (dimension, rater_group))
+),
+
+rater_weeks as (
+    -- Each rater once per (dimension, rater group, week): distinct raters do not add up across groups, so each
+    -- grouping counts its own, from this far smaller table.
+    select distinct dimension, dimension_group, scale, agreement_level, rater_group, item_week, rater_id
     from ratings
-    group by grouping sets (
-        (dimension, rater_group, item_week),
-        (dimension, item_week),
-        (dimension, rater_group),
-        (dimension)
-    )
+),
+
+group_universe as (
+    select
+        raters.dimension,
+        raters.rater_group,
+        raters.week_start,
+        raters.dimension_group,
+        raters.scale,
+        raters.agreement_level,
+        sizes.n_ratings,
+        sizes.n_items,
+        raters.n_raters
+    from (
+        select
+            dimension,
+            case when grouping(rater_group) = 1 then 'all' else rater_group end as rater_group,
+            case when grouping(item_week) = 1 then null else item_week end as week_start,
+            max(dimension_group) as dimension_group,
+            max(scale) as scale,
+            max(agreement_level) as agreement_level,
+            count(distinct rater_id) as n_raters
+        from rater_weeks
+        group by grouping sets (
+            (dimension, rater_group, item_week),
+            (dimension, item_week),
+            (dimension, rater_group),
+            (dimension)
+        )
+    ) as raters
+    inner join group_sizes as sizes
+        on raters.dimension = sizes.dimension
+        and raters.rater_group = sizes.rater_group
+        and raters.week_start is not distinct from sizes.week_start
 ),
 
 ordinal_coincidences as (
@@ -97,20 +142,33 @@ alpha_interval as (
     {{ krippendorff_alpha_from_coincidences('ordinal_coincidences', group_by, level='interval') }}
 ),
 
-{% for scale, labels in declared_labels().items() %}
-counts_{{ scale }} as (
-    select * from unit_value_counts where scale = '{{ scale }}'
+positioned_counts as (
+    -- Each value's position among its scale's declared labels (NULL when undeclared: Fleiss leaves it out), so
+    -- one pass of fleiss_category_sums serves every scale.
+    select
+        unit_value_counts.*,
+        case
+            {%- for scale, labels in declared_labels().items() %}
+            when scale = '{{ scale }}' then {{ stats_label_position('value', labels) }}
+            {%- endfor %}
+        end as category_position
+    from unit_value_counts
 ),
 
-weekly_fleiss_sums_{{ scale }} as (
-    {{ fleiss_category_sums('counts_' ~ scale, ['dimension', 'rater_group', 'item_week'], categories=labels,
+{%- set most_categories = declared_labels().values() | map('length') | max %}
+
+weekly_fleiss_sums as (
+    {{ fleiss_category_sums('positioned_counts', ['dimension', 'scale', 'rater_group', 'item_week'],
+                            value='category_position', categories=range(1, most_categories + 1) | list,
                             weight='n_uc') }}
 ),
 
+{% for scale, labels in declared_labels().items() %}
 fleiss_sums_{{ scale }} as (
     select dimension, rater_group, item_week as week_start, category_position, units_first_seen, share_sum,
         agreement_sum
-    from weekly_fleiss_sums_{{ scale }}
+    from weekly_fleiss_sums
+    where scale = '{{ scale }}'
     union all
     select
         dimension,
@@ -120,7 +178,8 @@ fleiss_sums_{{ scale }} as (
         sum(units_first_seen) as units_first_seen,
         sum(share_sum) as share_sum,
         sum(agreement_sum) as agreement_sum
-    from weekly_fleiss_sums_{{ scale }}
+    from weekly_fleiss_sums
+    where scale = '{{ scale }}'
     group by dimension, rater_group, category_position
 ),
 
@@ -136,22 +195,8 @@ fleiss as (
     {%- endfor %}
 ),
 
-pair_counts as (
-    -- Per pairable item (two or more ratings): its ratings m_u and its agreeing pairs sum_c n_uc (n_uc - 1) ...
-    select
-        dimension,
-        rater_group,
-        item_week,
-        unit_id,
-        sum(n_uc) as m_u,
-        sum(n_uc * (n_uc - 1)) as agreeing_pairs
-    from unit_value_counts
-    group by dimension, rater_group, item_week, unit_id
-    having sum(n_uc) >= 2
-),
-
 pair_sums as (
-    -- ... summed per week and over all weeks.
+    -- Pairable items (two or more ratings) summed per week and over all weeks.
     select
         dimension,
         rater_group,
@@ -160,7 +205,8 @@ pair_sums as (
         cast(sum(m_u) as bigint) as n_pairable_ratings,
         sum(agreeing_pairs) as agreeing_pairs,
         sum(m_u * (m_u - 1)) as all_pairs
-    from pair_counts
+    from unit_counts
+    where m_u >= 2
     group by grouping sets ((dimension, rater_group, item_week), (dimension, rater_group))
 ),
 
