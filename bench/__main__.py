@@ -13,6 +13,7 @@ from pathlib import Path
 
 from bench import measure
 from bench.generate import generate, write_increment
+from bench.page_queries import record_page_queries, slowest_query_ms
 
 HERE = Path(__file__).resolve().parent
 
@@ -104,10 +105,10 @@ def main(argv: list[str] | None = None) -> int:
            f"max difference {result['max_difference']:.1e}")
 
     # 6: every dashboard page's queries on the large warehouse.
-    pages = measure.python(_PAGE_QUERIES % str(run / "w.duckdb"))
-    _check(pages, "page queries")
-    for name, ms in json.loads(pages.output.strip().splitlines()[-1]).items():
-        record(f"page queries: {name}", f"{ms:,.0f} ms", "slowest query of the page, best of 3 (target <= 500 ms)")
+    pages = record_page_queries(run / "w.duckdb")
+    for name, ms in slowest_query_ms(run / "w.duckdb", pages).items():
+        record(f"page queries: {name} ({len(pages[name])} queries)", f"{ms:,.0f} ms",
+               "slowest query of the page, best of 3 (target <= 500 ms)")
 
     _write_results(args.results, rows, machine, args.scale, started)
     print(f"wrote {args.results}")
@@ -190,42 +191,6 @@ package_seconds = time.perf_counter() - started
 difference = max(abs(sql[g] - package[g]) for g in package)
 print(json.dumps({'sql_seconds': sql_seconds, 'package_seconds': package_seconds, 'max_difference': difference,
                   'groups': len(sql)}))
-"""
-
-_PAGE_QUERIES = """
-# Each page's queries are the ones it really sends: run the page (AppTest) with db.query recorded, then time
-# every recorded query on its own connection, best of three.
-import json, os, sys, time
-os.environ['EVALHOUSE_DB'] = %r
-sys.path.insert(0, 'app')
-import duckdb
-import db
-from streamlit.testing.v1 import AppTest
-recorded = []
-original = db.query
-def recording(sql, params=()):
-    recorded.append((sql, list(params)))
-    return original(sql, params)
-db.query = recording
-pages = sorted(p[:-3] for p in os.listdir('app/app_pages') if p.endswith('.py') and not p.startswith('_'))
-slowest = {}
-con = duckdb.connect(os.environ['EVALHOUSE_DB'], read_only=True)
-for page in pages:
-    recorded.clear()
-    at = AppTest.from_file('app/streamlit_app.py', default_timeout=300)
-    if page != 'overview':
-        at.switch_page(f'app_pages/{page}.py')
-    at.run()
-    worst = 0.0
-    for sql, params in {(q, json.dumps(p, default=str)): (q, p) for q, p in recorded}.values():
-        best = float('inf')
-        for _ in range(3):
-            started = time.perf_counter()
-            con.execute(sql, params).fetchall()
-            best = min(best, time.perf_counter() - started)
-        worst = max(worst, best)
-    slowest[f'{page} ({len(recorded)} queries)'] = worst * 1000
-print(json.dumps(slowest))
 """
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
-import json
 import os
 import random
 import shutil
@@ -23,37 +22,9 @@ from pathlib import Path
 import duckdb
 
 from bench.measure import PROJECT_ROOT, machine
+from bench.page_queries import record_page_queries
 
 HERE = Path(__file__).resolve().parent
-
-
-def record_page_queries(db: Path) -> dict[str, list[tuple[str, list]]]:
-    """The queries each page sends, found by running every page once with db.query recorded."""
-    code = f"""
-import json, os, sys
-os.environ['EVALHOUSE_DB'] = {str(db)!r}
-sys.path.insert(0, 'app')
-import db
-from streamlit.testing.v1 import AppTest
-recorded, original = [], db.query
-def recording(sql, params=()):
-    recorded.append((sql, list(params)))
-    return original(sql, params)
-db.query = recording
-pages = sorted(p[:-3] for p in os.listdir('app/app_pages') if p.endswith('.py') and not p.startswith('_'))
-out = {{}}
-for page in pages:
-    recorded.clear()
-    at = AppTest.from_file('app/streamlit_app.py', default_timeout=120)
-    if page != 'overview':
-        at.switch_page(f'app_pages/{{page}}.py')
-    at.run()
-    out[page] = list({{(q, json.dumps(p, default=str)): (q, p) for q, p in recorded}}.values())
-print(json.dumps(out, default=str))
-"""
-    result = subprocess.run([sys.executable, "-c", code], cwd=PROJECT_ROOT, capture_output=True, text=True,
-                            check=True)
-    return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def _writer_loop(db: Path, landing: Path, stop: threading.Event, log: list[str], counts: dict[str, int]) -> None:
