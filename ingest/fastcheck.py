@@ -61,15 +61,27 @@ def _is_integer(x: Any) -> bool:
     return isinstance(x, int) or (isinstance(x, float) and x.is_integer())
 
 
+# Type tests on a value named {v}. Parsed JSON holds exact built-in types, so the common case is one `type() is`
+# test; the general test behind it keeps jsonschema's rules for anything else (bool is never a number; 1.0 is an
+# integer; a Decimal is a number).
 _TYPE_TESTS = {
-    "object": "isinstance(x, dict)",
-    "array": "isinstance(x, list)",
-    "string": "isinstance(x, str)",
-    "null": "x is None",
-    "boolean": "isinstance(x, bool)",
-    "integer": "_is_integer(x)",
-    "number": "_is_number(x)",
+    "object": "isinstance({v}, dict)",
+    "array": "isinstance({v}, list)",
+    "string": "isinstance({v}, str)",
+    "null": "{v} is None",
+    "boolean": "isinstance({v}, bool)",
+    "integer": "(type({v}) is int or _is_integer({v}))",
+    "number": "(type({v}) is float or type({v}) is int or _is_number({v}))",
 }
+_NUMERIC = "(type({v}) is float or type({v}) is int or _is_number({v}))"
+
+# Keywords that look inside objects or arrays, or at other subschemas: a schema without any of them is a test of one
+# value, compiled to an expression and written inline where it is used instead of as a function of its own.
+_OBJECT_KEYWORDS = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
+                    "minProperties", "maxProperties", "dependentRequired"}
+_ARRAY_KEYWORDS = {"items", "minItems", "maxItems", "uniqueItems"}
+_NOT_INLINE = _OBJECT_KEYWORDS | _ARRAY_KEYWORDS | _UNSUPPORTED | {
+    "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$id"}
 
 
 class _Compiler:
@@ -108,6 +120,27 @@ class _Compiler:
             node = node[int(part)] if isinstance(node, list) else node[part]
         return node
 
+    def inline(self, node: Any, var: str) -> str | None:
+        """The schema as one boolean expression over the variable `var`, when it tests a single value (no
+        subschemas); None otherwise, and the caller calls the node's function."""
+        for _ in range(16):  # follow draft-07 references that point at other references, a few levels
+            if not (self.legacy_ref and isinstance(node, Mapping) and "$ref" in node):
+                break
+            node = self.resolve(node["$ref"])
+        if node is True:
+            return "True"
+        if node is False:
+            return "False"
+        if not isinstance(node, Mapping) or _NOT_INLINE.intersection(node):
+            return None
+        tests = self.value_tests(node, var)
+        return " and ".join(f"({t})" for t in tests) if tests else "True"
+
+    def test_of(self, node: Any, var: str) -> str:
+        """A boolean expression for the node over `var`: inline when it can be, else a call of its function."""
+        inline = self.inline(node, var)
+        return inline if inline is not None else f"{self.function_for(node)}({var})"
+
     def body(self, node: Any) -> list[str]:
         if node is True:
             return []
@@ -118,57 +151,92 @@ class _Compiler:
         if "$id" in node and node is not self.root:
             raise Unsupported("a nested $id changes the base URI")
         if self.legacy_ref and "$ref" in node:
-            return [f"return {self.function_for(self.resolve(node['$ref']))}(x)"]
+            return [f"return {self.test_of(self.resolve(node['$ref']), 'x')}"]
         used = _UNSUPPORTED.intersection(node)
         if used:
             raise Unsupported(f"keywords {sorted(used)}")
-        lines: list[str] = []
-        emit = lines.append
-
-        if "type" in node:
-            kinds = node["type"] if isinstance(node["type"], list) else [node["type"]]
-            if any(k not in _TYPE_TESTS for k in kinds):
-                raise Unsupported(f"type {kinds}")
-            emit(f"if not ({' or '.join(_TYPE_TESTS[k] for k in kinds)}): return False")
-        if "enum" in node:
-            values = list(node["enum"])
-            if values and all(isinstance(v, str) for v in values):
-                emit(f"if not (isinstance(x, str) and x in {self.constant(frozenset(values))}): return False")
-            else:
-                emit(f"if not any(_equal(v, x) for v in {self.constant(values)}): return False")
-        if "const" in node:
-            value = node["const"]
-            if isinstance(value, str):
-                emit(f"if not (isinstance(x, str) and x == {self.constant(value)}): return False")
-            else:
-                emit(f"if not _equal(x, {self.constant(value)}): return False")
+        lines = [f"if not ({test}): return False" for test in self.value_tests(node, "x")]
         if "$ref" in node:  # 2019-09 and later: the reference applies beside the other keywords
-            emit(f"if not {self.function_for(self.resolve(node['$ref']))}(x): return False")
-
-        lines.extend(self.object_keywords(node))
-        lines.extend(self.array_keywords(node))
-        lines.extend(self.scalar_keywords(node))
+            lines.append(f"if not ({self.test_of(self.resolve(node['$ref']), 'x')}): return False")
+        kinds = self.kinds(node)
+        lines.extend(self.object_keywords(node, checked=kinds == ["object"]))
+        lines.extend(self.array_keywords(node, checked=kinds == ["array"]))
         lines.extend(self.combinators(node))
         return lines
 
-    def object_keywords(self, node: Mapping[str, Any]) -> list[str]:
-        keywords = {"properties", "required", "additionalProperties", "patternProperties", "propertyNames",
-                    "minProperties", "maxProperties", "dependentRequired"}
-        if not keywords.intersection(node):
+    @staticmethod
+    def kinds(node: Mapping[str, Any]) -> list[str] | None:
+        if "type" not in node:
+            return None
+        return node["type"] if isinstance(node["type"], list) else [node["type"]]
+
+    def value_tests(self, node: Mapping[str, Any], v: str) -> list[str]:
+        """The tests of the keywords that look at the value itself (type, enum, const, bounds, lengths, pattern,
+        format), in that order, each an expression over `v`. A test after the type test relies on it: the
+        guards that only let numbers reach a bound (or strings a length) are left out when the type implies them."""
+        tests: list[str] = []
+        kinds = self.kinds(node)
+        if kinds is not None:
+            if any(k not in _TYPE_TESTS for k in kinds):
+                raise Unsupported(f"type {kinds}")
+            tests.append(" or ".join(_TYPE_TESTS[k].format(v=v) for k in kinds))
+        only_strings = kinds == ["string"]
+        only_numbers = kinds is not None and set(kinds) <= {"integer", "number"}
+        if "enum" in node:
+            values = list(node["enum"])
+            if values and all(isinstance(value, str) for value in values):
+                member = f"{v} in {self.constant(frozenset(values))}"
+                tests.append(member if only_strings else f"isinstance({v}, str) and {member}")
+            else:
+                tests.append(f"any(_equal(e, {v}) for e in {self.constant(values)})")
+        if "const" in node:
+            value = node["const"]
+            if isinstance(value, str):
+                tests.append(f"isinstance({v}, str) and {v} == {self.constant(value)}")
+            else:
+                tests.append(f"_equal({v}, {self.constant(value)})")
+        # jsonschema's own comparisons, negated: a bound fails when the value is below (or at) it
+        bounds = [("minimum", "<"), ("maximum", ">"), ("exclusiveMinimum", "<="), ("exclusiveMaximum", ">=")]
+        for key, _ in bounds:
+            if key in node and (isinstance(node[key], bool) or not isinstance(node[key], (int, float))):
+                raise Unsupported(f"{key} of {node[key]!r}")
+        failing = " or ".join(f"{v} {op} {node[k]!r}" for k, op in bounds if k in node)
+        if failing:
+            tests.append(f"not ({failing})" if only_numbers else f"not {_NUMERIC.format(v=v)} or not ({failing})")
+        text = []
+        if "minLength" in node:
+            text.append(f"len({v}) >= {node['minLength']!r}")
+        if "maxLength" in node:
+            text.append(f"len({v}) <= {node['maxLength']!r}")
+        if "pattern" in node:
+            text.append(f"{self.constant(re.compile(node['pattern']))}.search({v}) is not None")
+        if text:
+            joined = " and ".join(text)
+            tests.append(joined if only_strings else f"not isinstance({v}, str) or ({joined})")
+        if "format" in node:
+            tests.append(f"_conforms({v}, {node['format']!r})")
+        return tests
+
+    def object_keywords(self, node: Mapping[str, Any], *, checked: bool) -> list[str]:
+        if not _OBJECT_KEYWORDS.intersection(node):
             return []
-        out = ["if isinstance(x, dict):"]
         inner: list[str] = []
         for name in node.get("required", ()):
             inner.append(f"if {name!r} not in x: return False")
+        required = set(node.get("required", ()))
         for name, sub in node.get("properties", {}).items():
             if sub is True:
                 continue
-            inner.append(f"if {name!r} in x and not {self.function_for(sub)}(x[{name!r}]): return False")
+            test = self.test_of(sub, "p")
+            if name in required:  # present: checked just above
+                inner.append(f"p = x[{name!r}]\nif not ({test}): return False")
+            else:
+                inner.append(f"if {name!r} in x:\n    p = x[{name!r}]\n    if not ({test}): return False")
         patterns = [(re.compile(p), sub) for p, sub in node.get("patternProperties", {}).items()]
         for pattern, sub in patterns:
             inner.append(
                 f"for k, v in x.items():\n"
-                f"        if {self.constant(pattern)}.search(k) and not {self.function_for(sub)}(v): return False"
+                f"    if {self.constant(pattern)}.search(k) and not ({self.test_of(sub, 'v')}): return False"
             )
         if "additionalProperties" in node:
             extra = node["additionalProperties"]
@@ -183,19 +251,19 @@ class _Compiler:
             elif extra is not True:
                 inner.append(
                     f"for k, v in x.items():\n"
-                    f"        if {is_extra} and not {self.function_for(extra)}(v): return False"
+                    f"    if {is_extra} and not ({self.test_of(extra, 'v')}): return False"
                 )
         if "propertyNames" in node:
-            inner.append(f"for k in x:\n    if not {self.function_for(node['propertyNames'])}(k): return False")
+            inner.append(f"for k in x:\n    if not ({self.test_of(node['propertyNames'], 'k')}): return False")
         if "minProperties" in node:
             inner.append(f"if len(x) < {node['minProperties']!r}: return False")
         if "maxProperties" in node:
             inner.append(f"if len(x) > {node['maxProperties']!r}: return False")
         for name, needed in node.get("dependentRequired", {}).items():
             inner.append(f"if {name!r} in x and not all(n in x for n in {list(needed)!r}): return False")
-        return out + [textwrap.indent(line, "    ") for line in inner] if inner else []
+        return _guarded("isinstance(x, dict)", inner, checked)
 
-    def array_keywords(self, node: Mapping[str, Any]) -> list[str]:
+    def array_keywords(self, node: Mapping[str, Any], *, checked: bool) -> list[str]:
         inner: list[str] = []
         if "items" in node:
             items = node["items"]
@@ -204,56 +272,41 @@ class _Compiler:
             if items is False:
                 inner.append("if x: return False")
             elif items is not True:
-                inner.append(f"for v in x:\n    if not {self.function_for(items)}(v): return False")
+                inner.append(f"for v in x:\n    if not ({self.test_of(items, 'v')}): return False")
         if "minItems" in node:
             inner.append(f"if len(x) < {node['minItems']!r}: return False")
         if "maxItems" in node:
             inner.append(f"if len(x) > {node['maxItems']!r}: return False")
         if node.get("uniqueItems"):
             inner.append("if not _uniq(x): return False")
-        return ["if isinstance(x, list):"] + [textwrap.indent(line, "    ") for line in inner] if inner else []
-
-    def scalar_keywords(self, node: Mapping[str, Any]) -> list[str]:
-        out: list[str] = []
-        bounds = [("minimum", "<"), ("maximum", ">"), ("exclusiveMinimum", "<="), ("exclusiveMaximum", ">=")]
-        numeric = [f"if x {op} {node[k]!r}: return False" for k, op in bounds if k in node]
-        for key, _ in bounds:
-            if key in node and (isinstance(node[key], bool) or not isinstance(node[key], (int, float))):
-                raise Unsupported(f"{key} of {node[key]!r}")
-        if numeric:
-            out.append("if _is_number(x):")
-            out.extend("    " + line for line in numeric)
-        text = []
-        if "minLength" in node:
-            text.append(f"if len(x) < {node['minLength']!r}: return False")
-        if "maxLength" in node:
-            text.append(f"if len(x) > {node['maxLength']!r}: return False")
-        if "pattern" in node:
-            text.append(f"if not {self.constant(re.compile(node['pattern']))}.search(x): return False")
-        if text:
-            out.append("if isinstance(x, str):")
-            out.extend("    " + line for line in text)
-        if "format" in node:
-            out.append(f"if not _conforms(x, {node['format']!r}): return False")
-        return out
+        return _guarded("isinstance(x, list)", inner, checked)
 
     def combinators(self, node: Mapping[str, Any]) -> list[str]:
         out: list[str] = []
         for sub in node.get("allOf", ()):
-            out.append(f"if not {self.function_for(sub)}(x): return False")
+            out.append(f"if not ({self.test_of(sub, 'x')}): return False")
         if "anyOf" in node:
-            calls = " or ".join(f"{self.function_for(sub)}(x)" for sub in node["anyOf"])
-            out.append(f"if not ({calls}): return False")
+            tests = " or ".join(f"({self.test_of(sub, 'x')})" for sub in node["anyOf"])
+            out.append(f"if not ({tests}): return False")
         if "oneOf" in node:
-            calls = ", ".join(f"{self.function_for(sub)}(x)" for sub in node["oneOf"])
-            out.append(f"if sum(({calls},)) != 1: return False")
+            # every branch is evaluated: exactly one may hold
+            tests = ", ".join(f"1 if ({self.test_of(sub, 'x')}) else 0" for sub in node["oneOf"])
+            out.append(f"if sum(({tests},)) != 1: return False")
         if "not" in node:
-            out.append(f"if {self.function_for(node['not'])}(x): return False")
+            out.append(f"if {self.test_of(node['not'], 'x')}: return False")
         if "if" in node and ("then" in node or "else" in node):
-            condition = self.function_for(node["if"])
-            out.append(f"if {condition}(x):")
-            out.append(f"    if not {self.function_for(node['then'])}(x): return False" if "then" in node else "    pass")
+            out.append(f"if {self.test_of(node['if'], 'x')}:")
+            out.append(f"    if not ({self.test_of(node['then'], 'x')}): return False" if "then" in node else "    pass")
             if "else" in node:
                 out.append("else:")
-                out.append(f"    if not {self.function_for(node['else'])}(x): return False")
+                out.append(f"    if not ({self.test_of(node['else'], 'x')}): return False")
         return out
+
+
+def _guarded(condition: str, lines: list[str], checked: bool) -> list[str]:
+    """`lines` under `if condition:`, or as they are when the type test before them has checked it already."""
+    if not lines:
+        return []
+    if checked:
+        return lines
+    return [f"if {condition}:"] + [textwrap.indent(line, "    ") for line in lines]
