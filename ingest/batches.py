@@ -4,6 +4,10 @@ small inputs), so the process that writes the warehouse handles tables, not reco
 
 A unit is either a chunk of whole JSON lines (cheap to read and to send: the worker splits it) or a list of raw
 records from a reader that cannot be chunked (a .json array, a YAML suite file, an Inspect archive...).
+
+Given a place for them, the accepted rows are written to Parquet right where they were classified (StagedRows),
+and only what the ingest process decides on travels back: each row's key, checksum and place, not its text.
+Writing there spreads the Parquet encoding over the workers and spares the ingest process a copy of every record.
 """
 
 from __future__ import annotations
@@ -11,8 +15,10 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import pyarrow as pa
+import pyarrow.parquet as pq
 
 from ingest.classify import ACCEPT, BLANK, ClassifyOptions, classify
 from ingest.sources import PREVIEW_BYTES, LinesChunk, RawRecord
@@ -32,9 +38,29 @@ QUARANTINE_ROW = pa.schema([
 ])
 
 
+# What the ingest process needs of an accepted row that was written to Parquet where it was classified.
+INDEX_COLUMNS = ("natural_key", "schema_version", "repairs", "source_line", "byte_offset", "record_sha256")
+
+
+@dataclass(frozen=True)
+class StagedRows:
+    """Accepted rows of one format, written to `path` (RECORD_ROW columns); `index` holds INDEX_COLUMNS of the
+    same rows in the same order."""
+
+    path: Path
+    index: pa.Table
+
+    @property
+    def num_rows(self) -> int:
+        return self.index.num_rows
+
+    def read(self) -> pa.Table:
+        return pq.read_table(self.path, schema=RECORD_ROW)
+
+
 @dataclass
 class BatchTables:
-    accepted: dict[str, pa.Table] = field(default_factory=dict)  # format -> RECORD_ROW rows
+    accepted: dict[str, pa.Table | StagedRows] = field(default_factory=dict)  # format -> RECORD_ROW rows
     rejected: pa.Table = field(default_factory=lambda: QUARANTINE_ROW.empty_table())
     n_records: int = 0  # non-blank lines or records
     n_blank: int = 0
@@ -67,7 +93,9 @@ def split_chunk(chunk: LinesChunk, max_record_bytes: int) -> list[RawRecord]:
 
 
 def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, validators: Validators,
-               file_sha: str) -> BatchTables:
+               file_sha: str, parts: Path | None = None) -> BatchTables:
+    """The unit's rows; with `parts` (a path prefix unique to the unit), each format's accepted rows are written
+    to `{parts}-{format}.parquet` and come back as StagedRows."""
     records = split_chunk(unit, options.max_record_bytes) if isinstance(unit, LinesChunk) else unit
     accepted: dict[str, dict[str, list]] = {}
     rejected: dict[str, list] = {name: [] for name in QUARANTINE_ROW.names}
@@ -93,7 +121,14 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
         else:
             _, sha, format_name, version, kind, pointer, message = outcome
             add_quarantine_row(rejected, file_sha, raw, format_name, version, kind, pointer, message, sha)
-    out.accepted = {name: pa.Table.from_pydict(columns, schema=RECORD_ROW) for name, columns in accepted.items()}
+    for name, columns in accepted.items():
+        table = pa.Table.from_pydict(columns, schema=RECORD_ROW)
+        if parts is None:
+            out.accepted[name] = table
+            continue
+        path = parts.with_name(f"{parts.name}-{name}.parquet")
+        pq.write_table(table, path, compression="snappy")
+        out.accepted[name] = StagedRows(path, table.select(INDEX_COLUMNS))
     out.rejected = pa.Table.from_pydict(rejected, schema=QUARANTINE_ROW)
     return out
 

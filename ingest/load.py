@@ -1,9 +1,10 @@
 """The raw layer in DuckDB: its tables, one transaction per file, and the lookups that keep a second run of the
 same input from adding anything.
 
-A file's rows are streamed to Parquet files on disk while it is read (FileStaging) and loaded at its end with
-one INSERT ... SELECT per table inside one transaction: the file commits whole, and memory stays bounded
-however large it is (DuckDB holds an open transaction's appended rows in memory until it commits).
+A file's rows are streamed to Parquet files on disk while it is read (FileStaging; the worker processes write
+the accepted rows themselves) and loaded at its end with one INSERT ... SELECT per table inside one transaction:
+the file commits whole, and memory stays bounded however large it is (DuckDB holds an open transaction's appended
+rows in memory until it commits).
 
 This is the only module of the ingester that writes SQL. Table names come from the format registry, never
 from user input; every value is a bound parameter or an Arrow batch.
@@ -143,7 +144,7 @@ class FileStaging:
         directory.mkdir(parents=True)
         self.directory = directory
         self.writers: dict[str, pq.ParquetWriter] = {}
-        self.paths: dict[str, Path] = {}
+        self.paths: dict[str, list[Path]] = {}
         self.rows: Counter = Counter()
 
     def append(self, table_name: str, batch: pa.Table) -> None:
@@ -151,11 +152,17 @@ class FileStaging:
             return
         writer = self.writers.get(table_name)
         if writer is None:
-            path = self.directory / f"{len(self.paths)}.parquet"
+            path = self.directory / f"appended-{len(self.writers)}.parquet"
             writer = self.writers[table_name] = pq.ParquetWriter(path, batch.schema, compression="snappy")
-            self.paths[table_name] = path
+            self.paths.setdefault(table_name, []).append(path)
         writer.write_table(batch)
         self.rows[table_name] += batch.num_rows
+
+    def add_file(self, table_name: str, path: Path, n_rows: int) -> None:
+        """Rows already written to a Parquet file in this directory (by a worker) join the table's rows."""
+        if n_rows:
+            self.paths.setdefault(table_name, []).append(path)
+            self.rows[table_name] += n_rows
 
     def close(self) -> None:
         for writer in self.writers.values():
@@ -176,6 +183,9 @@ class RawStore:
         shutil.rmtree(self.staging_root, ignore_errors=True)  # left by a run that was killed: never loaded
         self.con = duckdb.connect(str(db_path))
         self.con.execute(f"set memory_limit = '{MEMORY_LIMIT}'")
+        # A raw table's order carries nothing (every row has its file and line); letting DuckDB insert in any
+        # order makes a file's load about a third faster and uses less memory.
+        self.con.execute("set preserve_insertion_order = false")
         for statement in _DDL:
             self.con.execute(statement)
 
@@ -186,7 +196,8 @@ class RawStore:
                     batch_id: str) -> None:
         """Insert a file's staged rows (inside the caller's transaction), adding what every row of it shares."""
         staging.close()
-        for table_name, path in staging.paths.items():
+        for table_name, paths in staging.paths.items():
+            files = [str(path) for path in paths]
             if table_name == "quarantine":
                 self.con.execute(
                     "insert into raw.quarantine (quarantine_id, source_path, source_line, byte_offset, format, "
@@ -195,7 +206,7 @@ class RawStore:
                     "select quarantine_id, ?, source_line, byte_offset, format, schema_version, error_kind, "
                     "error_pointer, error_message, raw_text, raw_text_truncated, raw_sha256, ?, ?, ? "
                     "from read_parquet(?)",
-                    [source_path, file_sha256, batch_id, ingested_at, str(path)],
+                    [source_path, file_sha256, batch_id, ingested_at, files],
                 )
             else:
                 self.con.execute(
@@ -203,7 +214,7 @@ class RawStore:
                     "repairs, source_path, source_line, byte_offset, record_sha256, file_sha256, ingested_at, "
                     "batch_id) select record_id, natural_key, schema_version, record_json, repairs, ?, "
                     "source_line, byte_offset, record_sha256, ?, ?, ? from read_parquet(?)",
-                    [source_path, file_sha256, ingested_at, batch_id, str(path)],
+                    [source_path, file_sha256, ingested_at, batch_id, files],
                 )
 
     def close(self) -> None:

@@ -15,8 +15,9 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
-from ingest.batches import QUARANTINE_ROW, BatchTables, add_quarantine_row
+from ingest.batches import QUARANTINE_ROW, BatchTables, StagedRows, add_quarantine_row
 from ingest.classify import ClassifyOptions
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
@@ -175,7 +176,7 @@ class _FileLoad:
     def run(self) -> None:
         last_line = 0
         try:
-            for tables in self.classifier.tables(self._units(), self.file_sha):
+            for tables in self.classifier.tables(self._units(), self.file_sha, self.staging.directory):
                 last_line = max(last_line, tables.last_line)
                 self.n_lines += tables.n_records
                 self.n_blank += tables.n_blank
@@ -205,17 +206,29 @@ class _FileLoad:
             yield unit
 
     def _stage(self, tables: BatchTables) -> None:
-        rejected = self._without_unchanged(tables.rejected, "raw_sha256")
+        rejected = tables.rejected
+        keep_rejected = self._new_lines(rejected, "raw_sha256")
+        if not all(keep_rejected):
+            rejected = rejected.filter(pa.array(keep_rejected))
         extra = _empty_rows()
         for format_name, accepted in tables.accepted.items():
-            accepted = self._without_unchanged(accepted, "record_sha256")
             fmt = FORMATS[format_name]
+            index = accepted.index if isinstance(accepted, StagedRows) else accepted
+            keep = self._new_lines(index, "record_sha256")
             if fmt.natural_key_name is not None:
-                accepted = self._resolve_keys(fmt, accepted, extra)
-            self.staging.append(format_name, accepted)
-            counts = self.counts[format_name]
-            counts.accepted += accepted.num_rows
-            self._count_repairs(format_name, accepted)
+                self._resolve_keys(fmt, index, keep, extra, _RecordText(accepted))
+            if all(keep):
+                if isinstance(accepted, StagedRows):
+                    self.staging.add_file(format_name, accepted.path, accepted.num_rows)
+                else:
+                    self.staging.append(format_name, accepted)
+            else:
+                mask = pa.array(keep)
+                rows = accepted.read() if isinstance(accepted, StagedRows) else accepted
+                self.staging.append(format_name, rows.filter(mask))
+                index = index.filter(mask)
+            self.counts[format_name].accepted += index.num_rows
+            self._count_repairs(format_name, index)
         self._stage_quarantine(rejected)
         self._stage_quarantine(pa.Table.from_pydict(extra, schema=QUARANTINE_ROW))
 
@@ -226,45 +239,47 @@ class _FileLoad:
             self.counts[format_name].quarantined += n
         self.staging.append("quarantine", rejected)
 
-    def _without_unchanged(self, table: pa.Table, sha_column: str) -> pa.Table:
-        """For a file loaded before with other content (an appended file), drop the lines loaded then."""
+    def _new_lines(self, table: pa.Table, sha_column: str) -> list[bool]:
+        """Which rows to keep: for a file loaded before with other content (an appended file), not the lines
+        loaded then."""
         if self.seen is None or table.num_rows == 0:
-            return table
+            return [True] * table.num_rows
         keep = [(line, sha) not in self.seen
                 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())]
         self.n_unchanged += keep.count(False)
-        return table.filter(pa.array(keep))
+        return keep
 
-    def _resolve_keys(self, fmt: RecordFormat, table: pa.Table, extra: dict[str, list]) -> pa.Table:
-        """Skip a keyed record already loaded with the same content; quarantine one whose id was reused."""
-        keys = table.column("natural_key").to_pylist()
-        shas = table.column("record_sha256").to_pylist()
-        lines = table.column("source_line").to_pylist()
-        known = self.store.known_keys(fmt.name, sorted({k for k in keys if k}))
+    def _resolve_keys(self, fmt: RecordFormat, index: pa.Table, keep: list[bool], extra: dict[str, list],
+                      text: _RecordText) -> None:
+        """Skip a keyed record already loaded with the same content; quarantine one whose id was reused (both
+        turn its `keep` off)."""
+        keys = index.column("natural_key").to_pylist()
+        shas = index.column("record_sha256").to_pylist()
+        lines = index.column("source_line").to_pylist()
+        known = self.store.known_keys(fmt.name, sorted({k for k, kept in zip(keys, keep) if k and kept}))
         in_file = self.file_keys[fmt.name]
-        keep = []
-        for index, (key, sha, line) in enumerate(zip(keys, shas, lines)):
+        for position, (key, sha, line) in enumerate(zip(keys, shas, lines)):
+            if not keep[position]:
+                continue
             prior = (known.get(key) or in_file.get(key)) if key else None
             if prior is None:
-                keep.append(True)
                 if key:
                     in_file[key] = KnownKey(sha, self.source_path, line)
-            elif prior.record_sha256 == sha:
-                keep.append(False)
+                continue
+            keep[position] = False
+            if prior.record_sha256 == sha:
                 self.counts[fmt.name].skipped += 1
-            else:
-                keep.append(False)
-                text = table.column("record_json")[index].as_py()
-                raw = RawRecord(line, table.column("byte_offset")[index].as_py(), text.encode("utf-8"), len(text))
-                add_quarantine_row(
-                    extra, self.file_sha, raw, fmt.name, table.column("schema_version")[index].as_py(), "conflict",
-                    f"/{fmt.natural_key_name}",
-                    f"{fmt.natural_key_name} {key!r} was already loaded from {prior.source_path} line "
-                    f"{prior.source_line} with different content; give the new record its own "
-                    f"{fmt.natural_key_name} (records are never updated in place)",
-                    sha,
-                )
-        return table if all(keep) else table.filter(pa.array(keep))
+                continue
+            record = text(position)
+            raw = RawRecord(line, index.column("byte_offset")[position].as_py(), record.encode("utf-8"), len(record))
+            add_quarantine_row(
+                extra, self.file_sha, raw, fmt.name, index.column("schema_version")[position].as_py(), "conflict",
+                f"/{fmt.natural_key_name}",
+                f"{fmt.natural_key_name} {key!r} was already loaded from {prior.source_path} line "
+                f"{prior.source_line} with different content; give the new record its own "
+                f"{fmt.natural_key_name} (records are never updated in place)",
+                sha,
+            )
 
     def _count_repairs(self, format_name: str, accepted: pa.Table) -> None:
         repairs = accepted.column("repairs")
@@ -300,6 +315,21 @@ class _FileLoad:
             by_format[name] = counts
         return FileOutcome(self.path, self.status, self.message, self.n_lines, self.n_unchanged, by_format,
                            Counter(self.repairs))
+
+
+class _RecordText:
+    """The text of an accepted record by its position, read from its Parquet file only when asked (a conflict)."""
+
+    def __init__(self, accepted: pa.Table | StagedRows) -> None:
+        self.accepted = accepted
+        self.column: pa.ChunkedArray | None = None
+
+    def __call__(self, position: int) -> str:
+        if self.column is None:
+            table = self.accepted if isinstance(self.accepted, pa.Table) else pq.read_table(
+                self.accepted.path, columns=["record_json"])
+            self.column = table.column("record_json")
+        return self.column[position].as_py()
 
 
 def _empty_rows() -> dict[str, list]:

@@ -15,6 +15,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from pathlib import Path
 
 from ingest.batches import BatchTables, tables_for
 from ingest.classify import ClassifyOptions
@@ -28,11 +29,11 @@ Unit = LinesChunk | list[RawRecord]
 _worker_validators: Validators | None = None
 
 
-def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str) -> BatchTables:
+def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str, parts: Path | None) -> BatchTables:
     global _worker_validators
     if _worker_validators is None:
         _worker_validators = Validators()
-    return tables_for(unit, options, _worker_validators, file_sha)
+    return tables_for(unit, options, _worker_validators, file_sha, parts)
 
 
 class Classifier:
@@ -52,36 +53,36 @@ class Classifier:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
-    def tables(self, units: Iterable[LinesChunk | RawRecord], file_sha: str) -> Iterator[BatchTables]:
-        """The tables of every unit, in order. A SourceError from `units` is raised only after everything read
-        before it has been yielded."""
-        work = _grouped(units, BATCH_RECORDS)
+    def tables(self, units: Iterable[LinesChunk | RawRecord], file_sha: str,
+               part_dir: Path | None = None) -> Iterator[BatchTables]:
+        """The tables of every unit, in order. With `part_dir`, accepted rows are written there (StagedRows).
+        A SourceError from `units` is raised only after everything read before it has been yielded."""
+        work = ((unit, part_dir / f"{n:07d}" if part_dir is not None else None)
+                for n, unit in enumerate(_grouped(units, BATCH_RECORDS)))
         if self.pool is None:
-            for unit in work:
-                yield tables_for(unit, self.options, self.validators, file_sha)
+            for unit, parts in work:
+                yield tables_for(unit, self.options, self.validators, file_sha, parts)
             return
-        in_flight: deque[tuple[Unit, Future | None]] = deque()
+        in_flight: deque[tuple[Unit, Path | None, Future | None]] = deque()
         try:
-            for unit in work:
-                in_flight.append((unit, self._submit(unit, file_sha)))
+            for unit, parts in work:
+                in_flight.append((unit, parts, self._submit(unit, file_sha, parts)))
                 if len(in_flight) >= self.window:
-                    done, future = in_flight.popleft()
-                    yield self._result(done, future, file_sha)
+                    yield self._result(*in_flight.popleft(), file_sha)
         finally:
             while in_flight:
-                done, future = in_flight.popleft()
-                yield self._result(done, future, file_sha)
+                yield self._result(*in_flight.popleft(), file_sha)
 
-    def _submit(self, unit: Unit, file_sha: str) -> Future | None:
+    def _submit(self, unit: Unit, file_sha: str, parts: Path | None) -> Future | None:
         if self.pool is None:
             return None
         try:
-            return self.pool.submit(_tables_in_worker, unit, self.options, file_sha)
+            return self.pool.submit(_tables_in_worker, unit, self.options, file_sha, parts)
         except BrokenProcessPool:
             self._fall_back()
             return None
 
-    def _result(self, unit: Unit, future: Future | None, file_sha: str) -> BatchTables:
+    def _result(self, unit: Unit, parts: Path | None, future: Future | None, file_sha: str) -> BatchTables:
         """A unit's tables; if the worker processes could not start or died, the unit is classified here:
         slower, never lost."""
         if future is not None:
@@ -89,7 +90,7 @@ class Classifier:
                 return future.result()
             except BrokenProcessPool:
                 self._fall_back()
-        return tables_for(unit, self.options, self.validators, file_sha)
+        return tables_for(unit, self.options, self.validators, file_sha, parts)
 
     def _fall_back(self) -> None:
         if self.pool is not None:
