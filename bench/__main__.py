@@ -49,13 +49,15 @@ def main(argv: list[str] | None = None) -> int:
     _check(ceiling, "read_json")
     ceiling_rate = data.n_instances / ceiling.seconds
     record("DuckDB read_json, no validation (the ceiling)", f"{ceiling_rate:,.0f} records/s",
-           f"{data.n_instances:,} records, {size_mb:,.0f} MB in {ceiling.seconds:.1f} s")
+           f"{data.n_instances:,} records, {size_mb:,.0f} MB in {ceiling.seconds:.1f} s; "
+           f"{_cpu(ceiling, data.n_instances)}")
 
     ingest = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", str(data.instances))
     _check(ingest, "ingest")
     ingest_rate = data.n_instances / ingest.seconds
     record("evalhouse ingest, validated", f"{ingest_rate:,.0f} records/s",
-           f"{ingest.seconds:.1f} s; ratio to the ceiling {ingest_rate / ceiling_rate:.2f} (target >= 0.5)")
+           f"{ingest.seconds:.1f} s; ratio to the ceiling {ingest_rate / ceiling_rate:.2f} (target >= 0.5); "
+           f"{_cpu(ingest, data.n_instances)}")
     record("peak memory of ingest, large file", f"{ingest.peak_rss_mb:,.0f} MB",
            f"{size_mb:,.0f} MB file, every process of the ingest (target < 1 GB)")
 
@@ -87,14 +89,16 @@ def main(argv: list[str] | None = None) -> int:
     full = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
     _check(full, "full build")
     record("full evalhouse build", f"{full.seconds:.1f} s",
-           f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s)")
+           f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s); "
+           f"CPU {full.cpu_seconds:.0f} s, {full.cpu_seconds / full.seconds:.1f} cores busy")
     increment = write_increment(run)
     added = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", *map(str, increment))
     _check(added, "ingest increment")
     incremental = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
     _check(incremental, "incremental build")
     record("incremental build after 10,000 trials and 3,000 ratings", f"{incremental.seconds:.1f} s",
-           f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25)")
+           f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25); "
+           f"CPU {incremental.cpu_seconds:.0f} s, {incremental.cpu_seconds / incremental.seconds:.1f} cores busy")
 
     # 5: agreement, the project's SQL against krippendorff.alpha called per group.
     agreement = measure.python(_AGREEMENT % str(run / "agreement.duckdb"))
@@ -113,6 +117,12 @@ def main(argv: list[str] | None = None) -> int:
     _write_results(args.results, rows, machine, args.scale, started)
     print(f"wrote {args.results}")
     return 0
+
+
+def _cpu(result: measure.Measurement, n_records: int) -> str:
+    """CPU time of a step's processes, per record, and how many cores it kept busy on average."""
+    return (f"CPU {result.cpu_seconds:.1f} s ({result.cpu_seconds / n_records * 1e6:.0f} us per record, "
+            f"{result.cpu_seconds / result.seconds:.1f} cores busy)")
 
 
 def _check(result: measure.Measurement, step: str) -> None:

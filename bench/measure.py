@@ -1,6 +1,7 @@
-"""Measuring one step: wall time and peak resident memory of a command run in its own process, so each number
-belongs to that step alone. Memory is the peak of the whole process tree (an ingest's worker processes
-included), sampled from /proc every 50 ms."""
+"""Measuring one step: wall time, CPU time and peak resident memory of a command run in its own process, so each
+number belongs to that step alone. Memory is the peak of the whole process tree (an ingest's worker processes
+included), sampled from /proc every 50 ms; CPU time is the tree's too (user and system, as wait4 reports it for
+the process and every descendant it waited for), so CPU seconds over wall seconds says how many cores were busy."""
 
 from __future__ import annotations
 
@@ -18,13 +19,14 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 @dataclass(frozen=True)
 class Measurement:
     seconds: float
+    cpu_seconds: float  # user + system time of the whole process tree
     peak_rss_mb: float  # the whole process tree's resident memory at its peak
     returncode: int
     output: str
 
 
 def run(command: list[str], *, env: dict[str, str] | None = None) -> Measurement:
-    """Run `command`, wait for it, and return its wall time and its process tree's peak RSS."""
+    """Run `command`, wait for it, and return its wall time and its process tree's CPU time and peak RSS."""
     started = time.perf_counter()
     process = subprocess.Popen(
         command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, cwd=PROJECT_ROOT,
@@ -45,7 +47,8 @@ def run(command: list[str], *, env: dict[str, str] | None = None) -> Measurement
     done.set()
     sampler.join()
     process.returncode = os.waitstatus_to_exitcode(status)
-    return Measurement(seconds, max(peak[0], usage.ru_maxrss) / 1024, process.returncode, output)
+    cpu = usage.ru_utime + usage.ru_stime
+    return Measurement(seconds, cpu, max(peak[0], usage.ru_maxrss) / 1024, process.returncode, output)
 
 
 def _tree_rss_kb(pid: int) -> int:
