@@ -31,7 +31,9 @@ _RECORD_DDL = """
     record_id varchar not null,
     natural_key varchar,
     schema_version varchar,
-    record_json varchar not null,  -- the original JSON text; DuckDB's JSON functions read it as is
+    -- the original JSON text; DuckDB's JSON functions read it as is. zstd: about half the size of DuckDB's own
+    -- choice for this text, and a third cheaper to write (one analysis less per segment).
+    record_json varchar using compression zstd not null,
     repairs varchar,
     source_path varchar not null,
     source_line bigint not null,
