@@ -97,11 +97,10 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
     """The unit's rows; with `parts` (a path prefix unique to the unit), each format's accepted rows are written
     to `{parts}-{format}.parquet` and come back as StagedRows."""
     records = split_chunk(unit, options.max_record_bytes) if isinstance(unit, LinesChunk) else unit
-    accepted: dict[str, dict[str, list]] = {}
+    accepted: dict[str, list[tuple]] = {}  # format -> rows, in RECORD_ROW's column order (the text as bytes)
     rejected: dict[str, list] = {name: [] for name in QUARANTINE_ROW.names}
     out = BatchTables()
     for raw in records:
-        out.last_line = raw.line
         outcome = classify(raw, options, validators)
         if outcome[0] == BLANK:
             out.n_blank += 1
@@ -109,20 +108,18 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
         out.n_records += 1
         if outcome[0] == ACCEPT:
             _, sha, format_name, key, version, repairs = outcome
-            columns = accepted.setdefault(format_name, {name: [] for name in RECORD_ROW.names})
-            columns["record_id"].append(key if key is not None else line_id(file_sha, raw.line))
-            columns["natural_key"].append(key)
-            columns["schema_version"].append(version)
-            columns["record_json"].append(raw.data.decode("utf-8"))
-            columns["repairs"].append(json.dumps(list(repairs)) if repairs else None)
-            columns["source_line"].append(raw.line)
-            columns["byte_offset"].append(raw.offset)
-            columns["record_sha256"].append(sha)
+            rows = accepted.get(format_name)
+            if rows is None:
+                rows = accepted[format_name] = []
+            rows.append((key if key is not None else line_id(file_sha, raw.line), key, version, raw.data,
+                         json.dumps(list(repairs)) if repairs else None, raw.line, raw.offset, sha))
         else:
             _, sha, format_name, version, kind, pointer, message = outcome
             add_quarantine_row(rejected, file_sha, raw, format_name, version, kind, pointer, message, sha)
-    for name, columns in accepted.items():
-        table = pa.Table.from_pydict(columns, schema=RECORD_ROW)
+    if records:
+        out.last_line = records[-1].line
+    for name, rows in accepted.items():
+        table = _record_table(rows)
         if parts is None:
             out.accepted[name] = table
             continue
@@ -131,6 +128,17 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
         out.accepted[name] = StagedRows(path, table.select(INDEX_COLUMNS))
     out.rejected = pa.Table.from_pydict(rejected, schema=QUARANTINE_ROW)
     return out
+
+
+def _record_table(rows: list[tuple]) -> pa.Table:
+    """RECORD_ROW rows from tuples in its column order; the record's text arrives as bytes that parsed as JSON,
+    so valid UTF-8, and becomes a string column in one step."""
+    arrays = [
+        pa.array(values, type=pa.binary()).cast(pa.string()) if field.name == "record_json"
+        else pa.array(values, type=field.type)
+        for values, field in zip(zip(*rows), RECORD_ROW)
+    ]
+    return pa.Table.from_arrays(arrays, schema=RECORD_ROW)
 
 
 def add_quarantine_row(rows: dict[str, list], file_sha: str, raw: RawRecord | None, format_name: str | None,

@@ -44,9 +44,10 @@ def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -
         fmt = forced or detect_format(parsed)
         if fmt is None:
             return (REJECT, sha, None, None, "unknown_format", "", describe_unknown(parsed))
-        declared, _ = fmt.schema_version_for(parsed)
+        versions = fmt.schema_version_for(parsed)
+        declared = versions[0]
         key = fmt.natural_key(parsed)  # before validation: repairs may edit the parsed record
-        verdict = validators.validate(parsed, fmt, strict=options.strict)
+        verdict = validators.validate(parsed, fmt, strict=options.strict, versions=versions)
         if not verdict.ok:
             return (REJECT, sha, fmt.name, declared, verdict.kind or "schema", verdict.pointer, verdict.message or "")
         return (ACCEPT, sha, fmt.name, key, declared, verdict.repairs)

@@ -12,7 +12,7 @@ import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Callable
+from typing import BinaryIO, Callable, NamedTuple
 
 from ingest import readers_harness, readers_inspect  # Inspect AI and lm-eval output
 from ingest import readers_yaml
@@ -39,9 +39,9 @@ class SourceError(Exception):
         self.message = message
 
 
-@dataclass(frozen=True, slots=True)
-class RawRecord:
-    """One record's bytes as found in a file: a JSONL line, or one element of a `.json` array."""
+class RawRecord(NamedTuple):
+    """One record's bytes as found in a file: a JSONL line, or one element of a `.json` array. (A named tuple:
+    one is made per record, and a tuple is made several times faster than a frozen dataclass.)"""
 
     line: int  # 1-based line number; for a `.json` document, the element's position in the array (from 1)
     offset: int  # byte offset of the record in the (decompressed) stream

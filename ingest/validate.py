@@ -99,9 +99,11 @@ class Validators:
                 check = self._checks[key] = SchemaCheck(json.load(handle))
         return check
 
-    def validate(self, record: Record, fmt: RecordFormat, *, strict: bool) -> Verdict:
-        """The record's verdict. Without `strict`, repairs edit `record` in place when they are needed."""
-        declared, version = fmt.schema_version_for(record)
+    def validate(self, record: Record, fmt: RecordFormat, *, strict: bool,
+                 versions: tuple[str | None, str | None] | None = None) -> Verdict:
+        """The record's verdict. Without `strict`, repairs edit `record` in place when they are needed.
+        `versions` is fmt.schema_version_for(record), when the caller has it already."""
+        declared, version = versions if versions is not None else fmt.schema_version_for(record)
         if version is None:
             supported = ", ".join(sorted(fmt.schemas, key=str))
             return Verdict(
