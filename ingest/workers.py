@@ -17,6 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from ingest.allocator import keep_freed_memory
 from ingest.batches import BatchTables, tables_for
 from ingest.classify import ClassifyOptions
 from ingest.sources import LinesChunk, RawRecord, SourceError
@@ -46,7 +47,8 @@ class Classifier:
         if processes > 1:
             # spawn, not fork: the ingest process holds a DuckDB connection and threads.
             context = multiprocessing.get_context("spawn")
-            self.pool = ProcessPoolExecutor(max_workers=processes, mp_context=context)
+            self.pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
+                                            initializer=keep_freed_memory)
             self.window = processes * 2
 
     def close(self) -> None:

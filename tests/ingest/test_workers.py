@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import gzip
 import json
+import sys
 
 import pytest
 
+from ingest.allocator import keep_freed_memory
 from tests.conftest import Warehouse, cognibench_record, eval_form_record, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
@@ -76,3 +78,8 @@ def test_if_the_workers_cannot_start_the_records_are_classified_in_process(tmp_p
     for name, sql in COMPARED.items():
         ordered = sql + " order by all"
         assert serial.rows(ordered) == fallback.rows(ordered), name
+
+
+@pytest.mark.skipif(sys.platform != "linux", reason="glibc's mallopt: Linux only")
+def test_the_workers_allocator_setting_takes_effect_on_linux():
+    assert keep_freed_memory() is True  # a worker that could not set it would still classify, only slower
