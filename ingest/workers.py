@@ -37,6 +37,12 @@ def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str, parts
     return tables_for(unit, options, _worker_validators, file_sha, parts)
 
 
+def _warm_up() -> None:
+    global _worker_validators
+    if _worker_validators is None:
+        _worker_validators = Validators()
+
+
 class Classifier:
     """Turns a file's units of work into BatchTables, in order."""
 
@@ -50,6 +56,8 @@ class Classifier:
             self.pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
                                             initializer=keep_freed_memory)
             self.window = processes * 2
+            for _ in range(processes):  # start them now: they import and compile while the file is checksummed
+                self.pool.submit(_warm_up)
 
     def close(self) -> None:
         if self.pool is not None:
