@@ -99,6 +99,11 @@ def main(argv: list[str] | None = None) -> int:
     record("incremental build after 10,000 trials and 3,000 ratings", f"{incremental.seconds:.1f} s",
            f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25); "
            f"CPU {incremental.cpu_seconds:.0f} s, {incremental.cpu_seconds / incremental.seconds:.1f} cores busy")
+    unchanged = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
+    _check(unchanged, "build with nothing new")
+    record("build again, nothing new ingested", f"{unchanged.seconds:.1f} s",
+           f"what every build costs whatever it brings: the models recomputed in full, dbt's tests and start; "
+           f"the increment itself cost {incremental.seconds - unchanged.seconds:.1f} s more")
 
     # 5: agreement, the project's SQL against krippendorff.alpha called per group.
     agreement = measure.python(_AGREEMENT % str(run / "agreement.duckdb"))
