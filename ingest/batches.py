@@ -5,9 +5,9 @@ small inputs), so the process that writes the warehouse handles tables, not reco
 A unit is either a chunk of whole JSON lines (cheap to read and to send: the worker splits it) or a list of raw
 records from a reader that cannot be chunked (a .json array, a YAML suite file, an Inspect archive...).
 
-Given a place for them, the accepted rows are written to Parquet right where they were classified (StagedRows),
-and only what the ingest process decides on travels back: each row's key, checksum and place, not its text.
-Writing there spreads the Parquet encoding over the workers and spares the ingest process a copy of every record.
+The accepted rows are written to Parquet right where they were classified (StagedRows), and only what the ingest
+process decides on travels back: each row's key, checksum and place, not its text. Writing there spreads the
+Parquet encoding over the workers and spares the ingest process a copy of every record.
 """
 
 from __future__ import annotations
@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 import pyarrow as pa
@@ -57,10 +58,15 @@ class StagedRows:
     def read(self) -> pa.Table:
         return pq.read_table(self.path, schema=RECORD_ROW)
 
+    @cached_property
+    def texts(self) -> pa.ChunkedArray:
+        """Each row's record text, read from the file once, when first asked for (a conflict's quarantine row)."""
+        return pq.read_table(self.path, columns=["record_json"]).column("record_json")
+
 
 @dataclass
 class BatchTables:
-    accepted: dict[str, pa.Table | StagedRows] = field(default_factory=dict)  # format -> RECORD_ROW rows
+    accepted: dict[str, StagedRows] = field(default_factory=dict)  # format -> its accepted rows
     rejected: pa.Table = field(default_factory=lambda: QUARANTINE_ROW.empty_table())
     n_records: int = 0  # non-blank lines or records
     n_blank: int = 0
@@ -93,9 +99,9 @@ def split_chunk(chunk: LinesChunk, max_record_bytes: int) -> list[RawRecord]:
 
 
 def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, validators: Validators,
-               file_sha: str, parts: Path | None = None) -> BatchTables:
-    """The unit's rows; with `parts` (a path prefix unique to the unit), each format's accepted rows are written
-    to `{parts}-{format}.parquet` and come back as StagedRows."""
+               file_sha: str, parts: Path) -> BatchTables:
+    """The unit's rows: each format's accepted rows written to `{parts}-{format}.parquet` (`parts` is a path
+    prefix unique to the unit), the rejected ones as a table."""
     records = split_chunk(unit, options.max_record_bytes) if isinstance(unit, LinesChunk) else unit
     accepted: dict[str, list[tuple]] = {}  # format -> rows, in RECORD_ROW's column order (the text as bytes)
     rejected: dict[str, list] = {name: [] for name in QUARANTINE_ROW.names}
@@ -120,9 +126,6 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
         out.last_line = records[-1].line
     for name, rows in accepted.items():
         table = _record_table(rows)
-        if parts is None:
-            out.accepted[name] = table
-            continue
         path = parts.with_name(f"{parts.name}-{name}.parquet")
         pq.write_table(table, path, compression="snappy")
         out.accepted[name] = StagedRows(path, table.select(INDEX_COLUMNS))

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from ingest.batches import QUARANTINE_ROW, BatchTables, StagedRows, add_quarantine_row
 from ingest.classify import ClassifyOptions
@@ -213,19 +212,15 @@ class _FileLoad:
         extra = _empty_rows()
         for format_name, accepted in tables.accepted.items():
             fmt = FORMATS[format_name]
-            index = accepted.index if isinstance(accepted, StagedRows) else accepted
+            index = accepted.index
             keep = self._new_lines(index, "record_sha256")
             if fmt.natural_key_name is not None:
-                self._resolve_keys(fmt, index, keep, extra, _RecordText(accepted))
-            if all(keep):
-                if isinstance(accepted, StagedRows):
-                    self.staging.add_file(format_name, accepted.path, accepted.num_rows)
-                else:
-                    self.staging.append(format_name, accepted)
+                self._resolve_keys(fmt, accepted, keep, extra)
+            if all(keep):  # the usual case: the worker's file is loaded as it is
+                self.staging.add_file(format_name, accepted.path, accepted.num_rows)
             else:
                 mask = pa.array(keep)
-                rows = accepted.read() if isinstance(accepted, StagedRows) else accepted
-                self.staging.append(format_name, rows.filter(mask))
+                self.staging.append(format_name, accepted.read().filter(mask))
                 index = index.filter(mask)
             self.counts[format_name].accepted += index.num_rows
             self._count_repairs(format_name, index)
@@ -249,10 +244,10 @@ class _FileLoad:
         self.n_unchanged += keep.count(False)
         return keep
 
-    def _resolve_keys(self, fmt: RecordFormat, index: pa.Table, keep: list[bool], extra: dict[str, list],
-                      text: _RecordText) -> None:
+    def _resolve_keys(self, fmt: RecordFormat, accepted: StagedRows, keep: list[bool], extra: dict[str, list]) -> None:
         """Skip a keyed record already loaded with the same content; quarantine one whose id was reused (both
         turn its `keep` off)."""
+        index = accepted.index
         keys = index.column("natural_key").to_pylist()
         shas = index.column("record_sha256").to_pylist()
         lines = index.column("source_line").to_pylist()
@@ -270,7 +265,7 @@ class _FileLoad:
             if prior.record_sha256 == sha:
                 self.counts[fmt.name].skipped += 1
                 continue
-            record = text(position)
+            record = accepted.texts[position].as_py()
             raw = RawRecord(line, index.column("byte_offset")[position].as_py(), record.encode("utf-8"), len(record))
             add_quarantine_row(
                 extra, self.file_sha, raw, fmt.name, index.column("schema_version")[position].as_py(), "conflict",
@@ -315,21 +310,6 @@ class _FileLoad:
             by_format[name] = counts
         return FileOutcome(self.path, self.status, self.message, self.n_lines, self.n_unchanged, by_format,
                            Counter(self.repairs))
-
-
-class _RecordText:
-    """The text of an accepted record by its position, read from its Parquet file only when asked (a conflict)."""
-
-    def __init__(self, accepted: pa.Table | StagedRows) -> None:
-        self.accepted = accepted
-        self.column: pa.ChunkedArray | None = None
-
-    def __call__(self, position: int) -> str:
-        if self.column is None:
-            table = self.accepted if isinstance(self.accepted, pa.Table) else pq.read_table(
-                self.accepted.path, columns=["record_json"])
-            self.column = table.column("record_json")
-        return self.column[position].as_py()
 
 
 def _empty_rows() -> dict[str, list]:

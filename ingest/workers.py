@@ -30,7 +30,7 @@ Unit = LinesChunk | list[RawRecord]
 _worker_validators: Validators | None = None
 
 
-def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str, parts: Path | None) -> BatchTables:
+def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str, parts: Path) -> BatchTables:
     global _worker_validators
     if _worker_validators is None:
         _worker_validators = Validators()
@@ -63,17 +63,15 @@ class Classifier:
         if self.pool is not None:
             self.pool.shutdown(cancel_futures=True)
 
-    def tables(self, units: Iterable[LinesChunk | RawRecord], file_sha: str,
-               part_dir: Path | None = None) -> Iterator[BatchTables]:
-        """The tables of every unit, in order. With `part_dir`, accepted rows are written there (StagedRows).
-        A SourceError from `units` is raised only after everything read before it has been yielded."""
-        work = ((unit, part_dir / f"{n:07d}" if part_dir is not None else None)
-                for n, unit in enumerate(_grouped(units, BATCH_RECORDS)))
+    def tables(self, units: Iterable[LinesChunk | RawRecord], file_sha: str, part_dir: Path) -> Iterator[BatchTables]:
+        """The tables of every unit, in order, their accepted rows written to files in `part_dir`. A SourceError
+        from `units` is raised only after everything read before it has been yielded."""
+        work = ((unit, part_dir / f"{n:07d}") for n, unit in enumerate(_grouped(units, BATCH_RECORDS)))
         if self.pool is None:
             for unit, parts in work:
                 yield tables_for(unit, self.options, self.validators, file_sha, parts)
             return
-        in_flight: deque[tuple[Unit, Path | None, Future | None]] = deque()
+        in_flight: deque[tuple[Unit, Path, Future | None]] = deque()
         try:
             for unit, parts in work:
                 in_flight.append((unit, parts, self._submit(unit, file_sha, parts)))
@@ -83,7 +81,7 @@ class Classifier:
             while in_flight:
                 yield self._result(*in_flight.popleft(), file_sha)
 
-    def _submit(self, unit: Unit, file_sha: str, parts: Path | None) -> Future | None:
+    def _submit(self, unit: Unit, file_sha: str, parts: Path) -> Future | None:
         if self.pool is None:
             return None
         try:
@@ -92,7 +90,7 @@ class Classifier:
             self._fall_back()
             return None
 
-    def _result(self, unit: Unit, parts: Path | None, future: Future | None, file_sha: str) -> BatchTables:
+    def _result(self, unit: Unit, parts: Path, future: Future | None, file_sha: str) -> BatchTables:
         """A unit's tables; if the worker processes could not start or died, the unit is classified here:
         slower, never lost."""
         if future is not None:
