@@ -83,6 +83,7 @@ def test_a_reused_key_with_different_content_is_quarantined_as_a_conflict(wareho
     rows = warehouse.quarantine()
     assert [(r["error_kind"], r["error_pointer"], r["format"]) for r in rows] == [("conflict", "/eval_id", "eval_form")]
     assert "already loaded from" in rows[0]["error_message"] and "a.jsonl line 1" in rows[0]["error_message"]
+    assert rows[0]["raw_text"] == json.dumps(changed)  # the conflicting record's own text, kept whole
     assert warehouse.scalar("select record_json from raw.eval_form") == json.dumps(form)
 
 
@@ -100,7 +101,7 @@ def test_keys_are_checked_across_batches_of_one_file(warehouse, tmp_path, monkey
     conflict = {**forms[0], "rater": {"type": "human", "id": "someone-else"}}
     warehouse.ingest(write_lines(tmp_path / "a.jsonl", [*forms, conflict]))
     assert warehouse.scalar("select count(*) from raw.eval_form") == 5
-    assert [r["source_line"] for r in warehouse.quarantine()] == [6]
+    assert [(r["source_line"], r["raw_text"]) for r in warehouse.quarantine()] == [(6, json.dumps(conflict))]
 
 
 def test_record_ids_are_the_same_on_every_run(tmp_path):
