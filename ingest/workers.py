@@ -30,17 +30,15 @@ Unit = LinesChunk | list[RawRecord]
 _worker_validators: Validators | None = None
 
 
+def _validators_in_worker() -> Validators:
+    global _worker_validators
+    if _worker_validators is None:
+        _worker_validators = Validators()
+    return _worker_validators
+
+
 def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str, parts: Path) -> BatchTables:
-    global _worker_validators
-    if _worker_validators is None:
-        _worker_validators = Validators()
-    return tables_for(unit, options, _worker_validators, file_sha, parts)
-
-
-def _warm_up() -> None:
-    global _worker_validators
-    if _worker_validators is None:
-        _worker_validators = Validators()
+    return tables_for(unit, options, _validators_in_worker(), file_sha, parts)
 
 
 class Classifier:
@@ -56,8 +54,8 @@ class Classifier:
             self.pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
                                             initializer=keep_freed_memory)
             self.window = processes * 2
-            for _ in range(processes):  # start them now: they import and compile while the file is checksummed
-                self.pool.submit(_warm_up)
+            for _ in range(processes):  # start them now: they start and import while the file is checksummed
+                self.pool.submit(_validators_in_worker)
 
     def close(self) -> None:
         if self.pool is not None:
