@@ -82,6 +82,9 @@ _OBJECT_KEYWORDS = {"properties", "required", "additionalProperties", "patternPr
 _ARRAY_KEYWORDS = {"items", "minItems", "maxItems", "uniqueItems"}
 _NOT_INLINE = _OBJECT_KEYWORDS | _ARRAY_KEYWORDS | _UNSUPPORTED | {
     "allOf", "anyOf", "oneOf", "not", "if", "then", "else", "$ref", "$id"}
+# Every keyword that validates (implemented or refused): a node whose only one is `$ref` is its target.
+_VALIDATING = _NOT_INLINE | {"type", "enum", "const", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                             "minLength", "maxLength", "pattern", "format"}
 
 
 class _Compiler:
@@ -123,10 +126,7 @@ class _Compiler:
     def inline(self, node: Any, var: str) -> str | None:
         """The schema as one boolean expression over the variable `var`, when it tests a single value (no
         subschemas); None otherwise, and the caller calls the node's function."""
-        for _ in range(16):  # follow draft-07 references that point at other references, a few levels
-            if not (self.legacy_ref and isinstance(node, Mapping) and "$ref" in node):
-                break
-            node = self.resolve(node["$ref"])
+        node = self.target(node)
         if node is True:
             return "True"
         if node is False:
@@ -139,7 +139,18 @@ class _Compiler:
     def test_of(self, node: Any, var: str) -> str:
         """A boolean expression for the node over `var`: inline when it can be, else a call of its function."""
         inline = self.inline(node, var)
-        return inline if inline is not None else f"{self.function_for(node)}({var})"
+        return inline if inline is not None else f"{self.function_for(self.target(node))}({var})"
+
+    def target(self, node: Any) -> Any:
+        """The schema a node stands for: a node that is nothing but a reference is the schema it points at
+        (in draft-07 a `$ref` ignores its siblings; later, siblings that validate nothing), followed a few levels."""
+        for _ in range(16):
+            if not (isinstance(node, Mapping) and "$ref" in node):
+                break
+            if not self.legacy_ref and _VALIDATING.intersection(node) != {"$ref"}:
+                break
+            node = self.resolve(node["$ref"])
+        return node
 
     def body(self, node: Any) -> list[str]:
         if node is True:
