@@ -73,7 +73,7 @@ _TYPE_TESTS = {
     "integer": "(type({v}) is int or _is_integer({v}))",
     "number": "(type({v}) is float or type({v}) is int or _is_number({v}))",
 }
-_NUMERIC = "(type({v}) is float or type({v}) is int or _is_number({v}))"
+_NUMERIC = _TYPE_TESTS["number"]  # the guard that lets only numbers reach a bound
 
 # Keywords that look inside objects or arrays, or at other subschemas: a schema without any of them is a test of one
 # value, compiled to an expression and written inline where it is used instead of as a function of its own.
