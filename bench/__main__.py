@@ -90,7 +90,7 @@ def main(argv: list[str] | None = None) -> int:
     _check(full, "full build")
     record("full evalhouse build", f"{full.seconds:.1f} s",
            f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s); "
-           f"CPU {full.cpu_seconds:.0f} s, {full.cpu_seconds / full.seconds:.1f} cores busy")
+           f"{_cpu(full)}")
     increment = write_increment(run)
     added = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", *map(str, increment))
     _check(added, "ingest increment")
@@ -98,7 +98,7 @@ def main(argv: list[str] | None = None) -> int:
     _check(incremental, "incremental build")
     record("incremental build after 10,000 trials and 3,000 ratings", f"{incremental.seconds:.1f} s",
            f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25); "
-           f"CPU {incremental.cpu_seconds:.0f} s, {incremental.cpu_seconds / incremental.seconds:.1f} cores busy")
+           f"{_cpu(incremental)}")
     unchanged = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
     _check(unchanged, "build with nothing new")
     record("build again, nothing new ingested", f"{unchanged.seconds:.1f} s",
@@ -124,10 +124,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _cpu(result: measure.Measurement, n_records: int) -> str:
-    """CPU time of a step's processes, per record, and how many cores it kept busy on average."""
-    return (f"CPU {result.cpu_seconds:.1f} s ({result.cpu_seconds / n_records * 1e6:.0f} us per record, "
-            f"{result.cpu_seconds / result.seconds:.1f} cores busy)")
+def _cpu(result: measure.Measurement, n_records: int | None = None) -> str:
+    """CPU time of a step's processes, per record when given, and how many cores it kept busy on average."""
+    per_record = f"{result.cpu_seconds / n_records * 1e6:.0f} us per record, " if n_records else ""
+    return f"CPU {result.cpu_seconds:.1f} s ({per_record}{result.cpu_seconds / result.seconds:.1f} cores busy)"
 
 
 def _check(result: measure.Measurement, step: str) -> None:
