@@ -5,9 +5,9 @@ small inputs), so the process that writes the warehouse handles tables, not reco
 A unit is either a chunk of whole JSON lines (cheap to read and to send: the worker splits it) or a list of raw
 records from a reader that cannot be chunked (a .json array, a YAML suite file, an Inspect archive...).
 
-The accepted rows are written to Parquet right where they were classified (StagedRows), and only what the ingest
-process decides on travels back: each row's key, checksum and place, not its text. Writing there spreads the
-Parquet encoding over the workers and spares the ingest process a copy of every record.
+The accepted rows are written to disk (ingest/arrow_files.py) right where they were classified (StagedRows), and
+only what the ingest process decides on travels back: each row's key, checksum and place, not its text. Writing
+there spreads the encoding over the workers and spares the ingest process a copy of every record.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ from functools import cached_property
 from pathlib import Path
 
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from ingest import arrow_files
 from ingest.classify import ACCEPT, BLANK, ClassifyOptions, classify
 from ingest.sources import PREVIEW_BYTES, LinesChunk, RawRecord
 from ingest.validate import Validators
@@ -39,7 +39,7 @@ QUARANTINE_ROW = pa.schema([
 ])
 
 
-# What the ingest process needs of an accepted row that was written to Parquet where it was classified.
+# What the ingest process needs of an accepted row that was written to disk where it was classified.
 INDEX_COLUMNS = ("natural_key", "schema_version", "repairs", "source_line", "byte_offset", "record_sha256")
 
 
@@ -56,12 +56,12 @@ class StagedRows:
         return self.index.num_rows
 
     def read(self) -> pa.Table:
-        return pq.read_table(self.path, schema=RECORD_ROW)
+        return arrow_files.read_rows(self.path)
 
     @cached_property
     def texts(self) -> pa.ChunkedArray:
         """Each row's record text, read from the file once, when first asked for (a conflict's quarantine row)."""
-        return pq.read_table(self.path, columns=["record_json"]).column("record_json")
+        return arrow_files.read_rows(self.path, ["record_json"]).column("record_json")
 
 
 @dataclass
@@ -100,7 +100,7 @@ def split_chunk(chunk: LinesChunk, max_record_bytes: int) -> list[RawRecord]:
 
 def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, validators: Validators,
                file_sha: str, parts: Path) -> BatchTables:
-    """The unit's rows: each format's accepted rows written to `{parts}-{format}.parquet` (`parts` is a path
+    """The unit's rows: each format's accepted rows written to `{parts}-{format}.arrow` (`parts` is a path
     prefix unique to the unit), the rejected ones as a table."""
     records = split_chunk(unit, options.max_record_bytes) if isinstance(unit, LinesChunk) else unit
     accepted: dict[str, list[tuple]] = {}  # format -> rows, in RECORD_ROW's column order (the text as bytes)
@@ -126,8 +126,8 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
         out.last_line = records[-1].line
     for name, rows in accepted.items():
         table = _record_table(rows)
-        path = parts.with_name(f"{parts.name}-{name}.parquet")
-        pq.write_table(table, path, compression="snappy")
+        path = parts.with_name(f"{parts.name}-{name}{arrow_files.SUFFIX}")
+        arrow_files.write_rows(table, path)
         out.accepted[name] = StagedRows(path, table.select(INDEX_COLUMNS))
     out.rejected = pa.Table.from_pydict(rejected, schema=QUARANTINE_ROW)
     return out

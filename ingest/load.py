@@ -1,7 +1,7 @@
 """The raw layer in DuckDB: its tables, one transaction per file, and the lookups that keep a second run of the
 same input from adding anything.
 
-A file's rows are streamed to Parquet files on disk while it is read (FileStaging; the worker processes write
+A file's rows are streamed to Arrow files on disk while it is read (FileStaging; the worker processes write
 the accepted rows themselves) and loaded at its end with one INSERT ... SELECT per table inside one transaction:
 the file commits whole, and memory stays bounded however large it is (DuckDB holds an open transaction's appended
 rows in memory until it commits).
@@ -23,8 +23,8 @@ from pathlib import Path
 
 import duckdb
 import pyarrow as pa
-import pyarrow.parquet as pq
 
+from ingest import arrow_files
 from ingest.formats import FORMATS
 
 _RECORD_DDL = """
@@ -139,13 +139,13 @@ MEMORY_LIMIT = os.environ.get("EVALHOUSE_INGEST_MEMORY_LIMIT", "256MB")
 
 
 class FileStaging:
-    """One file's rows on their way in: each table's rows appended to its own Parquet file on disk."""
+    """One file's rows on their way in: each table's rows appended to its own Arrow file on disk (ingest/arrow_files.py)."""
 
     def __init__(self, directory: Path) -> None:
         shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(parents=True)
         self.directory = directory
-        self.writers: dict[str, pq.ParquetWriter] = {}
+        self.writers: dict[str, arrow_files.ipc.RecordBatchFileWriter] = {}
         self.paths: dict[str, list[Path]] = {}
         self.rows: Counter = Counter()
 
@@ -154,14 +154,14 @@ class FileStaging:
             return
         writer = self.writers.get(table_name)
         if writer is None:
-            path = self.directory / f"appended-{len(self.writers)}.parquet"
-            writer = self.writers[table_name] = pq.ParquetWriter(path, batch.schema, compression="snappy")
+            path = self.directory / f"appended-{len(self.writers)}{arrow_files.SUFFIX}"
+            writer = self.writers[table_name] = arrow_files.open_writer(path, batch.schema)
             self.paths.setdefault(table_name, []).append(path)
         writer.write_table(batch)
         self.rows[table_name] += batch.num_rows
 
     def add_file(self, table_name: str, path: Path, n_rows: int) -> None:
-        """Rows already written to a Parquet file in this directory (by a worker) join the table's rows."""
+        """Rows already written to an Arrow file in this directory (by a worker) join the table's rows."""
         if n_rows:
             self.paths.setdefault(table_name, []).append(path)
             self.rows[table_name] += n_rows
@@ -199,25 +199,29 @@ class RawStore:
         """Insert a file's staged rows (inside the caller's transaction), adding what every row of it shares."""
         staging.close()
         for table_name, paths in staging.paths.items():
-            files = [str(path) for path in paths]
             if table_name == "quarantine":
-                self.con.execute(
+                insert = (
                     "insert into raw.quarantine (quarantine_id, source_path, source_line, byte_offset, format, "
                     "schema_version, error_kind, error_pointer, error_message, raw_text, raw_text_truncated, "
                     "raw_sha256, file_sha256, batch_id, quarantined_at) "
                     "select quarantine_id, ?, source_line, byte_offset, format, schema_version, error_kind, "
                     "error_pointer, error_message, raw_text, raw_text_truncated, raw_sha256, ?, ?, ? "
-                    "from read_parquet(?)",
-                    [source_path, file_sha256, batch_id, ingested_at, files],
+                    "from staged_rows"
                 )
+                params = [source_path, file_sha256, batch_id, ingested_at]
             else:
-                self.con.execute(
+                insert = (
                     f"insert into raw.{_table(table_name)} (record_id, natural_key, schema_version, record_json, "
                     "repairs, source_path, source_line, byte_offset, record_sha256, file_sha256, ingested_at, "
                     "batch_id) select record_id, natural_key, schema_version, record_json, repairs, ?, "
-                    "source_line, byte_offset, record_sha256, ?, ?, ? from read_parquet(?)",
-                    [source_path, file_sha256, ingested_at, batch_id, files],
+                    "source_line, byte_offset, record_sha256, ?, ?, ? from staged_rows"
                 )
+                params = [source_path, file_sha256, ingested_at, batch_id]
+            self.con.register("staged_rows", arrow_files.stream_rows(paths))
+            try:
+                self.con.execute(insert, params)
+            finally:
+                self.con.unregister("staged_rows")
 
     def close(self) -> None:
         self.con.close()
