@@ -2,13 +2,18 @@
 
 `run_dbt` runs dbt in this process (tests, docs); `build_warehouse` runs it in a process of its own that keeps
 the file open for the whole build and releases it by exiting
-(`python -m evalhouse.build DB RESULT.json PARENT FINGERPRINT full|incremental`).
+(`python -m evalhouse.build DB RESULT.json PARENT`).
 That process dies with the `evalhouse build` that started it: killed or crashed, a build never leaves a dbt
 process behind holding the working copy, where the next writer, finding the writer lock free, would meet DuckDB's lock.
 
 Incremental models read only what is new since the last build, which is right only if the project that built the
 rest is the same: a successful build records the project's fingerprint (models, macros, seeds, dbt_project.yml) in
 the warehouse, and a build that finds another one rebuilds every model in full (`dbt build --full-refresh`).
+
+A build runs only what the new data touches: a successful build also records how many rows each source table
+held, and since the raw tables only ever grow, the next build selects the models downstream of the sources that
+grew (`dbt build --select source:aif.eval_form+ ...`), plus the models that read the build's own clock (tag
+as_of_build). Everything else is left as the last build wrote it, which is what rebuilding it would give.
 """
 
 from __future__ import annotations
@@ -32,7 +37,9 @@ from evalhouse.settings import PROJECT_ROOT
 
 # What decides what the models compute: a change to any of these makes the next build a full one.
 FINGERPRINTED = ("models", "macros", "seeds", "dbt_project.yml")
-BUILD_STATE = "main.evalhouse_build_state"  # written by the on-run-end hook macros/build_state.sql
+BUILD_STATE = "main.evalhouse_build_state"  # written by the on-run-end hooks in macros/build_state.sql
+BUILD_SOURCES = "main.evalhouse_build_sources"
+AS_OF_BUILD = "tag:as_of_build+"  # models that read the build's clock: built every time
 
 
 @dataclass(frozen=True)
@@ -53,26 +60,80 @@ def project_fingerprint() -> str:
     return digest.hexdigest()
 
 
+@dataclass(frozen=True)
+class BuildPlan:
+    full_refresh: bool
+    select: tuple[str, ...] | None  # dbt selectors; None builds every node
+    reason: str  # what the build will do and why, for the person who ran it
+
+
+def plan_build(db_path: Path, fingerprint: str) -> BuildPlan:
+    """In full when the project changed since the last build; otherwise the models downstream of the sources
+    that received rows since it (every model when the warehouse has no record of its last build)."""
+    with duckdb.connect(str(db_path), read_only=True) as con:
+        built = _built_fingerprint(con)
+        if built is not None and built != fingerprint:
+            return BuildPlan(True, None, "the project (models, macros or seeds) changed since the last build: "
+                                         "every model is rebuilt in full")
+        grown = _grown_sources(con) if built is not None else None
+    if grown is None:
+        return BuildPlan(False, None, "")
+    if not grown:
+        return BuildPlan(False, (AS_OF_BUILD,), "nothing new since the last build: only the models that read "
+                                                "the build's clock are refreshed")
+    names = ", ".join(f"{source}.{table}" for source, table in grown)
+    return BuildPlan(False, (*(f"source:{source}.{table}+" for source, table in grown), AS_OF_BUILD),
+                     f"new rows in {names}: building the models that depend on them")
+
+
 def built_fingerprint(db_path: Path) -> str | None:
     """The fingerprint of the project the warehouse was last built with; None if it never was (or not since
     fingerprints were recorded)."""
     with duckdb.connect(str(db_path), read_only=True) as con:
-        found = con.execute("select count(*) from information_schema.tables "
-                            "where table_schema || '.' || table_name = ?", [BUILD_STATE]).fetchone()[0]
-        row = con.execute(f"select fingerprint from {BUILD_STATE}").fetchone() if found else None
+        return _built_fingerprint(con)
+
+
+def _built_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
+    row = con.execute(f"select fingerprint from {BUILD_STATE}").fetchone() if _exists(con, BUILD_STATE) else None
     return row[0] if row else None
+
+
+def _grown_sources(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]] | None:
+    """(source, table) of every source table holding more rows than when the last build read it; None when that
+    cannot be told (no record, or a recorded table missing or smaller), which means: build everything."""
+    if not _exists(con, BUILD_SOURCES):
+        return None
+    grown = []
+    recorded = con.execute(f"select source_name, table_name, table_schema, table_identifier, n_rows "
+                           f"from {BUILD_SOURCES} order by source_name, table_name").fetchall()
+    for source, table, schema, identifier, n_rows in recorded:
+        if not _exists(con, f"{schema}.{identifier}"):
+            return None
+        now = con.execute(f'select count(*) from "{schema}"."{identifier}"').fetchone()[0]
+        if now < n_rows:
+            return None
+        if now > n_rows:
+            grown.append((source, table))
+    return grown
+
+
+def _exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
+    return con.execute("select count(*) from information_schema.tables "
+                       "where table_schema || '.' || table_name = ?", [qualified]).fetchone()[0] > 0
 
 
 def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: Path | None = None,
             quiet: bool = False, target: str | None = None, full_refresh: bool = False,
-            fingerprint: str | None = None) -> BuildResult:
+            fingerprint: str | None = None, select: Sequence[str] | None = None) -> BuildResult:
     """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`, in this process. With a
-    fingerprint, a build that passes records it (the on-run-end hook)."""
+    fingerprint, a build that passes records it (the on-run-end hooks)."""
     from dbt.cli.main import dbtRunner  # imported late: dbt is slow to import and not needed by ingest
 
     args = [*command, "--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
     if full_refresh:
         args += ["--full-refresh"]
+    if select is not None:
+        args += ["--select", *select]
     if fingerprint is not None:
         args += ["--vars", json.dumps({"project_fingerprint": fingerprint})]
     if target is not None:
@@ -110,23 +171,27 @@ def _environment(**values: str) -> Iterator[None]:
 
 
 def build_warehouse(db_path: Path) -> BuildResult:
-    """`dbt build` in a process of its own, its output shown as it runs; the file's lock ends with the process.
-    In full when the project changed since the warehouse's last build."""
-    fingerprint = project_fingerprint()
-    built = built_fingerprint(db_path)
-    full_refresh = built is not None and built != fingerprint
-    if full_refresh:
-        print("the project (models, macros or seeds) changed since the last build: every model is rebuilt in full",
-              flush=True)
+    """`dbt build` in a process of its own, its output shown as it runs; the file's lock ends with the process."""
     with tempfile.TemporaryDirectory(prefix="evalhouse-build-") as scratch:
         result_file = Path(scratch) / "result.json"
         code = subprocess.call([sys.executable, "-m", "evalhouse.build", str(db_path), str(result_file),
-                                str(os.getpid()), fingerprint, "full" if full_refresh else "incremental"],
-                               cwd=PROJECT_ROOT)
+                                str(os.getpid())], cwd=PROJECT_ROOT)
         if not result_file.exists():
             return BuildResult(False, (f"the dbt process ended without a result (exit {code})",), 0)
         data = json.loads(result_file.read_text())
     return BuildResult(data["ok"], tuple(data["failures"]), data["n_nodes"])
+
+
+def build_in_process(db_path: Path, *, target: str | None = None, target_path: Path | None = None,
+                     quiet: bool = False) -> BuildResult:
+    """What `evalhouse build` runs: in full when the project changed since the warehouse's last build,
+    otherwise what the new data touches (plan_build), recording the project's fingerprint if it passes."""
+    fingerprint = project_fingerprint()
+    plan = plan_build(db_path, fingerprint)
+    if plan.reason:
+        print(plan.reason, flush=True)
+    return run_dbt(db_path, target=target, target_path=target_path, quiet=quiet, fingerprint=fingerprint,
+                   full_refresh=plan.full_refresh, select=plan.select)
 
 
 def _die_with_parent(parent_pid: int) -> bool:
@@ -142,8 +207,7 @@ def _main(argv: Sequence[str]) -> int:
     db_path, result_file = Path(argv[0]), Path(argv[1])
     if len(argv) > 2 and not _die_with_parent(int(argv[2])):
         return 1  # the `evalhouse build` that started this is gone: nothing may be published
-    fingerprint = argv[3] if len(argv) > 3 else None
-    result = run_dbt(db_path, target="build", fingerprint=fingerprint, full_refresh=len(argv) > 4 and argv[4] == "full")
+    result = build_in_process(db_path, target="build")
     result_file.write_text(json.dumps({"ok": result.ok, "failures": list(result.failures), "n_nodes": result.n_nodes}))
     return 0 if result.ok else 1
 

@@ -1,17 +1,18 @@
 """A build after the project changed is a full one: incremental models read only what is new since the last
-build, which is right only if the project that built the rest is the same (evalhouse/build.py, the on-run-end
-hook macros/build_state.sql)."""
+build, which is right only if the project that built the rest is the same; otherwise a build runs only the models
+downstream of the sources that received rows (evalhouse/build.py, the on-run-end hooks macros/build_state.sql).
+tests/models/test_incremental.py holds the marts of such builds equal to one full build."""
 
 from __future__ import annotations
 
 import duckdb
 import pytest
 
-from evalhouse.build import built_fingerprint, project_fingerprint
+from evalhouse.build import AS_OF_BUILD, built_fingerprint, plan_build, project_fingerprint
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
 from evalhouse.settings import Settings
-from tests.conftest import instance_record, write_lines
+from tests.conftest import eval_form_record, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -28,7 +29,7 @@ def _count(path) -> int:
         return con.execute(STAGED).fetchone()[0]
 
 
-def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(tmp_path, capsys):
+def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(tmp_path, capfd):
     settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
     ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
     work = working_copy(settings.db_path)
@@ -40,14 +41,54 @@ def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(tmp_path
                    "(select min(record_id) from staging.stg_every_eval_ever__instances)")
     assert build(settings).ok
     assert _count(work) == 4
-    assert "rebuilt in full" not in capsys.readouterr().out
+    assert "rebuilt in full" not in capfd.readouterr().out
 
     # ... and comes back when the warehouse was built by another project: every model is rebuilt from raw.
     _execute(work, "update main.evalhouse_build_state set fingerprint = 'an older project'")
     assert build(settings).ok
-    assert "changed since the last build: every model is rebuilt in full" in capsys.readouterr().out
+    assert "changed since the last build: every model is rebuilt in full" in capfd.readouterr().out
     assert _count(work) == 5
     assert built_fingerprint(work) == project_fingerprint()
+
+
+def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_rows(tmp_path, capfd):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    work = working_copy(settings.db_path)
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
+    first = build(settings)  # no record of an earlier build: everything
+    assert first.ok and plan_build(work, project_fingerprint()).select == (AS_OF_BUILD,)
+    capfd.readouterr()
+
+    again = build(settings)  # nothing new: only the review queue, whose ages are measured at the build
+    assert again.ok and "nothing new since the last build" in capfd.readouterr().out
+    assert 0 < again.n_nodes < first.n_nodes / 10
+
+    ingest(settings, [write_lines(tmp_path / "forms.jsonl", [eval_form_record()])])
+    plan = plan_build(work, project_fingerprint())
+    assert "source:aif.eval_forms+" in plan.select and "source:ingest.ingest_files+" in plan.select
+    assert not any(selector.startswith("source:every_eval_ever") for selector in plan.select)
+    forms = build(settings)
+    assert forms.ok and "new rows in aif.eval_forms, ingest.ingest_files" in capfd.readouterr().out
+    assert again.n_nodes < forms.n_nodes < first.n_nodes
+    with duckdb.connect(str(work), read_only=True) as con:
+        assert con.execute("select count(*) from marts.fct_ratings").fetchone()[0] > 0  # the form was built
+    assert _count(work) == 5  # the trials, untouched
+
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id=f"b{i}") for i in range(3)])])
+    assert build(settings).ok and "new rows in every_eval_ever.instances" in capfd.readouterr().out
+    assert _count(work) == 8
+
+
+def test_a_warehouse_whose_sources_cannot_be_compared_is_built_in_full(tmp_path):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    work = working_copy(settings.db_path)
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
+    assert build(settings).ok
+    # a recorded count above what the table holds now: rows went missing behind the ingester's back
+    _execute(work, "update main.evalhouse_build_sources set n_rows = n_rows + 1 where table_name = 'instances'")
+    assert plan_build(work, project_fingerprint()).select is None
+    _execute(work, "drop table main.evalhouse_build_sources")  # a warehouse built before the counts were kept
+    assert plan_build(work, project_fingerprint()).select is None
 
 
 def test_the_fingerprint_follows_the_files_that_decide_what_models_compute(tmp_path, monkeypatch):

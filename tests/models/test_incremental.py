@@ -1,5 +1,6 @@
-"""Incremental builds give the marts a full build gives: staging, the ratings and the rating facts append only new
-ingest batches, the agreement ratings recompute the items a batch touched, and the rest is recomputed, so building
+"""Incremental builds give the marts a full build gives: `evalhouse build` runs only the models downstream of the
+sources that received rows, staging, the ratings and the rating facts append only new ingest batches, the
+agreement ratings recompute the items a batch touched, and the rest of what is run is recomputed, so building
 after each drop of data equals building once over all of it, row by row (floats to 1e-9: rows written in another
 order sum in another order).
 
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.build import run_dbt
+from evalhouse.build import AS_OF_BUILD, build_in_process, plan_build, project_fingerprint, run_dbt
 from evalhouse.checksums import mart_differences
 from tests.conftest import Warehouse
 
@@ -47,10 +48,13 @@ def test_building_after_each_drop_equals_one_full_build(demo_dir, tmp_path):
 
     incremental = Warehouse(tmp_path / "incremental.duckdb")
     incremental.ingest(*first)
-    assert run_dbt(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
-    for drop in later:  # two more weeks of eval forms arrive, then the late re-ratings, a build after each
+    assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
+    for drop in later:  # two more weeks of eval forms arrive, then the late re-ratings, a build after each ...
         incremental.ingest(drop)
-        assert run_dbt(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
+        assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
+    # ... each building only what depends on the eval forms and the ingest's own tables; then nothing new at all
+    assert plan_build(incremental.path, project_fingerprint()).select == (AS_OF_BUILD,)
+    assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
 
     full = Warehouse(tmp_path / "full.duckdb")
     full.ingest(*first, *later)
