@@ -50,6 +50,7 @@ def generate(out: Path, scale: float = 1.0, seed: int = 7) -> BenchData:
 
 def write_increment(out: Path, n_trials: int = 10_000, n_ratings: int = 3_000, seed: int = 99) -> list[Path]:
     """New trials and eval forms, as a team's next drop of results would be."""
+    out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     trials, forms = out / "increment_trials.jsonl", out / "increment_forms.jsonl"
     _write(trials, _instances(n_trials, rng, sample_offset=10_000_000))
