@@ -12,7 +12,7 @@ the warehouse, and a build that finds another one rebuilds every model in full (
 
 A build runs only what the new data touches: a successful build also records how many rows each source table
 held, and since the raw tables only ever grow, the next build selects the models downstream of the sources that
-grew (`dbt build --select source:aif.eval_form+ ...`), plus the models that read the build's own clock (tag
+grew (`dbt build --select source:aif.eval_forms+ ...`), plus the models that read the build's own clock (tag
 as_of_build). Everything else is left as the last build wrote it, which is what rebuilding it would give.
 """
 
