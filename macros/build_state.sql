@@ -49,3 +49,14 @@
 {% macro run_started_timestamp() -%}
     cast('{{ run_started_at.strftime("%Y-%m-%d %H:%M:%S.%f") }}' as timestamp)
 {%- endmacro %}
+
+
+{#
+    unread_batches(relation): the filter an incremental model puts on its input: rows of ingest batches it has not
+    read yet. A semi-join on the batches that are new, which DuckDB pushes into the scan of `relation`; the
+    anti-join `batch_id not in (select batch_id from this)` read every row's columns first (0.8 s instead of 0.08 s
+    on the benchmark's raw trials, for each model, in every build). Batch ids are never NULL.
+#}
+{% macro unread_batches(relation) -%}
+    batch_id in (select batch_id from {{ relation }} except select batch_id from {{ this }})
+{%- endmacro %}

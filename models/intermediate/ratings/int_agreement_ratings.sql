@@ -25,7 +25,7 @@ countable as (
 changed_items as (
     select distinct item_id, dimension
     from countable
-    where batch_id not in (select distinct batch_id from {{ this }})
+    where {{ unread_batches('countable') }}
 ),
 
 ratings as (

@@ -18,14 +18,14 @@ with
 forms as (
     select * from {{ ref('stg_aif__eval_forms') }}
     {% if is_incremental() %}
-    where batch_id not in (select distinct batch_id from {{ this }})
+    where {{ unread_batches(ref('stg_aif__eval_forms')) }}
     {% endif %}
 ),
 
 judge_records as (
     select * from {{ ref('stg_cognibench__judge_records') }}
     {% if is_incremental() %}
-    where batch_id not in (select distinct batch_id from {{ this }})
+    where {{ unread_batches(ref('stg_cognibench__judge_records')) }}
     {% endif %}
 ),
 

@@ -7,7 +7,7 @@ with
 ratings as (
     select * from {{ ref('int_ratings_unioned') }}
     {% if is_incremental() %}
-    where batch_id not in (select distinct batch_id from {{ this }})
+    where {{ unread_batches(ref('int_ratings_unioned')) }}
     {% endif %}
 ),
 

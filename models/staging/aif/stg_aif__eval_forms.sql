@@ -44,7 +44,7 @@ with
 source as (
     select * from {{ source('aif', 'eval_forms') }}
     {% if is_incremental() %}
-    where batch_id not in (select distinct batch_id from {{ this }})
+    where {{ unread_batches(source('aif', 'eval_forms')) }}
     {% endif %}
 ),
 

@@ -36,7 +36,7 @@ with
 source as (
     select * from {{ source('cognibench', 'judge_records') }}
     {% if is_incremental() %}
-    where batch_id not in (select distinct batch_id from {{ this }})
+    where {{ unread_batches(source('cognibench', 'judge_records')) }}
     {% endif %}
 ),
 

@@ -19,7 +19,7 @@ with
 source as (
     select * from {{ source('every_eval_ever', 'aggregates') }}
     {% if is_incremental() %}
-    where batch_id not in (select distinct batch_id from {{ this }})
+    where {{ unread_batches(source('every_eval_ever', 'aggregates')) }}
     {% endif %}
 ),
 
