@@ -15,6 +15,7 @@ import pyarrow as pa
 import pyarrow.ipc as ipc
 
 SUFFIX = ".arrow"
+Writer = ipc.RecordBatchFileWriter
 
 
 def write_rows(table: pa.Table, path: Path) -> None:
@@ -22,7 +23,7 @@ def write_rows(table: pa.Table, path: Path) -> None:
         writer.write_table(table)
 
 
-def open_writer(path: Path, schema: pa.Schema) -> ipc.RecordBatchFileWriter:
+def open_writer(path: Path, schema: pa.Schema) -> Writer:
     """For a table written in several appends; close it before the file is read."""
     return ipc.new_file(str(path), schema)
 

@@ -139,13 +139,14 @@ MEMORY_LIMIT = os.environ.get("EVALHOUSE_INGEST_MEMORY_LIMIT", "256MB")
 
 
 class FileStaging:
-    """One file's rows on their way in: each table's rows appended to its own Arrow file on disk (ingest/arrow_files.py)."""
+    """One file's rows on their way in: each table's rows appended to its own Arrow file on disk
+    (ingest/arrow_files.py)."""
 
     def __init__(self, directory: Path) -> None:
         shutil.rmtree(directory, ignore_errors=True)
         directory.mkdir(parents=True)
         self.directory = directory
-        self.writers: dict[str, arrow_files.ipc.RecordBatchFileWriter] = {}
+        self.writers: dict[str, arrow_files.Writer] = {}
         self.paths: dict[str, list[Path]] = {}
         self.rows: Counter = Counter()
 
