@@ -5,6 +5,9 @@ tests/models/test_incremental.py holds the marts of such builds equal to one ful
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
 import duckdb
 import pytest
 
@@ -29,12 +32,29 @@ def _count(path) -> int:
         return con.execute(STAGED).fetchone()[0]
 
 
-def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(tmp_path, capfd):
-    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
-    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
+@pytest.fixture(scope="module")
+def five_trials_built(tmp_path_factory) -> tuple[Path, int]:
+    """A warehouse of five trials after its first build (everything: there was no earlier one), and how many nodes
+    that build ran; built once, each test works on a copy."""
+    root = tmp_path_factory.mktemp("five_trials")
+    settings = Settings(db_path=root / "w.duckdb", landing=root / "landing")
+    ingest(settings, [write_lines(root / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
+    result = build(settings)
+    assert result.ok
+    return root, result.n_nodes
+
+
+@pytest.fixture
+def settings(five_trials_built, tmp_path) -> Settings:
+    root, _ = five_trials_built
+    for name in ("w.duckdb", "w.work.duckdb"):
+        shutil.copyfile(root / name, tmp_path / name)
+    return Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+
+
+def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(settings, capfd):
     work = working_copy(settings.db_path)
-    assert build(settings).ok
-    assert built_fingerprint(work) == project_fingerprint()  # the build recorded the project it was built with
+    assert built_fingerprint(work) == project_fingerprint()  # the first build recorded the project it was built with
 
     # A staged row lost behind dbt's back stays lost in an incremental build: its batch has been read ...
     _execute(work, "delete from staging.stg_every_eval_ever__instances where record_id in "
@@ -51,17 +71,15 @@ def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(tmp_path
     assert built_fingerprint(work) == project_fingerprint()
 
 
-def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_rows(tmp_path, capfd):
-    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_rows(
+        five_trials_built, settings, tmp_path, capfd):
+    _, first_nodes = five_trials_built  # the first build ran everything
     work = working_copy(settings.db_path)
-    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
-    first = build(settings)  # no record of an earlier build: everything
-    assert first.ok and plan_build(work, project_fingerprint()).select == (AS_OF_BUILD,)
-    capfd.readouterr()
+    assert plan_build(work, project_fingerprint()).select == (AS_OF_BUILD,)
 
     again = build(settings)  # nothing new: only the review queue, whose ages are measured at the build
     assert again.ok and "nothing new since the last build" in capfd.readouterr().out
-    assert 0 < again.n_nodes < first.n_nodes / 10
+    assert 0 < again.n_nodes < first_nodes / 10
 
     ingest(settings, [write_lines(tmp_path / "forms.jsonl", [eval_form_record()])])
     plan = plan_build(work, project_fingerprint())
@@ -69,7 +87,7 @@ def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_ro
     assert not any(selector.startswith("source:every_eval_ever") for selector in plan.select)
     forms = build(settings)
     assert forms.ok and "new rows in aif.eval_forms, ingest.ingest_files" in capfd.readouterr().out
-    assert again.n_nodes < forms.n_nodes < first.n_nodes
+    assert again.n_nodes < forms.n_nodes < first_nodes
     with duckdb.connect(str(work), read_only=True) as con:
         assert con.execute("select count(*) from marts.fct_ratings").fetchone()[0] > 0  # the form was built
     assert _count(work) == 5  # the trials, untouched
