@@ -18,14 +18,14 @@ SUFFIX = ".arrow"
 Writer = ipc.RecordBatchFileWriter
 
 
-def write_rows(table: pa.Table, path: Path) -> None:
-    with ipc.new_file(str(path), table.schema) as writer:
-        writer.write_table(table)
-
-
 def open_writer(path: Path, schema: pa.Schema) -> Writer:
     """For a table written in several appends; close it before the file is read."""
     return ipc.new_file(str(path), schema)
+
+
+def write_rows(table: pa.Table, path: Path) -> None:
+    with open_writer(path, table.schema) as writer:
+        writer.write_table(table)
 
 
 def read_rows(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
