@@ -403,6 +403,49 @@ def test_alpha_from_coincidences_equals_the_krippendorff_package(probe, level):
     print(f"alpha from coincidences {level}: max |diff| {_max_difference(compared):.2e} over {len(compared)} groups")
 
 
+def _on_the_five_point_scale(ratings) -> bool:
+    values = [v for _, _, v in ratings if v is not None]
+    return bool(values) and all(v in LABELS for v in values)
+
+
+@pytest.mark.parametrize("level", LEVELS)
+def test_alpha_from_tallies_equals_the_krippendorff_package(probe, level):
+    """alpha from per-unit tallies (agreement_tally_sums, tally_coincidences), the agreement mart's path, against
+    the package on every group rated on the 1-5 scale."""
+    groups = {g: rs for g, rs in _alpha_groups(probe.inputs["alpha_ratings"]).items() if _on_the_five_point_scale(rs)}
+    got = {row["group_id"]: row for row in probe.dicts("tally_alpha") if row["level"] == level}
+    assert set(got) == {g for g, ratings in groups.items() if _alpha_sizes(ratings)[0] > 0}
+    assert {2, 3, 4, None} <= set(got)  # the edge cases: one category, an unpairable value, one unit, a NULL group
+    compared = []
+    for group, row in got.items():
+        expected = _alpha_oracle(groups[group], level)
+        assert row["n_pairable_values"] == _alpha_sizes(groups[group])[1], group
+        assert _close(row["alpha"], expected), (level, group, row["alpha"], expected)
+        compared.append((row["alpha"], expected))
+    assert got[2]["alpha"] is None and got[3]["alpha"] is None  # no expected disagreement
+    assert sum(e is not None for _, e in compared) > 60
+    print(f"alpha from tallies {level}: max |diff| {_max_difference(compared):.2e} over {len(compared)} groups")
+
+
+def test_fleiss_and_pair_counts_from_tallies_equal_the_formulas(probe):
+    """Fleiss' kappa and AC1 from per-unit tallies (tally_fleiss_sums) against the formulas, and the tallies'
+    pair counts (percent agreement's terms) against counting the pairs."""
+    ratings: dict = defaultdict(list)
+    for group, unit, value in probe.inputs["fleiss_ratings"]:
+        ratings[group].append((unit, value))
+    got = {row["group_id"]: row for row in probe.dicts("tally_fleiss")}
+    assert set(got) == {g for g, rs in ratings.items() if _fleiss_oracle(rs) is not None}
+    for group, row in got.items():
+        n_units, fleiss, ac1, counts = _fleiss_oracle(ratings[group])
+        assert row["n_units"] == row["tallied_units"] == n_units, group
+        assert _close(row["fleiss_kappa"], fleiss) and _close(row["gwet_ac1"], ac1), (group, row, fleiss, ac1)
+        per_unit = counts.sum(axis=1)
+        assert row["n_pairable_ratings"] == per_unit.sum(), group
+        assert row["agreeing_pairs"] == (counts * (counts - 1)).sum(), group
+        assert row["all_pairs"] == (per_unit * (per_unit - 1)).sum(), group
+    assert got[1]["fleiss_kappa"] is None and len(got) > 150
+
+
 def _pairs_of_groups(rows, key):
     """Groups 10 and 11, 12 and 13, ... merged into pair group // 2, each unit kept apart by its group's name."""
     merged: dict = defaultdict(list)
