@@ -2,7 +2,9 @@
     Krippendorff's alpha in two steps, for groups whose statistics must also be given for unions of groups (an
     agreement mart's weeks and all time): first each group's coincidence matrix, which adds up over groups that
     share no unit, then alpha from a (possibly summed) matrix. A mart computes the per-unit work once, per week,
-    and gets the all-time rows by summing a few rows per (value, value) instead of recomputing every unit.
+    and gets the all-time rows by summing a few rows per (value, value) instead of recomputing every unit. Where
+    units are kept tallied per category, tally_coincidences (macros/stats/tallies.sql) gives the same matrix from
+    the tallies' sums; fct_rater_agreement takes that road.
 
     krippendorff_coincidences(relation, group_by, unit, value, weight)
         Input: one row per rating (group, unit, value), or per (group, unit, value) with `weight` saying how many

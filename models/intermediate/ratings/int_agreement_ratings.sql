@@ -5,7 +5,9 @@
 -- Incremental by item: a build recomputes, from all of their ratings, the (item, dimension) pairs that received a
 -- rating from a batch the table has not seen, and replaces their rows (a later rating may supersede a rater's
 -- earlier one, or move nothing but add a rater). batch_id is the batch of the row's own rating; a batch whose
--- ratings were all superseded is simply looked at again by the next build, which changes nothing.
+-- ratings were all superseded is simply looked at again by the next build, which changes nothing. counted_in
+-- numbers the builds that (re)counted the item: 1 for a full build, one more than the table's highest in each
+-- incremental build, so int_agreement_units finds the items recounted since it last read this table.
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
@@ -71,7 +73,12 @@ final as (
         latest.model_id,
         latest.task_id,
         item_weeks.item_week,
-        latest.batch_id
+        latest.batch_id,
+        {% if is_incremental() -%}
+        cast((select coalesce(max(counted_in), 0) + 1 from {{ this }}) as integer)
+        {%- else -%}
+        cast(1 as integer)
+        {%- endif %} as counted_in
     from latest
     inner join item_weeks
         on latest.item_id = item_weeks.item_id

@@ -7,162 +7,116 @@
 -- group equals the average of item_agreement weighted by n_ratings (a singular test holds that identity).
 -- Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item (latest rating), hybrid
 -- reviews left out.
+{%- set positions = range(1, (declared_labels().values() | map('length') | max) + 1) | list %}
+{%- set label_totals_squared %}{% for a in positions %}cast(total_{{ a }} as double) * total_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
+{%- set label_tallies_squared %}{% for a in positions %}cast(n_{{ a }} as double) * n_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
 with
 
-one_per_rater as (
-    -- Every rater, all time: each counts once per item (latest rating), hybrid reviews left out.
-    select * from {{ ref('int_agreement_ratings') }}
+items as (
+    -- Each pairable item (m = n_ratings >= 2) over all of its raters, with its ratings tallied per declared label
+    -- (n_1 ..) and its own figures, kept up to date item by item (int_agreement_units).
+    select * from {{ ref('int_agreement_units') }}
+    where rater_group = 'all' and n_ratings >= 2
 ),
 
 targets as (
     select * from {{ ref('agreement_targets') }}
 ),
 
-items as (
-    -- One pass over the ratings for each pairable item's own figures (m_u = n_ratings >= 2); int_agreement_ratings
-    -- has one row per (dimension, item, rater), so n_ratings is also the number of raters.
-    select
-        unit_id as item_id,
-        dimension,
-        max(dimension_group) as dimension_group,
-        max(scale) as scale,
-        max(agreement_level) as agreement_level,
-        max(model_id) as model_id,
-        max(task_id) as task_id,
-        min(item_week) as week_start,
-        count(*) as n_ratings,
-        count(*) as n_raters,  -- one row per rater and item (int_agreement_ratings' grain, tested there)
-        count(distinct rater_group) as n_rater_groups,
-        min(score) as min_score,
-        max(score) as max_score,
-        max(score) - min(score) as spread,
-        stddev_samp(score) as score_stddev
-    from one_per_rater
-    group by unit_id, dimension
-    having count(*) >= 2
-),
-
-item_value_counts as (
-    -- The pairable items' ratings counted per value: everything below works on these counts.
-    select one_per_rater.unit_id as item_id, one_per_rater.dimension, one_per_rater.value, count(*) as n_uc
-    from one_per_rater
-    inner join items on one_per_rater.unit_id = items.item_id and one_per_rater.dimension = items.dimension
-    group by one_per_rater.unit_id, one_per_rater.dimension, one_per_rater.value
-),
-
 marginals as (
-    -- Midranks for the ordinal metric: mid_v = (values below v) + n_v / 2, from the dimension's pairable ratings.
+    -- The dimension's pairable ratings per label (N_a), and each label's midrank for the ordinal metric:
+    -- mid_a = (ratings below label a) + N_a / 2.
     select
         dimension,
-        value,
-        sum(n_uc) as n_v,
-        sum(sum(n_uc)) over (partition by dimension order by value) - sum(n_uc) / 2.0 as midrank
-    from item_value_counts
-    group by dimension, value
-),
-
-metric_counts as (
-    select
-        item_value_counts.*,
-        case when items.agreement_level = 'ordinal' then marginals.midrank else item_value_counts.value end
-            as metric_value,
-        items.n_ratings as m_u
-    from item_value_counts
-    inner join items
-        on item_value_counts.item_id = items.item_id and item_value_counts.dimension = items.dimension
-    inner join marginals
-        on item_value_counts.dimension = marginals.dimension and item_value_counts.value = marginals.value
-),
-
-dimension_means as (
-    select dimension, sum(n_uc * metric_value) / sum(n_uc) as mean_all, sum(n_uc) as n_all
-    from metric_counts
+        {%- for a in positions %}
+        cast(sum(n_{{ a }}) as bigint) as total_{{ a }},
+        {%- endfor %}
+        cast(sum(n_ratings) as bigint) as total
+    from items
     group by dimension
+),
+
+midranks as (
+    select
+        *,
+        {%- for a in positions %}
+        cast({% for b in positions if b < a %}total_{{ b }} + {% endfor %}0 as double) + total_{{ a }} / 2.0 as mid_{{ a }},
+        {%- endfor %}
+        ({% for a in positions %}total_{{ a }} * ({% for b in positions if b < a %}total_{{ b }} + {% endfor %}0
+            + total_{{ a }} / 2.0){% if not loop.last %} + {% endif %}{% endfor %}) / cast(total as double) as mean_all
+    from marginals
 ),
 
 dimension_expected as (
-    -- var_samp of the metric over the dimension's pairable ratings (two-pass, from the counts) ...
+    -- D_e: the variance (var_samp, two-pass) of the midranks over the dimension's pairable ratings for the ordinal
+    -- metric; 1 - sum_a N_a^2 / N^2, corrected for sampling without replacement, for the nominal one.
     select
-        metric_counts.dimension,
-        sum(metric_counts.n_uc * (metric_counts.metric_value - dimension_means.mean_all)
-            * (metric_counts.metric_value - dimension_means.mean_all))
-            / nullif(max(dimension_means.n_all) - 1, 0) as variance_all
-    from metric_counts
-    inner join dimension_means on metric_counts.dimension = dimension_means.dimension
-    group by metric_counts.dimension
-),
-
-nominal_expected as (
-    -- ... and D_e for the nominal metric: 1 - sum_c n_c^2 / n^2, corrected for sampling without replacement.
-    select
-        dimension,
-        {{ safe_divide('cast(sum(n_v) as double) * sum(n_v) - sum(n_v * n_v)', 'cast(sum(n_v) as double) * (sum(n_v) - 1)') }}
-            as expected_disagreement
-    from marginals
-    group by dimension
+        *,
+        ({% for a in positions %}total_{{ a }} * (mid_{{ a }} - mean_all) * (mid_{{ a }} - mean_all){% if not loop.last %}
+            + {% endif %}{% endfor %}) / nullif(cast(total - 1 as double), 0) as variance_all,
+        {{ safe_divide('cast(total as double) * total - (' ~ label_totals_squared ~ ')',
+                       'cast(total as double) * (total - 1)') }} as expected_disagreement
+    from midranks
 ),
 
 item_means as (
-    select item_id, dimension, sum(n_uc * metric_value) / sum(n_uc) as mean_item
-    from metric_counts
-    group by item_id, dimension
+    select
+        items.*,
+        {%- for a in positions %}
+        dimension_expected.mid_{{ a }},
+        {%- endfor %}
+        dimension_expected.variance_all,
+        dimension_expected.expected_disagreement,
+        ({% for a in positions %}items.n_{{ a }} * dimension_expected.mid_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %})
+            / cast(items.n_ratings as double) as mean_item
+    from items
+    inner join dimension_expected on items.dimension = dimension_expected.dimension
 ),
 
 item_observed as (
-    -- Each item's own: the metric's var_samp (two-pass; an item whose values are all equal gets an exact 0) and
-    -- its nominal disagreement (m^2 - sum_c n_uc^2) / (m (m - 1)).
+    -- Each item's own D_o: the midranks' var_samp (two-pass; an item whose ratings all carry one label gets an
+    -- exact 0) and its nominal disagreement (m^2 - sum_a n_a^2) / (m (m - 1)).
     select
-        metric_counts.item_id,
-        metric_counts.dimension,
+        *,
         case
-            when count(*) = 1 then cast(0 as double)
-            else sum(metric_counts.n_uc * (metric_counts.metric_value - item_means.mean_item)
-                * (metric_counts.metric_value - item_means.mean_item)) / (max(metric_counts.m_u) - 1)
+            when {% for a in positions %}(case when n_{{ a }} > 0 then 1 else 0 end){% if not loop.last %} + {% endif %}{% endfor %} = 1
+                then cast(0 as double)
+            else ({% for a in positions %}n_{{ a }} * (mid_{{ a }} - mean_item) * (mid_{{ a }} - mean_item){% if not loop.last %}
+                + {% endif %}{% endfor %}) / cast(n_ratings - 1 as double)
         end as variance_item,
-        {{ safe_divide('cast(max(metric_counts.m_u) as double) * max(metric_counts.m_u) - sum(metric_counts.n_uc * metric_counts.n_uc)', 'cast(max(metric_counts.m_u) as double) * (max(metric_counts.m_u) - 1)') }}
-            as observed_disagreement
-    from metric_counts
-    inner join item_means
-        on metric_counts.item_id = item_means.item_id and metric_counts.dimension = item_means.dimension
-    group by metric_counts.item_id, metric_counts.dimension
+        {{ safe_divide('cast(n_ratings as double) * n_ratings - (' ~ label_tallies_squared ~ ')',
+                       'cast(n_ratings as double) * (n_ratings - 1)') }} as observed_disagreement
+    from item_means
 ),
 
 final as (
     select
-        items.item_id,
-        items.dimension,
-        items.dimension_group,
-        items.scale,
-        items.agreement_level,
-        items.model_id,
-        items.task_id,
-        items.week_start,
-        items.n_ratings,
-        items.n_raters,
-        items.n_rater_groups,
-        items.min_score,
-        items.max_score,
-        items.spread,
-        items.score_stddev,
+        item_observed.unit_id as item_id,
+        item_observed.dimension,
+        item_observed.dimension_group,
+        item_observed.scale,
+        item_observed.agreement_level,
+        item_observed.model_id,
+        item_observed.task_id,
+        item_observed.item_week as week_start,
+        item_observed.n_ratings,
+        item_observed.n_ratings as n_raters,  -- one rating per rater and item (int_agreement_ratings' grain)
+        item_observed.n_rater_groups,
+        item_observed.min_score,
+        item_observed.max_score,
+        item_observed.max_score - item_observed.min_score as spread,
+        item_observed.score_stddev,
         case
-            when items.agreement_level = 'ordinal'
-                then 1 - {{ safe_divide('item_observed.variance_item', 'dimension_expected.variance_all') }}
-            else 1 - {{ safe_divide('item_observed.observed_disagreement', 'nominal_expected.expected_disagreement') }}
+            when item_observed.agreement_level = 'ordinal'
+                then 1 - {{ safe_divide('item_observed.variance_item', 'item_observed.variance_all') }}
+            else 1 - {{ safe_divide('item_observed.observed_disagreement', 'item_observed.expected_disagreement') }}
         end as item_agreement,
-        targets.flag_below,
-        coalesce(
-            case
-                when items.agreement_level = 'ordinal'
-                    then 1 - {{ safe_divide('item_observed.variance_item', 'dimension_expected.variance_all') }}
-                else 1 - {{ safe_divide('item_observed.observed_disagreement', 'nominal_expected.expected_disagreement') }}
-            end < targets.flag_below,
-            false
-        ) as is_flagged
-    from items
-    inner join dimension_expected on items.dimension = dimension_expected.dimension
-    inner join nominal_expected on items.dimension = nominal_expected.dimension
-    inner join item_observed on items.item_id = item_observed.item_id and items.dimension = item_observed.dimension
-    left join targets on items.dimension_group = targets.dimension_group
+        targets.flag_below
+    from item_observed
+    left join targets on item_observed.dimension_group = targets.dimension_group
 )
 
-select * from final
+select
+    *,
+    coalesce(item_agreement < flag_below, false) as is_flagged
+from final

@@ -9,7 +9,14 @@
 -- ordinal on ordinal scales and nominal on nominal ones; alpha_ordinal and alpha_interval are NULL on nominal
 -- scales, whose codes have no order.
 {%- set group_by = ['dimension', 'rater_group', 'week_start'] %}
+{%- set most_categories = declared_labels().values() | map('length') | max %}
 with
+
+units as (
+    -- One row per (dimension, item, rater group) and per (dimension, item) over all raters ('all'): the item's
+    -- ratings tallied per declared label (n_1 ..), kept up to date item by item (int_agreement_units).
+    select * from {{ ref('int_agreement_units') }}
+),
 
 ratings as (
     select * from {{ ref('int_agreement_ratings') }}
@@ -19,69 +26,52 @@ targets as (
     select * from {{ ref('agreement_targets') }}
 ),
 
-own_group_counts as (
-    -- Ratings counted once per (rater group, week, item, value): every statistic below needs nothing finer, and
-    -- this table is far smaller than the ratings (the macros take the counts through weight=).
-    select dimension, scale, rater_group, item_week, unit_id, value, count(*) as n_uc
-    from ratings
-    group by dimension, scale, rater_group, item_week, unit_id, value
-),
-
-unit_value_counts as (
-    -- ... plus the 'all' rater group, summing both groups' counts. An item has one week, so every statistic is
-    -- computed per week from additive terms (coincidence matrices, Fleiss' category sums, pair counts), and the
-    -- all-time rows (week_start NULL) sum the weeks' terms instead of redoing the per-item work.
-    select dimension, scale, rater_group, item_week, unit_id, value, n_uc
-    from own_group_counts
-    union all
-    select dimension, scale, 'all' as rater_group, item_week, unit_id, value, sum(n_uc) as n_uc
-    from own_group_counts
-    group by dimension, scale, item_week, unit_id, value
-),
-
-weekly_coincidences as (
-    {{ krippendorff_coincidences('unit_value_counts', ['dimension', 'rater_group', 'item_week'], weight='n_uc') }}
-),
-
-coincidences as (
-    select dimension, rater_group, item_week as week_start, value_a, value_b, coincidences, pairable_ratings
-    from weekly_coincidences
-    union all
-    select
-        dimension,
-        rater_group,
-        cast(null as date) as week_start,
-        value_a,
-        value_b,
-        sum(coincidences) as coincidences,
-        sum(pairable_ratings) as pairable_ratings
-    from weekly_coincidences
-    group by dimension, rater_group, value_a, value_b
-),
-
-unit_counts as (
-    -- Per item and group: its ratings m_u and its agreeing pairs sum_c n_uc (n_uc - 1).
-    select
-        dimension,
-        rater_group,
-        item_week,
-        unit_id,
-        sum(n_uc) as m_u,
-        sum(n_uc * (n_uc - 1)) as agreeing_pairs
-    from unit_value_counts
-    group by dimension, rater_group, item_week, unit_id
-),
-
-group_sizes as (
-    -- Items and ratings per week, and over all weeks (an item has one week, so they add up).
+group_terms as (
+    -- Every statistic below is a sum over items of the item's own terms, computed from its tallies
+    -- (macros/stats/tallies.sql): per week, and over all weeks (week_start NULL: an item has one week, so the
+    -- weeks' sums add up to all time).
     select
         dimension,
         rater_group,
         case when grouping(item_week) = 1 then null else item_week end as week_start,
-        count(*) as n_items,
-        cast(sum(m_u) as bigint) as n_ratings
-    from unit_counts
+        max(scale) as scale,
+        {{- agreement_tally_sums(most_categories) }}
+    from units
     group by grouping sets ((dimension, rater_group, item_week), (dimension, rater_group))
+),
+
+scale_labels as (
+    -- Each scale's declared labels by position, as the value column encodes them.
+    select scale, label_position, cast(label_value as double) as label_value
+    from (
+        values
+        {%- for scale, labels in declared_labels().items() %}
+        {%- set outer = loop %}
+        {%- for label in labels %}
+        ('{{ scale }}', {{ loop.index }}, {{ stats_literal(label) }}){% if not (outer.last and loop.last) %},{% endif %}
+        {%- endfor %}
+        {%- endfor %}
+    ) as labels (scale, label_position, label_value)
+),
+
+coincidence_cells as (
+    {{ tally_coincidences('group_terms', ['dimension', 'rater_group', 'week_start', 'scale'], most_categories) }}
+),
+
+coincidences as (
+    -- The coincidence matrix as krippendorff_alpha_from_coincidences reads it, the labels' positions turned back
+    -- into the values they stand for.
+    select
+        cells.dimension,
+        cells.rater_group,
+        cells.week_start,
+        label_a.label_value as value_a,
+        label_b.label_value as value_b,
+        cells.coincidences,
+        cells.pairable_ratings
+    from coincidence_cells as cells
+    inner join scale_labels as label_a on cells.scale = label_a.scale and cells.position_a = label_a.label_position
+    inner join scale_labels as label_b on cells.scale = label_b.scale and cells.position_b = label_b.label_position
 ),
 
 rater_weeks as (
@@ -119,7 +109,7 @@ group_universe as (
             (dimension)
         )
     ) as raters
-    inner join group_sizes as sizes
+    inner join group_terms as sizes
         on raters.dimension = sizes.dimension
         and raters.rater_group = sizes.rater_group
         and raters.week_start is not distinct from sizes.week_start
@@ -142,45 +132,13 @@ alpha_interval as (
     {{ krippendorff_alpha_from_coincidences('ordinal_coincidences', group_by, level='interval') }}
 ),
 
-positioned_counts as (
-    -- Each value's position among its scale's declared labels (NULL when undeclared: Fleiss leaves it out), so
-    -- one pass of fleiss_category_sums serves every scale.
-    select
-        unit_value_counts.*,
-        case
-            {%- for scale, labels in declared_labels().items() %}
-            when scale = '{{ scale }}' then {{ stats_label_position('value', labels) }}
-            {%- endfor %}
-        end as category_position
-    from unit_value_counts
-),
-
-{%- set most_categories = declared_labels().values() | map('length') | max %}
-
-weekly_fleiss_sums as (
-    {{ fleiss_category_sums('positioned_counts', ['dimension', 'scale', 'rater_group', 'item_week'],
-                            value='category_position', categories=range(1, most_categories + 1) | list,
-                            weight='n_uc') }}
+fleiss_sums as (
+    {{ tally_fleiss_sums('group_terms', ['dimension', 'rater_group', 'week_start', 'scale'], most_categories) }}
 ),
 
 {% for scale, labels in declared_labels().items() %}
 fleiss_sums_{{ scale }} as (
-    select dimension, rater_group, item_week as week_start, category_position, units_first_seen, share_sum,
-        agreement_sum
-    from weekly_fleiss_sums
-    where scale = '{{ scale }}'
-    union all
-    select
-        dimension,
-        rater_group,
-        cast(null as date) as week_start,
-        category_position,
-        sum(units_first_seen) as units_first_seen,
-        sum(share_sum) as share_sum,
-        sum(agreement_sum) as agreement_sum
-    from weekly_fleiss_sums
-    where scale = '{{ scale }}'
-    group by dimension, rater_group, category_position
+    select * from fleiss_sums where scale = '{{ scale }}'
 ),
 
 fleiss_{{ scale }} as (
@@ -195,21 +153,6 @@ fleiss as (
     {%- endfor %}
 ),
 
-pair_sums as (
-    -- Pairable items (two or more ratings) summed per week and over all weeks.
-    select
-        dimension,
-        rater_group,
-        case when grouping(item_week) = 1 then null else item_week end as week_start,
-        count(*) as n_units,
-        cast(sum(m_u) as bigint) as n_pairable_ratings,
-        sum(agreeing_pairs) as agreeing_pairs,
-        sum(m_u * (m_u - 1)) as all_pairs
-    from unit_counts
-    where m_u >= 2
-    group by grouping sets ((dimension, rater_group, item_week), (dimension, rater_group))
-),
-
 percent_agreement as (
     -- The share of agreeing pairs of ratings within items, over all pairable items (pairs, not items, weigh).
     select
@@ -219,7 +162,7 @@ percent_agreement as (
         n_units,
         n_pairable_ratings,
         {{ safe_divide('agreeing_pairs', 'all_pairs') }} as percent_agreement
-    from pair_sums
+    from group_terms
 ),
 
 prevalence as (
