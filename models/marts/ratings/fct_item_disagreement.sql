@@ -40,11 +40,18 @@ midranks as (
     select
         *,
         {%- for a in positions %}
-        cast({% for b in positions if b < a %}total_{{ b }} + {% endfor %}0 as double) + total_{{ a }} / 2.0 as mid_{{ a }},
+        cast({% for b in positions if b < a %}total_{{ b }} + {% endfor %}0 as double) + total_{{ a }} / 2.0 as mid_{{ a }}
+        {%- if not loop.last %},{% endif %}
         {%- endfor %}
-        ({% for a in positions %}total_{{ a }} * ({% for b in positions if b < a %}total_{{ b }} + {% endfor %}0
-            + total_{{ a }} / 2.0){% if not loop.last %} + {% endif %}{% endfor %}) / cast(total as double) as mean_all
     from marginals
+),
+
+dimension_means as (
+    select
+        *,
+        ({% for a in positions %}total_{{ a }} * mid_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %})
+            / cast(total as double) as mean_all
+    from midranks
 ),
 
 dimension_expected as (
@@ -56,7 +63,7 @@ dimension_expected as (
             + {% endif %}{% endfor %}) / nullif(cast(total - 1 as double), 0) as variance_all,
         {{ safe_divide('cast(total as double) * total - (' ~ label_totals_squared ~ ')',
                        'cast(total as double) * (total - 1)') }} as expected_disagreement
-    from midranks
+    from dimension_means
 ),
 
 item_means as (
