@@ -63,22 +63,23 @@ def test_every_query_in_the_app_is_constant_sql():
 
 @pytest.fixture(scope="module")
 def hostile_warehouse(demo_warehouse, tmp_path_factory) -> Warehouse:
-    """The demo warehouse with one model and one judge renamed to payloads in every mart, and every eval name and
-    dimension given a payload suffix: the payloads become filter options a link can select."""
+    """The demo warehouse with one model and one judge renamed to payloads in every mart (in the tables, and in
+    the intermediate tables under the marts that are views), and every eval name and dimension given a payload
+    suffix: the payloads become filter options a link can select."""
     path = tmp_path_factory.mktemp("hostile") / "hostile.duckdb"
     shutil.copy2(demo_warehouse.path, path)
     with duckdb.connect(str(path)) as con:
         columns = con.execute(
             """
-            select c.table_name, c.column_name from information_schema.columns c
+            select c.table_schema, c.table_name, c.column_name from information_schema.columns c
             join information_schema.tables t using (table_schema, table_name)
-            where c.table_schema = 'marts' and t.table_type = 'BASE TABLE' and c.data_type = 'VARCHAR'
-              and c.column_name in ('model_id', 'judge_id', 'rater_id')
+            where c.table_schema in ('marts', 'intermediate') and t.table_type = 'BASE TABLE'
+              and c.data_type = 'VARCHAR' and c.column_name in ('model_id', 'judge_id', 'rater_id')
             """
         ).fetchall()
-        for table, column in columns:
-            con.execute(f'update marts."{table}" set "{column}" = ? where "{column}" = ?', [HOSTILE_MODEL, REGRESSING_MODEL])
-            con.execute(f'update marts."{table}" set "{column}" = ? where "{column}" = ?', [HOSTILE_JUDGE, SHIFTED_JUDGE_ID])
+        for schema, table, column in columns:
+            for new, old in [(HOSTILE_MODEL, REGRESSING_MODEL), (HOSTILE_JUDGE, SHIFTED_JUDGE_ID)]:
+                con.execute(f'update "{schema}"."{table}" set "{column}" = ? where "{column}" = ?', [new, old])
     return Warehouse(path)
 
 

@@ -1,0 +1,116 @@
+-- One row per record awaiting a person, as fct_review_queue lists it but without the ages measured at the build:
+--   eval forms by an LLM judge that a person must confirm (a universal score at or below
+--   var review_score_at_or_below, a confidence in var review_confidences, or a violating hazard) and that no
+--   hybrid review has been derived from yet;
+--   CogniBench records that need human review and whose review is not completed.
+-- A reviewed item leaves the queue: a hybrid form with derived_from = the judge form's eval_id, or a CogniBench
+-- record re-exported with human_review_status 'Completed'. The judge's original JSON comes along, so the review
+-- page can pre-fill the form. A table, built when its sources change; fct_review_queue, the view every build
+-- rebuilds, adds the ages (as one table, the queue cost every build 2 s on the benchmark's warehouse).
+{%- set universal = ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
+{%- set confidences = var('review_confidences') %}
+with
+
+forms as (
+    select * from {{ ref('stg_aif__eval_forms') }}
+),
+
+judge_records as (
+    select * from {{ ref('stg_cognibench__judge_records') }}
+),
+
+hazard_ratings as (
+    select record_id, dimension from {{ ref('int_ratings_unioned') }}
+    where scale = 'hazard_verdict' and label = 'violating'
+),
+
+reviewed as (
+    select distinct derived_from as eval_id from forms where rater_type = 'hybrid' and derived_from is not null
+),
+
+violating as (
+    select record_id, {{ sorted_string_agg("substr(dimension, length('hazard.') + 1)", "', '") }} as hazards
+    from hazard_ratings
+    group by record_id
+),
+
+judge_forms as (
+    select
+        forms.*,
+        {%- for d in universal %}
+        case when forms.{{ d }}_score <= {{ var('review_score_at_or_below') }} then '{{ d }}' end as low_{{ d }},
+        case when forms.{{ d }}_confidence in ('{{ confidences | join("', '") }}') then '{{ d }}' end as unsure_{{ d }},
+        {%- endfor %}
+        violating.hazards as violating_hazards
+    from forms
+    left join violating on forms.record_id = violating.record_id
+    left join reviewed on forms.eval_id = reviewed.eval_id
+    where forms.rater_type = 'llm_judge'
+        and reviewed.eval_id is null
+),
+
+form_reasons as (
+    select
+        *,
+        concat_ws(', ', {% for d in universal %}low_{{ d }}{% if not loop.last %}, {% endif %}{% endfor %}) as low_scores,
+        concat_ws(', ', {% for d in universal %}unsure_{{ d }}{% if not loop.last %}, {% endif %}{% endfor %}) as low_confidences
+    from judge_forms
+),
+
+queued_forms as (
+    select
+        record_id,
+        'eval_form' as source_format,
+        task_id
+        || '|' || coalesce(subject_model, '')
+        || '|' || coalesce(subject_version, '')
+        || '|' || coalesce(response_id, '') as item_id,
+        task_id,
+        subject_model as model_id,
+        rater_id as judge_id,
+        concat_ws(
+            '; ',
+            case when violating_hazards is not null then 'violating hazard: ' || violating_hazards end,
+            case when low_scores <> '' then 'score <= {{ var("review_score_at_or_below") }}: ' || low_scores end,
+            case when low_confidences <> '' then '{{ confidences | join("/") }} confidence: ' || low_confidences end
+        ) as reasons,
+        created_at,
+        'awaiting_review' as status,
+        prompt,
+        response,
+        record_json as judge_record_json
+    from form_reasons
+    where violating_hazards is not null or low_scores <> '' or low_confidences <> ''
+),
+
+queued_judge_records as (
+    select
+        record_id,
+        'cognibench' as source_format,
+        'cognibench|' || coalesce(task_id, '') || '|' || coalesce(model_id, '') || '|' || coalesce(response_id, '')
+            as item_id,
+        task_id,
+        model_id,
+        judge_model as judge_id,
+        coalesce(
+            nullif({{ json_string_array_join('review_reasons_json', "'; '") }}, ''),
+            case when parsing_error is not null then 'judge output could not be parsed' end,
+            'needs human review'
+        ) as reasons,
+        created_at,
+        lower(replace(human_review_status, ' ', '_')) as status,
+        cast(null as varchar) as prompt,
+        cast(null as varchar) as response,
+        record_json as judge_record_json
+    from judge_records
+    where needs_human_review
+        and coalesce(human_review_status, '') <> 'Completed'
+),
+
+unioned as (
+    select * from queued_forms
+    union all
+    select * from queued_judge_records
+)
+
+select * from unioned
