@@ -13,3 +13,10 @@
         'refusal_observed': [1, 2],
     }) }}
 {% endmacro %}
+
+
+{# The label positions of the longest declared scale, 1 .. 5: the tally columns n_1 .. n_5 of int_agreement_units
+   (a shorter scale's later tallies are 0). #}
+{% macro declared_label_positions() %}
+    {{ return(range(1, (declared_labels().values() | map('length') | max) + 1) | list) }}
+{% endmacro %}

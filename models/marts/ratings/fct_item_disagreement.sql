@@ -7,7 +7,7 @@
 -- group equals the average of item_agreement weighted by n_ratings (a singular test holds that identity).
 -- Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item (latest rating), hybrid
 -- reviews left out.
-{%- set positions = range(1, (declared_labels().values() | map('length') | max) + 1) | list %}
+{%- set positions = declared_label_positions() %}
 {%- set label_totals_squared %}{% for a in positions %}cast(total_{{ a }} as double) * total_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
 {%- set label_tallies_squared %}{% for a in positions %}cast(n_{{ a }} as double) * n_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
 with

@@ -9,7 +9,7 @@
 -- ordinal on ordinal scales and nominal on nominal ones; alpha_ordinal and alpha_interval are NULL on nominal
 -- scales, whose codes have no order.
 {%- set group_by = ['dimension', 'rater_group', 'week_start'] %}
-{%- set most_categories = declared_labels().values() | map('length') | max %}
+{%- set most_categories = declared_label_positions() | length %}
 with
 
 units as (
