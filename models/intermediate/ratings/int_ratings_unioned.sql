@@ -42,10 +42,7 @@ form_items as (
     select
         forms.*,
         'eval_form' as source_format,
-        task_id
-        || '|' || coalesce(subject_model, '')
-        || '|' || coalesce(subject_version, '')
-        || '|' || coalesce(response_id, '') as item_id,
+        {{ eval_form_item_id() }} as item_id,
         subject_model as model_id,
         case when rater_type = 'llm_judge' then rater_model end as judge_model,
         rater_training_cohort as training_cohort,
@@ -215,8 +212,7 @@ judge_items as (
     select
         record_id,
         'cognibench' as source_format,
-        'cognibench|' || coalesce(task_id, '') || '|' || coalesce(model_id, '') || '|' || coalesce(response_id, '')
-            as item_id,
+        {{ cognibench_item_id() }} as item_id,
         task_id,
         model_id,
         judge_model,

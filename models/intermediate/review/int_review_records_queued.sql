@@ -61,10 +61,7 @@ queued_forms as (
     select
         record_id,
         'eval_form' as source_format,
-        task_id
-        || '|' || coalesce(subject_model, '')
-        || '|' || coalesce(subject_version, '')
-        || '|' || coalesce(response_id, '') as item_id,
+        {{ eval_form_item_id() }} as item_id,
         task_id,
         subject_model as model_id,
         rater_id as judge_id,
@@ -87,8 +84,7 @@ queued_judge_records as (
     select
         record_id,
         'cognibench' as source_format,
-        'cognibench|' || coalesce(task_id, '') || '|' || coalesce(model_id, '') || '|' || coalesce(response_id, '')
-            as item_id,
+        {{ cognibench_item_id() }} as item_id,
         task_id,
         model_id,
         judge_model as judge_id,

@@ -79,10 +79,7 @@ least_agreed as (
 -- The rated response, as the eval forms wrote it: every form on an item carries the same task and response.
 form_items as (
     select
-        task_id
-        || '|' || coalesce(subject_model, '')
-        || '|' || coalesce(subject_version, '')
-        || '|' || coalesce(response_id, '') as item_id,
+        {{ eval_form_item_id() }} as item_id,
         min(response) as response
     from eval_forms
     group by task_id, subject_model, subject_version, response_id
