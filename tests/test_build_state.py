@@ -11,7 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from evalhouse.build import AS_OF_BUILD, built_fingerprint, plan_build, project_fingerprint
+from evalhouse.build import AS_OF_BUILD, built_fingerprint, plan_build, project_fingerprint, run_dbt
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
 from evalhouse.settings import Settings
@@ -117,3 +117,36 @@ def test_the_fingerprint_follows_the_files_that_decide_what_models_compute(tmp_p
     assert project_fingerprint() == before
     (tmp_path / "seeds" / "a.sql").write_text("select 2")
     assert project_fingerprint() != before
+
+
+def test_a_full_refresh_of_the_counted_ratings_alone_has_every_item_recounted(settings, tmp_path):
+    """int_agreement_units recounts the items int_agreement_ratings stamped after its last read (counted_in). A
+    full refresh of int_agreement_ratings on its own continues the stamps, so every item is recounted, including
+    one whose new rating reached fct_ratings while the agreement models were not built."""
+    work = working_copy(settings.db_path)
+    first = write_lines(tmp_path / "first.jsonl", [eval_form_record()])  # h-ana on the item
+    ingest(settings, [first])
+    assert build(settings).ok
+
+    def all_raters_of_the_item() -> list[tuple]:
+        with duckdb.connect(str(work), read_only=True) as con:
+            return con.execute("select distinct n_ratings from intermediate.int_agreement_units "
+                               "where rater_group = 'all'").fetchall()
+
+    def stamps(table: str) -> tuple:
+        with duckdb.connect(str(work), read_only=True) as con:
+            return con.execute(f"select min(counted_in), max(counted_in) from intermediate.{table}").fetchone()
+
+    assert all_raters_of_the_item() == [(1,)]
+    before = stamps("int_agreement_ratings")[1]
+
+    second = eval_form_record(rater={"type": "human", "id": "h-ben"})  # a second person on the same item
+    ingest(settings, [write_lines(tmp_path / "second.jsonl", [second])])
+    target = tmp_path / "target"
+    run = dict(command=("run",), target_path=target, quiet=True)  # models only: the others stay as they were
+    assert run_dbt(work, select=["+fct_ratings"], **run).ok  # the new rating, not yet counted
+    assert run_dbt(work, select=["int_agreement_ratings"], full_refresh=True, **run).ok
+    assert stamps("int_agreement_ratings") == (before + 1, before + 1)  # numbering continued, every row restamped
+    assert run_dbt(work, select=["int_agreement_units"], **run).ok
+    assert all_raters_of_the_item() == [(2,)]  # recounted: both people
+    assert stamps("int_agreement_units") == (before + 1, before + 1)

@@ -6,14 +6,23 @@
 -- rating from a batch the table has not seen, and replaces their rows (a later rating may supersede a rater's
 -- earlier one, or move nothing but add a rater). batch_id is the batch of the row's own rating; a batch whose
 -- ratings were all superseded is simply looked at again by the next build, which changes nothing. counted_in
--- numbers the builds that (re)counted the item: 1 for a full build, one more than the table's highest in each
--- incremental build, so int_agreement_units finds the items recounted since it last read this table.
+-- numbers the builds that (re)counted the item: one more than the table's highest, in incremental builds and in
+-- full refreshes alike (1 when there is no table yet), so int_agreement_units, finding rows stamped higher than
+-- any it has read, recounts those items: all of them after a full refresh of this table on its own.
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
     unique_key=['unit_id', 'dimension'],
     on_schema_change='fail',
 ) }}
+{#- The table as it stands before this build, when it has stamps: a full refresh continues its numbering. #}
+{%- set counted_before = none %}
+{%- if execute %}
+{%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
+{%- if existing is not none and 'counted_in' in (adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list) %}
+{%- set counted_before = existing %}
+{%- endif %}
+{%- endif %}
 {#- The ratings agreement counts, as a subquery where it is read rather than a CTE: DuckDB materialises a CTE read
     more than once, which copied all 3.9 million of the benchmark's ratings in every incremental build. #}
 {%- set countable %}
@@ -75,8 +84,8 @@ final as (
         latest.task_id,
         item_weeks.item_week,
         latest.batch_id,
-        {% if is_incremental() -%}
-        cast((select coalesce(max(counted_in), 0) + 1 from {{ this }}) as integer)
+        {% if counted_before is not none -%}
+        cast((select coalesce(max(counted_in), 0) + 1 from {{ counted_before }}) as integer)
         {%- else -%}
         cast(1 as integer)
         {%- endif %} as counted_in
