@@ -37,7 +37,6 @@ unseen_batches as (
 {#- The pair's columns, taken from the two ratings as they are joined (not joined back onto the pairs later, which
     read every rating again). #}
 {%- set pair_columns %}
-        judge.rating_id || '~' || people.rating_id as pair_id,
         judge.source_format,
         judge.item_id,
         judge.model_id,
@@ -71,6 +70,7 @@ unseen_batches as (
 same_item as (
     {%- for judge_side, people_side in sides %}
     select
+        judge.rating_id || '~' || people.rating_id as pair_id,
         'same_item' as pairing,
         {{- pair_columns }}
     from ({{ judge_side }}) as judge
@@ -87,6 +87,7 @@ same_item as (
 derived as (
     {%- for judge_side, people_side in sides %}
     select
+        judge.rating_id || '~' || people.rating_id as pair_id,
         'derived_from' as pairing,
         {{- pair_columns }}
     from ({{ judge_side }}) as judge
@@ -102,41 +103,6 @@ pairs as (
     select * from same_item
     union all
     select * from derived
-),
-
-final as (
-    select
-        pair_id,
-        pairing,
-        source_format,
-        item_id,
-        model_id,
-        dimension,
-        dimension_group,
-        scale,
-        agreement_level,
-        judge_id,
-        judge_model,
-        judge_version,
-        judge_rating_id,
-        judge_record_id,
-        judge_label,
-        judge_score,
-        judge_value,
-        human_rating_id,
-        human_record_id,
-        human_rater_id,
-        human_rater_type,
-        human_label,
-        human_score,
-        human_value,
-        score_difference,
-        judge_rated_at,
-        human_rated_at,
-        week_start,
-        judge_batch_id,
-        human_batch_id
-    from pairs
 )
 
-select * from final
+select * from pairs
