@@ -5,8 +5,9 @@
 -- expected-disagreement terms need only its dimension's marginals, so the agreement marts sum and join this table
 -- instead of grouping millions of ratings and pairing their values on every build.
 -- Incremental by item: recounts the (item, dimension) pairs int_agreement_ratings recounted since this table last
--- read it (its counted_in is higher than any here) and replaces their rows. A lower highest counted_in there than
--- here means int_agreement_ratings was rebuilt on its own: then every item is recounted.
+-- read it (its counted_in is higher than any here; a full refresh there numbers on, so it restamps every item) and
+-- replaces their rows. A lower highest counted_in there than here (the table dropped and built afresh) also has
+-- every item recounted.
 {{ config(
     materialized='incremental',
     incremental_strategy='delete+insert',
