@@ -1,8 +1,9 @@
 """Incremental builds give the marts a full build gives: `evalhouse build` runs only the models downstream of the
 sources that received rows, staging, the ratings and the rating facts append only new ingest batches, the
-agreement ratings recompute the items a batch touched, and the rest of what is run is recomputed, so building
-after each drop of data equals building once over all of it, row by row (floats to 1e-9: rows written in another
-order sum in another order).
+agreement ratings recompute the items a batch touched, the trials add to or renumber only the (eval, model,
+sample) groups that new records reach, and the rest of what is run is recomputed, so building after each drop of
+data equals building once over all of it, row by row (floats to 1e-9: rows written in another order sum in
+another order).
 
 Both warehouses receive the files in the same order: which copy of a duplicated record is accepted depends on
 arrival order (first seen wins, the demo's malformed file repeats a W46 form), and that is ingest's rule, not the
@@ -10,6 +11,7 @@ build's."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 from pathlib import Path
@@ -40,19 +42,44 @@ def _rerated(week_file: Path, out: Path) -> Path:
     return out
 
 
+def _runs(demo_dir: Path) -> dict[str, list[tuple[Path, Path]]]:
+    """{eval and model: [(instance file, its aggregate file), ...] oldest first} of the demo's Every Eval Ever runs.
+    An aggregate names its run by evaluation_id or, where the demo makes the ids disagree, by the file's checksum."""
+    aggregates = {}
+    for path in demo_dir.glob("eee/aggregates/*.json"):
+        record = json.loads(path.read_text())
+        aggregates[record["evaluation_id"]] = aggregates[record["detailed_evaluation_results"]["checksum"]] = path
+    runs: dict[str, list[tuple[Path, Path]]] = {}
+    for instances in sorted(demo_dir.glob("eee/instances/*.jsonl"), key=lambda p: int(p.stem.rsplit("_", 1)[1])):
+        evaluation_id = json.loads(instances.open().readline())["evaluation_id"]
+        aggregate = aggregates.get(evaluation_id) or aggregates[hashlib.sha256(instances.read_bytes()).hexdigest()]
+        runs.setdefault(instances.stem.rsplit("_", 1)[0], []).append((instances, aggregate))
+    return runs
+
+
 def test_building_after_each_drop_equals_one_full_build(demo_dir, tmp_path):
     weeks = sorted(demo_dir.glob("eval_forms/*.jsonl"))
     late = _rerated(weeks[1], tmp_path / "eval_forms_rerated.jsonl")
-    later = [*weeks[-2:], late]
+    runs = _runs(demo_dir)
+    newest = [file for series in runs.values() for file in series[-1]]  # each series' last run: trials appended
+    relinked = [aggregate for name, series in runs.items() if name.startswith("gsm8k")
+                for _, aggregate in series[-2:-1]]  # their runs are loaded first, unlinked
+    oldest = [file for name, series in runs.items() if name.startswith("mmlu") for file in series[0]]
+    drops = [
+        [weeks[-2], *newest],  # a week of forms, and the last week's runs with their aggregates
+        [weeks[-1], *relinked],  # the runs loaded without these are linked late
+        [late, *oldest, *sorted(demo_dir.glob("cognibench/*.jsonl"))[-1:]],  # old runs and re-ratings arrive late
+    ]
+    later = [path for drop in drops for path in drop]
     first = [p for p in demo_dir.rglob("*") if p.is_file() and p not in later]
 
     incremental = Warehouse(tmp_path / "incremental.duckdb")
     incremental.ingest(*first)
     assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
-    for drop in later:  # two more weeks of eval forms arrive, then the late re-ratings, a build after each ...
-        incremental.ingest(drop)
+    for drop in drops:
+        incremental.ingest(*drop)
         assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
-    # ... each building only what depends on the eval forms and the ingest's own tables; then nothing new at all
+    # ... each building only what depends on the sources that received rows; then nothing new at all
     assert plan_build(incremental.path, project_fingerprint()).select == (AS_OF_BUILD,)
     assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
 
@@ -73,3 +100,13 @@ def test_building_after_each_drop_equals_one_full_build(demo_dir, tmp_path):
         where r.source_path like '%rerated%' and a.value = r.value and a.item_week < date '2026-11-16'
     """
     assert incremental.scalar(superseded) == full.scalar(superseded) > 100
+    # the trials that arrived late hold the places a full build gives them: the oldest runs come first in their
+    # groups, and the runs linked late carry their aggregate's time
+    oldest_first = f"""
+        select count(*) from marts.fct_trials
+        where trial_index = 1 and source_path in ({", ".join(f"'{p}'" for p in map(str, oldest[::2]))})
+    """
+    assert incremental.scalar(oldest_first) == full.scalar(oldest_first) > 0
+    linked_late = "select count(*) from marts.fct_trials where evaluated_at_source = 'aggregate'"
+    assert incremental.scalar(linked_late) == full.scalar(linked_late) == incremental.scalar(
+        "select count(*) from marts.fct_trials where source_format = 'eee_instance'")

@@ -3,11 +3,32 @@
 -- epoch) and lm-evaluation-harness samples lines (one trial per doc and filter). trial_index numbers the
 -- attempts of one model on one sample of one eval (1, 2, ... in time order): the trials pass@k counts.
 -- Eval names are made canonical through the seed evaluation_aliases (source_evaluation_name keeps the original).
+--
+-- Incremental by trial group (evaluation_name, model_id, sample_id): a build recomputes, from all of their
+-- sources' rows, the groups whose trials may have changed, and replaces them whole (strategy replace_groups,
+-- macros/incremental_groups.sql), since one new trial can renumber its group's trial_index. A group changed when
+--   an instance record is new (its record id is not a trial yet),
+--   an instance run's link changed (a new aggregate record names it: its run_id and evaluated_at move), or
+--   a trial of the other sources differs from the one stored (they are small: compared column by column; a
+--   rewritten Inspect log replaces its samples' records).
+-- A changed project makes `evalhouse build` rebuild it in full (the alias and label seeds are part of the project).
+{{ config(
+    materialized='incremental',
+    incremental_strategy='replace_groups',
+    unique_key=['evaluation_name', 'model_id', 'sample_id'],
+    row_key='trial_id',
+    on_schema_change='fail',
+) }}
+{%- set group_keys = ['evaluation_name', 'model_id', 'sample_id'] %}
+{%- set other_formats = "('cognibench', 'inspect_sample', 'lm_eval_sample')" %}
+{%- set compared = [
+    'trial_id', 'source_format', 'run_id', 'evaluation_id', 'evaluation_name', 'source_evaluation_name', 'model_id',
+    'sample_id', 'trial_number', 'score', 'is_correct', 'input_tokens', 'output_tokens', 'latency_ms',
+    'evaluated_at', 'evaluated_at_source', 'interaction_type', 'input_text', 'reference_text', 'output_text',
+    'metadata_suite_id', 'metadata_metric_id', 'metadata_rubric_id', 'source_path', 'source_line',
+] %}
+{%- set link_columns = 'source_path, evaluation_id, model_id, run_id, evaluated_at, evaluated_at_source' %}
 with
-
-instances as (
-    select * from {{ ref('stg_every_eval_ever__instances') }}
-),
 
 links as (
     select * from {{ ref('int_instance_files_linked') }}
@@ -31,43 +52,6 @@ aliases as (
 
 aggregate_labels as (
     select label, score_value from {{ ref('score_label_map') }} where scale = 'cognibench_aggregate'
-),
-
-instance_trials as (
-    select
-        instances.record_id as trial_id,
-        'eee_instance' as source_format,
-        links.run_id,
-        instances.evaluation_id,
-        -- One name per eval: producers name the same eval differently (the seed evaluation_aliases says how).
-        coalesce(aliases.evaluation_name, instances.evaluation_name) as evaluation_name,
-        instances.evaluation_name as source_evaluation_name,
-        instances.model_id,
-        instances.sample_id,
-        instances.trial_number,
-        instances.score,
-        instances.is_correct,
-        instances.input_tokens,
-        instances.output_tokens,
-        instances.latency_ms,
-        links.evaluated_at,
-        links.evaluated_at_source,
-        instances.interaction_type,
-        instances.input_raw as input_text,
-        instances.input_reference as reference_text,
-        instances.output_text,
-        instances.metadata_suite_id,
-        instances.metadata_metric_id,
-        instances.metadata_rubric_id,
-        instances.source_path,
-        instances.source_line
-    from instances
-    left join links
-        on instances.source_path = links.source_path
-        and instances.file_sha256 = links.file_sha256
-        and instances.evaluation_id = links.evaluation_id
-        and instances.model_id = links.model_id
-    left join aliases on instances.evaluation_name = aliases.alias
 ),
 
 judge_trials as (
@@ -170,9 +154,7 @@ lm_eval_trials as (
     left join aliases on lm_eval_samples.evaluation_name = aliases.alias
 ),
 
-unioned as (
-    select * from instance_trials
-    union all
+other_trials as (
     select * from judge_trials
     union all
     select * from inspect_trials
@@ -180,15 +162,189 @@ unioned as (
     select * from lm_eval_trials
 ),
 
+{% if is_incremental() %}
+fresh_instances as (
+    -- instance records that are not trials yet: their group, and when their run was evaluated
+    select
+        fresh.record_id,
+        coalesce(aliases.evaluation_name, fresh.evaluation_name) as evaluation_name,
+        fresh.model_id,
+        fresh.sample_id,
+        links.evaluated_at
+    from {{ ref('stg_every_eval_ever__instances') }} as fresh
+    left join aliases on fresh.evaluation_name = aliases.alias
+    left join links
+        on fresh.source_path = links.source_path
+        and fresh.file_sha256 = links.file_sha256
+        and fresh.evaluation_id = links.evaluation_id
+        and fresh.model_id = links.model_id
+    where fresh.record_id in (
+        select record_id from {{ ref('stg_every_eval_ever__instances') }}
+        except
+        select trial_id from {{ this }} where source_format = 'eee_instance'
+    )
+),
+
+stored_groups as (
+    -- what the table holds of the groups that receive fresh records
+    select evaluation_name, model_id, sample_id, count(*) as n_trials, max(evaluated_at) as last_evaluated_at
+    from {{ this }} as stored
+    where exists (
+        select 1 from fresh_instances
+        where fresh_instances.evaluation_name = stored.evaluation_name
+            and fresh_instances.model_id = stored.model_id
+            and fresh_instances.sample_id = stored.sample_id
+    )
+    group by evaluation_name, model_id, sample_id
+),
+
+renumbered_groups as (
+    -- fresh records evaluated no later than the group's last stored trial: they may sort before it
+    select fresh_instances.evaluation_name, fresh_instances.model_id, fresh_instances.sample_id
+    from fresh_instances
+    inner join stored_groups
+        on fresh_instances.evaluation_name = stored_groups.evaluation_name
+        and fresh_instances.model_id = stored_groups.model_id
+        and fresh_instances.sample_id = stored_groups.sample_id
+    where not coalesce(fresh_instances.evaluated_at > stored_groups.last_evaluated_at, false)
+
+    union
+
+    -- instance runs linked otherwise than when their trials were stored
+    select stored.evaluation_name, stored.model_id, stored.sample_id
+    from {{ this }} as stored
+    inner join (
+        (select distinct {{ link_columns }} from links
+         except
+         select distinct {{ link_columns }} from {{ this }} where source_format = 'eee_instance')
+        union
+        (select distinct {{ link_columns }} from {{ this }} where source_format = 'eee_instance'
+         except
+         select distinct {{ link_columns }} from links)
+    ) as relinked
+        on stored.source_path = relinked.source_path
+        and stored.evaluation_id is not distinct from relinked.evaluation_id
+        and stored.model_id is not distinct from relinked.model_id
+    where stored.source_format = 'eee_instance'
+
+    union
+
+    -- trials of the other sources that are new, gone or changed
+    select evaluation_name, model_id, sample_id
+    from (
+        (select {{ compared | join(', ') }} from other_trials
+         except
+         select {{ compared | join(', ') }} from {{ this }} where source_format in {{ other_formats }})
+        union all
+        (select {{ compared | join(', ') }} from {{ this }} where source_format in {{ other_formats }}
+         except
+         select {{ compared | join(', ') }} from other_trials)
+    ) as differing
+),
+
+appended_groups as (
+    -- groups whose fresh records all come after every stored trial: numbered on from the stored count
+    select stored_groups.evaluation_name, stored_groups.model_id, stored_groups.sample_id, stored_groups.n_trials
+    from stored_groups
+    where not exists (
+        select 1 from renumbered_groups
+        where renumbered_groups.evaluation_name = stored_groups.evaluation_name
+            and renumbered_groups.model_id = stored_groups.model_id
+            and renumbered_groups.sample_id = stored_groups.sample_id
+    )
+),
+
+{% endif %}
+instances as (
+    select * from {{ ref('stg_every_eval_ever__instances') }}
+    {% if is_incremental() %}
+    -- the fresh records, and every record of a renumbered group, found on the key columns before any text is read
+    where record_id in (
+        select record_id from fresh_instances
+        union
+        select keyed.record_id
+        from {{ ref('stg_every_eval_ever__instances') }} as keyed
+        left join aliases on keyed.evaluation_name = aliases.alias
+        inner join renumbered_groups
+            on coalesce(aliases.evaluation_name, keyed.evaluation_name) = renumbered_groups.evaluation_name
+            and keyed.model_id = renumbered_groups.model_id
+            and keyed.sample_id = renumbered_groups.sample_id
+    )
+    {% endif %}
+),
+
+instance_trials as (
+    select
+        instances.record_id as trial_id,
+        'eee_instance' as source_format,
+        links.run_id,
+        instances.evaluation_id,
+        -- One name per eval: producers name the same eval differently (the seed evaluation_aliases says how).
+        coalesce(aliases.evaluation_name, instances.evaluation_name) as evaluation_name,
+        instances.evaluation_name as source_evaluation_name,
+        instances.model_id,
+        instances.sample_id,
+        instances.trial_number,
+        instances.score,
+        instances.is_correct,
+        instances.input_tokens,
+        instances.output_tokens,
+        instances.latency_ms,
+        links.evaluated_at,
+        links.evaluated_at_source,
+        instances.interaction_type,
+        instances.input_raw as input_text,
+        instances.input_reference as reference_text,
+        instances.output_text,
+        instances.metadata_suite_id,
+        instances.metadata_metric_id,
+        instances.metadata_rubric_id,
+        instances.source_path,
+        instances.source_line
+    from instances
+    left join links
+        on instances.source_path = links.source_path
+        and instances.file_sha256 = links.file_sha256
+        and instances.evaluation_id = links.evaluation_id
+        and instances.model_id = links.model_id
+    left join aliases on instances.evaluation_name = aliases.alias
+),
+
+unioned as (
+    select * from instance_trials
+    union all
+    select * from other_trials
+    {% if is_incremental() %}
+    where exists (
+        select 1 from renumbered_groups
+        where renumbered_groups.evaluation_name = other_trials.evaluation_name
+            and renumbered_groups.model_id = other_trials.model_id
+            and renumbered_groups.sample_id = other_trials.sample_id
+    )
+    {% endif %}
+),
+
 final as (
     select
-        *,
+        unioned.*,
         row_number() over (
-            partition by evaluation_name, model_id, sample_id
-            order by evaluated_at, run_id, trial_number, source_path, source_line
-        ) as trial_index,
-        {{ week_start('evaluated_at') }} as week_start
+            partition by unioned.evaluation_name, unioned.model_id, unioned.sample_id
+            -- trial_id last: two loads of one path (a file changed and loaded again) can share every other key
+            order by unioned.evaluated_at, unioned.run_id, unioned.trial_number, unioned.source_path,
+                unioned.source_line, unioned.trial_id
+        ) {% if is_incremental() %}+ coalesce(appended_groups.n_trials, 0){% endif %} as trial_index,
+        {{ week_start('unioned.evaluated_at') }} as week_start
     from unioned
+    {% if is_incremental() %}
+    left join appended_groups
+        on unioned.evaluation_name = appended_groups.evaluation_name
+        and unioned.model_id = appended_groups.model_id
+        and unioned.sample_id = appended_groups.sample_id
+    {% endif %}
 )
 
 select * from final
+{% if is_incremental() %}
+union all
+{{ group_tombstones(this, group_keys, 'renumbered_groups') }}
+{% endif %}

@@ -1,5 +1,7 @@
 -- One row per trial: one scored attempt of one model on one sample of one eval, from every source, with the
--- file and line it came from.
+-- file and line it came from. A view: the same rows as int_trials_unioned, without the inputs and references
+-- (dim_samples holds those once per sample).
+{{ config(materialized='view') }}
 with
 
 trials as (
