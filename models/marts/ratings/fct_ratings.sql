@@ -1,14 +1,11 @@
 -- One row per rating of one item on one dimension by one rater, from eval forms and CogniBench, with the number
--- it maps to, the rater and the gold target when the item is a calibration item. Appended to by ingest batch, as
--- int_ratings_unioned is.
-{{ config(materialized='incremental', incremental_strategy='append', on_schema_change='fail') }}
+-- it maps to, the rater and the gold target when the item is a calibration item. A view: int_ratings_unioned's
+-- rows (appended to by ingest batch), with the rater's group.
+{{ config(materialized='view') }}
 with
 
 ratings as (
     select * from {{ ref('int_ratings_unioned') }}
-    {% if is_incremental() %}
-    where {{ unread_batches(ref('int_ratings_unioned')) }}
-    {% endif %}
 ),
 
 final as (
