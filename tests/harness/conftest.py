@@ -30,12 +30,12 @@ def nan_score_log(out: Path) -> Path:
     )
 
 
-def rewritten_log(out: Path, *, finished: bool) -> Path:
+def rewritten_log(out: Path, *, finished: bool, model: str = REWRITTEN_MODEL) -> Path:
     """log_streaming.eval under another model: while running (the header Inspect writes first and two samples) or
     finished (every member), written at the same path."""
     renamed = rewrite(INSPECT / "log_streaming.eval", out.with_suffix(".tmp"),
-                      header_json=(b"azureai/Meta-Llama-3-1-405B-Instruct-jqf", REWRITTEN_MODEL.encode()),
-                      _journal__start_json=(b"azureai/Meta-Llama-3-1-405B-Instruct-jqf", REWRITTEN_MODEL.encode()))
+                      header_json=(b"azureai/Meta-Llama-3-1-405B-Instruct-jqf", model.encode()),
+                      _journal__start_json=(b"azureai/Meta-Llama-3-1-405B-Instruct-jqf", model.encode()))
     members = members_of(renamed)
     renamed.unlink()
     if not finished:
