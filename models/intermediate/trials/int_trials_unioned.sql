@@ -4,10 +4,12 @@
 -- attempts of one model on one sample of one eval (1, 2, ... in time order): the trials pass@k counts.
 -- Eval names are made canonical through the seed evaluation_aliases (source_evaluation_name keeps the original).
 --
--- Incremental by trial group (evaluation_name, model_id, sample_id): a build recomputes, from all of their
--- sources' rows, the groups whose trials may have changed, and replaces them whole (strategy replace_groups,
--- macros/incremental_groups.sql), since one new trial can renumber its group's trial_index. A group changed when
---   an instance record is new (its record id is not a trial yet),
+-- Incremental by trial group (evaluation_name, model_id, sample_id), since one new trial can renumber its group's
+-- trial_index. New instance records (record ids that are not trials yet) evaluated after their group's last
+-- stored trial are added, numbered on from the group's count: the common case, new runs being newer. A group is
+-- recomputed whole, from all of its sources' rows, and replaced (strategy replace_groups,
+-- macros/incremental_groups.sql: a tombstone row marks each replaced group, so one left with no rows is emptied) when
+--   a new instance record is evaluated no later than the group's last stored trial (an old run arriving late),
 --   an instance run's link changed (a new aggregate record names it: its run_id and evaluated_at move), or
 --   a trial of the other sources differs from the one stored (they are small: compared column by column; a
 --   rewritten Inspect log replaces its samples' records).
