@@ -21,7 +21,8 @@ alerts as (
     where is_drift_alert
 ),
 
--- As in fct_judge_drift: per item, the judge's score against the mean of the people who rated it.
+-- As in fct_judge_drift: per item, the judge's score against the mean of the people who rated it; only in the
+-- weeks that alert (the pairs of the others are never read).
 item_gaps as (
     select
         judge_id,
@@ -36,6 +37,12 @@ item_gaps as (
     from rating_pairs
     where judge_score is not null
         and human_score is not null
+        and exists (
+            select 1 from alerts
+            where alerts.judge_id = rating_pairs.judge_id
+                and alerts.dimension = rating_pairs.dimension
+                and alerts.week_start = rating_pairs.week_start
+        )
     group by judge_id, dimension, week_start, item_id
 ),
 
