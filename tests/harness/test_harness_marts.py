@@ -13,7 +13,7 @@ from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
 from ingest.pipeline import ingest_paths
 from tests.conftest import Warehouse
-from tests.harness.conftest import INSPECT, LM_EVAL, NAN_MODEL, REWRITTEN_MODEL, TRIAL_MARTS, rewritten_log
+from tests.harness.conftest import INSPECT, LM_EVAL, NAN_MODEL, REWRITTEN_MODEL, rewritten_log
 
 STREAMING_MODEL = "azureai/Meta-Llama-3-1-405B-Instruct-jqf"
 MATH_MODEL = "RylanSchaeffer/mem_Qwen3-93M_minerva_math_rep_0_sbst_1.0000_epch_1_ot_1"
@@ -116,6 +116,9 @@ def test_a_log_ingested_while_running_and_again_finished_counts_once(harness_war
     assert reported == [(0.75,)]
 
 
+TRIALS_ONLY = ("build", "--select", "+fct_trials", "--indirect-selection", "cautious")  # int_trials_unioned: enough
+
+
 @pytest.mark.slow
 def test_trials_built_after_each_ingest_equal_one_full_build_when_a_rewritten_log_renames_its_model(tmp_path):
     """int_trials_unioned is incremental by (eval, model, sample) group: a log rewritten at the same path under
@@ -126,15 +129,15 @@ def test_trials_built_after_each_ingest_equal_one_full_build_when_a_rewritten_lo
     rewritten_log(log, finished=False, model="test/named-otherwise-while-running")
     for db in (incremental, full):
         ingest_paths([str(log)], db)
-    assert run_dbt(incremental, ("build", *TRIAL_MARTS), target_path=tmp_path / "t1", quiet=True).ok
+    assert run_dbt(incremental, TRIALS_ONLY, target_path=tmp_path / "t1", quiet=True).ok
     stale = "select count(*) from marts.fct_trials where model_id = 'test/named-otherwise-while-running'"
     assert Warehouse(incremental).scalar(stale) == 2
 
     rewritten_log(log, finished=True)
     for db in (incremental, full):
         ingest_paths([str(log), str(INSPECT / "log_streaming.eval")], db)
-    assert run_dbt(incremental, ("build", *TRIAL_MARTS), target_path=tmp_path / "t1", quiet=True).ok
-    assert run_dbt(full, ("build", *TRIAL_MARTS), target_path=tmp_path / "t2", quiet=True).ok
+    assert run_dbt(incremental, TRIALS_ONLY, target_path=tmp_path / "t1", quiet=True).ok
+    assert run_dbt(full, TRIALS_ONLY, target_path=tmp_path / "t2", quiet=True).ok
 
     assert mart_differences(full, incremental) == []
     assert Warehouse(incremental).scalar(stale) == 0
