@@ -41,3 +41,9 @@
     {%- endfor %}
     from {{ groups }}
 {%- endmacro %}
+
+
+{# keys_equal(left, right, keys): `left.k = right.k and ...` for each column k of `keys`, a join on a composite key. #}
+{% macro keys_equal(left, right, keys) -%}
+    {%- for key in keys %}{{ left }}.{{ key }} = {{ right }}.{{ key }}{{ ' and ' if not loop.last }}{% endfor -%}
+{%- endmacro %}

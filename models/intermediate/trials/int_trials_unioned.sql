@@ -30,6 +30,7 @@
     'metadata_suite_id', 'metadata_metric_id', 'metadata_rubric_id', 'source_path', 'source_line',
 ] %}
 {%- set link_columns = 'source_path, evaluation_id, model_id, run_id, evaluated_at, evaluated_at_source' %}
+{%- set run_keys = ['source_path', 'file_sha256', 'evaluation_id', 'model_id'] %}
 with
 
 links as (
@@ -175,11 +176,7 @@ fresh_instances as (
         links.evaluated_at
     from {{ ref('stg_every_eval_ever__instances') }} as fresh
     left join aliases on fresh.evaluation_name = aliases.alias
-    left join links
-        on fresh.source_path = links.source_path
-        and fresh.file_sha256 = links.file_sha256
-        and fresh.evaluation_id = links.evaluation_id
-        and fresh.model_id = links.model_id
+    left join links on {{ keys_equal('fresh', 'links', run_keys) }}
     where fresh.record_id in (
         select record_id from {{ ref('stg_every_eval_ever__instances') }}
         except
@@ -191,12 +188,7 @@ stored_groups as (
     -- what the table holds of the groups that receive fresh records
     select evaluation_name, model_id, sample_id, count(*) as n_trials, max(evaluated_at) as last_evaluated_at
     from {{ this }} as stored
-    where exists (
-        select 1 from fresh_instances
-        where fresh_instances.evaluation_name = stored.evaluation_name
-            and fresh_instances.model_id = stored.model_id
-            and fresh_instances.sample_id = stored.sample_id
-    )
+    where exists (select 1 from fresh_instances where {{ keys_equal('fresh_instances', 'stored', group_keys) }})
     group by evaluation_name, model_id, sample_id
 ),
 
@@ -204,10 +196,7 @@ renumbered_groups as (
     -- fresh records evaluated no later than the group's last stored trial: they may sort before it
     select fresh_instances.evaluation_name, fresh_instances.model_id, fresh_instances.sample_id
     from fresh_instances
-    inner join stored_groups
-        on fresh_instances.evaluation_name = stored_groups.evaluation_name
-        and fresh_instances.model_id = stored_groups.model_id
-        and fresh_instances.sample_id = stored_groups.sample_id
+    inner join stored_groups on {{ keys_equal('fresh_instances', 'stored_groups', group_keys) }}
     where not coalesce(fresh_instances.evaluated_at > stored_groups.last_evaluated_at, false)
 
     union
@@ -249,10 +238,7 @@ appended_groups as (
     select stored_groups.evaluation_name, stored_groups.model_id, stored_groups.sample_id, stored_groups.n_trials
     from stored_groups
     where not exists (
-        select 1 from renumbered_groups
-        where renumbered_groups.evaluation_name = stored_groups.evaluation_name
-            and renumbered_groups.model_id = stored_groups.model_id
-            and renumbered_groups.sample_id = stored_groups.sample_id
+        select 1 from renumbered_groups where {{ keys_equal('renumbered_groups', 'stored_groups', group_keys) }}
     )
 ),
 
@@ -304,11 +290,7 @@ instance_trials as (
         instances.source_path,
         instances.source_line
     from instances
-    left join links
-        on instances.source_path = links.source_path
-        and instances.file_sha256 = links.file_sha256
-        and instances.evaluation_id = links.evaluation_id
-        and instances.model_id = links.model_id
+    left join links on {{ keys_equal('instances', 'links', run_keys) }}
     left join aliases on instances.evaluation_name = aliases.alias
 ),
 
@@ -318,10 +300,7 @@ unioned as (
     select * from other_trials
     {% if is_incremental() %}
     where exists (
-        select 1 from renumbered_groups
-        where renumbered_groups.evaluation_name = other_trials.evaluation_name
-            and renumbered_groups.model_id = other_trials.model_id
-            and renumbered_groups.sample_id = other_trials.sample_id
+        select 1 from renumbered_groups where {{ keys_equal('renumbered_groups', 'other_trials', group_keys) }}
     )
     {% endif %}
 ),
@@ -338,10 +317,7 @@ final as (
         {{ week_start('unioned.evaluated_at') }} as week_start
     from unioned
     {% if is_incremental() %}
-    left join appended_groups
-        on unioned.evaluation_name = appended_groups.evaluation_name
-        and unioned.model_id = appended_groups.model_id
-        and unioned.sample_id = appended_groups.sample_id
+    left join appended_groups on {{ keys_equal('unioned', 'appended_groups', group_keys) }}
     {% endif %}
 )
 
