@@ -118,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     _check(agreement, "agreement")
     result = json.loads(agreement.output.strip().splitlines()[-1])
     record("alpha (ordinal) in SQL, 1,000,000 ratings in 200 groups", f"{result['sql_seconds']:.2f} s",
-           f"krippendorff.alpha per group: {result['package_seconds']:.2f} s; "
+           f"best of 3; krippendorff.alpha per group: {result['package_seconds']:.2f} s; "
            f"max difference {result['max_difference']:.1e}")
 
     # 6: every dashboard page's queries on the large warehouse.
@@ -207,16 +207,19 @@ compiled = dbtRunner().invoke([
     '--inline', "{{ krippendorff_alpha('bench_ratings', ['group_id'], level='ordinal') }}",
 ]).result.results[0].node.compiled_code
 con = duckdb.connect(path, read_only=True)
-started = time.perf_counter()
-sql = dict(con.execute(f'select group_id, alpha from ({compiled})').fetchall())
-sql_seconds = time.perf_counter() - started
 frame = con.execute('select group_id, rater_id, unit_id, value from bench_ratings').df()
-started = time.perf_counter()
-package = {}
-for group_id, group in frame.groupby('group_id'):
-    matrix = group.pivot(index='rater_id', columns='unit_id', values='value').to_numpy(dtype=float)
-    package[group_id] = krippendorff.alpha(reliability_data=matrix, level_of_measurement='ordinal')
-package_seconds = time.perf_counter() - started
+# Best of three for each side, as for the page queries: one cold or interrupted run measures the machine.
+sql_seconds = package_seconds = float('inf')
+for _ in range(3):
+    started = time.perf_counter()
+    sql = dict(con.execute(f'select group_id, alpha from ({compiled})').fetchall())
+    sql_seconds = min(sql_seconds, time.perf_counter() - started)
+    started = time.perf_counter()
+    package = {}
+    for group_id, group in frame.groupby('group_id'):
+        matrix = group.pivot(index='rater_id', columns='unit_id', values='value').to_numpy(dtype=float)
+        package[group_id] = krippendorff.alpha(reliability_data=matrix, level_of_measurement='ordinal')
+    package_seconds = min(package_seconds, time.perf_counter() - started)
 difference = max(abs(sql[g] - package[g]) for g in package)
 print(json.dumps({'sql_seconds': sql_seconds, 'package_seconds': package_seconds, 'max_difference': difference,
                   'groups': len(sql)}))
