@@ -23,12 +23,11 @@
 ) }}
 {%- set group_keys = ['evaluation_name', 'model_id', 'sample_id'] %}
 {%- set other_formats = "('cognibench', 'inspect_sample', 'lm_eval_sample')" %}
-{%- set compared = [
-    'trial_id', 'source_format', 'run_id', 'evaluation_id', 'evaluation_name', 'source_evaluation_name', 'model_id',
-    'sample_id', 'trial_number', 'score', 'is_correct', 'input_tokens', 'output_tokens', 'latency_ms',
-    'evaluated_at', 'evaluated_at_source', 'interaction_type', 'input_text', 'reference_text', 'output_text',
-    'metadata_suite_id', 'metadata_metric_id', 'metadata_rubric_id', 'source_path', 'source_line',
-] %}
+{%- if is_incremental() %}
+{#- what a stored trial of the other sources is compared on: every column but the two derived in `final` #}
+{%- set compared = adapter.get_columns_in_relation(this) | map(attribute='name')
+    | reject('in', ['trial_index', 'week_start']) | list %}
+{%- endif %}
 {%- set link_columns = 'source_path, evaluation_id, model_id, run_id, evaluated_at, evaluated_at_source' %}
 {%- set run_keys = ['source_path', 'file_sha256', 'evaluation_id', 'model_id'] %}
 with
