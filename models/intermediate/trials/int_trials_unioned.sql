@@ -22,7 +22,6 @@
     on_schema_change='fail',
 ) }}
 {%- set group_keys = ['evaluation_name', 'model_id', 'sample_id'] %}
-{%- set other_formats = "('cognibench', 'inspect_sample', 'lm_eval_sample')" %}
 {%- if is_incremental() %}
 {#- what a stored trial of the other sources is compared on: every column but the two derived in `final` #}
 {%- set compared = adapter.get_columns_in_relation(this) | map(attribute='name')
@@ -224,9 +223,9 @@ renumbered_groups as (
     from (
         (select {{ compared | join(', ') }} from other_trials
          except
-         select {{ compared | join(', ') }} from {{ this }} where source_format in {{ other_formats }})
+         select {{ compared | join(', ') }} from {{ this }} where source_format <> 'eee_instance')
         union all
-        (select {{ compared | join(', ') }} from {{ this }} where source_format in {{ other_formats }}
+        (select {{ compared | join(', ') }} from {{ this }} where source_format <> 'eee_instance'
          except
          select {{ compared | join(', ') }} from other_trials)
     ) as differing
