@@ -142,7 +142,9 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
         args += ["--target-path", str(target_path)]
     if quiet:
         args += ["--quiet"]
-    with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str((target_path or PROJECT_ROOT / "target") / "logs")):
+    # dbt itself reads DBT_TARGET_PATH when no --target-path is given (the tests give each session its own).
+    target_dir = target_path or Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+    with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str(target_dir / "logs")):
         result = dbtRunner().invoke(args)
     failures: list[str] = []
     n_nodes = 0

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import uuid
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -133,6 +134,22 @@ class Warehouse:
 @pytest.fixture
 def warehouse(tmp_path: Path) -> Warehouse:
     return Warehouse(tmp_path / "warehouse.duckdb")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
+    """dbt's files (manifest, partial parse, logs) for the builds a test starts without a target path, as
+    `evalhouse build` does: in this session's temporary directory, not the project's target/. `make test` runs
+    the tests in parallel workers (pytest-xdist), each a session of its own, and two builds writing one
+    target/ at once could read each other's half-written partial parse."""
+    target = tmp_path_factory.mktemp("dbt_target")
+    saved = os.environ.get("DBT_TARGET_PATH")
+    os.environ["DBT_TARGET_PATH"] = str(target)  # inherited by the build processes the tests start
+    yield target
+    if saved is None:
+        os.environ.pop("DBT_TARGET_PATH", None)
+    else:
+        os.environ["DBT_TARGET_PATH"] = saved
 
 
 # -- built warehouses, shared by the tests that read marts ------------------------------------------------------
