@@ -54,15 +54,16 @@ def main(argv: list[str] | None = None) -> int:
            f"{data.n_instances:,} records, {size_mb:,.0f} MB in {ceiling.seconds:.1f} s; "
            f"{_cpu(ceiling, data.n_instances)}")
 
-    # The floor under that ratio: what any ingester that keeps every record whole, with its checksum (nothing
-    # lost; a second run adds nothing), must do at least, done by DuckDB alone, without parsing or validating.
+    # The floor under that ratio: the least any validating ingester that keeps every record whole, with its
+    # checksum (nothing lost; a second run adds nothing), must do, done by DuckDB alone: keep the line, hash it,
+    # parse it (json_valid, which builds nothing), and validate nothing.
     kept = measure.python(_LINES_KEPT % (str(run / "lines.duckdb"), str(data.instances)))
     _check(kept, "lines kept")
     (run / "lines.duckdb").unlink()
     kept_rate = data.n_instances / kept.seconds
-    record("DuckDB keeping each line's text and sha256, no parsing", f"{kept_rate:,.0f} records/s",
-           f"ratio to the ceiling {kept_rate / ceiling_rate:.2f}: the least a native ingester that stores records "
-           f"whole and checksummed does; {_cpu(kept, data.n_instances)}")
+    record("DuckDB keeping each line's text and sha256 and parsing it, no validation", f"{kept_rate:,.0f} records/s",
+           f"ratio to the ceiling {kept_rate / ceiling_rate:.2f}: the least a native validating ingester that stores "
+           f"records whole and checksummed does; {_cpu(kept, data.n_instances)}")
 
     ingest = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", str(data.instances))
     _check(ingest, "ingest")
@@ -180,7 +181,7 @@ con = duckdb.connect(%r)
 con.execute("set preserve_insertion_order = false")  # as the ingester loads
 con.execute('''
     create table lines as
-    select line, sha256(line) as record_sha256
+    select line, sha256(line) as record_sha256, json_valid(line) as parses
     from read_csv(%r, columns = {'line': 'VARCHAR'}, delim = chr(1), quote = '', escape = '', header = false,
                   auto_detect = false, new_line = '\\\\n', max_line_size = 100000000)
 ''')
