@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import copy
 import json
-import os
 import uuid
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -143,13 +142,9 @@ def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
     the tests in parallel workers (pytest-xdist), each a session of its own, and two builds writing one
     target/ at once could read each other's half-written partial parse."""
     target = tmp_path_factory.mktemp("dbt_target")
-    saved = os.environ.get("DBT_TARGET_PATH")
-    os.environ["DBT_TARGET_PATH"] = str(target)  # inherited by the build processes the tests start
-    yield target
-    if saved is None:
-        os.environ.pop("DBT_TARGET_PATH", None)
-    else:
-        os.environ["DBT_TARGET_PATH"] = saved
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("DBT_TARGET_PATH", str(target))  # inherited by the build processes the tests start
+        yield target
 
 
 # -- built warehouses, shared by the tests that read marts ------------------------------------------------------
