@@ -150,3 +150,69 @@ def test_a_full_refresh_of_the_counted_ratings_alone_has_every_item_recounted(se
     assert run_dbt(work, select=["int_agreement_units"], **run).ok
     assert all_raters_of_the_item() == [(2,)]  # recounted: both people
     assert stamps("int_agreement_units") == (before + 1, before + 1)
+
+
+
+def _failed_tests(result) -> list[str]:
+    """The names of the data tests that failed (dbt's unique ids without the project and hash)."""
+    return [failure.split(":")[0].split(".")[2] for failure in result.failures if failure.startswith("test.")]
+
+
+def _form(response_id: str, rater_id: str) -> dict:
+    """An eval form by a person on the fixture's task, for the response `response_id` (each response an item)."""
+    record = eval_form_record(rater={"type": "human", "id": rater_id})
+    record["task"] = {**record["task"], "response_id": response_id}
+    return record
+
+
+def test_a_uniqueness_test_scoped_to_new_batches_checks_them_until_a_build_passes(settings, tmp_path):
+    """stg_every_eval_ever__instances' record_id test checks, in an incremental build, the rows of the batches the
+    last passed build had not read, against every row: a new row repeating an old key fails the build, and so
+    does the next build, since a failed build records nothing."""
+    work = working_copy(settings.db_path)
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+    new_batches = "select batch_id from raw.ingest_files except select batch_id from main.evalhouse_build_batches"
+    # The ingester never loads a record twice; a model that repeated one would write this.
+    _execute(work, "update raw.eee_instance set record_id = (select min(record_id) from raw.eee_instance) "
+                   f"where batch_id in ({new_batches})")
+    scoped = "unique_combination_stg_every_eval_ever__instances_record_id__batch_id"
+
+    for _ in range(2):
+        result = build(settings)
+        assert not result.ok and [name for name in _failed_tests(result) if name.startswith(scoped)]
+    with duckdb.connect(str(work), read_only=True) as con:
+        assert con.execute(f"select count(*) from ({new_batches})").fetchone()[0] == 1  # still unread
+
+
+def test_a_uniqueness_test_scoped_by_stamp_checks_the_rows_stamped_after_the_last_passed_build(settings, tmp_path):
+    """int_agreement_ratings' grain test checks the rows stamped (counted_in) above the highest stamp the table
+    held when the last build passed, against every row. A repeated row carrying an old stamp was checked by the
+    build that wrote it and is not looked at again; one carrying a newer stamp fails the build. Without a record
+    of a passed build every row is checked."""
+    work = working_copy(settings.db_path)
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [_form("r-91", "h-ana")])])
+    assert build(settings).ok
+    with duckdb.connect(str(work), read_only=True) as con:
+        assert con.execute("select highest from main.evalhouse_build_stamps "
+                           "where relation_name = 'intermediate.int_agreement_ratings'").fetchone()[0] >= 1
+    scoped = "unique_combination_int_agreement_ratings_dimension__unit_id__rater_id__counted_in"
+    repeat = ("insert into intermediate.int_agreement_ratings "
+              "select * replace (counted_in + {shift} as counted_in) from intermediate.int_agreement_ratings "
+              "where unit_id like '%r-91' and dimension = 'helpfulness'")
+
+    _execute(work, repeat.format(shift=0))  # as if a passed build had written it
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [_form("r-92", "h-ben")])])  # another item: r-91 is kept
+    assert build(settings).ok
+
+    _execute(work, repeat.format(shift=100))  # as if a build after the last passed one had written it
+    ingest(settings, [write_lines(tmp_path / "c.jsonl", [_form("r-93", "h-cy")])])
+    result = build(settings)
+    assert not result.ok and [name for name in _failed_tests(result) if name.startswith(scoped)]
+
+    target = tmp_path / "target"
+    test = dict(command=("test",), select=["int_agreement_ratings"], target_path=target, quiet=True)
+    _execute(work, "delete from intermediate.int_agreement_ratings where counted_in > 100")
+    assert run_dbt(work, **test).ok  # the repeat with the old stamp is not looked at
+    _execute(work, "drop table main.evalhouse_build_stamps")
+    unscoped = run_dbt(work, **test)
+    assert not unscoped.ok and [name for name in _failed_tests(unscoped) if name.startswith(scoped)]

@@ -26,7 +26,7 @@
 {#- The ratings agreement counts, as a subquery where it is read rather than a CTE: DuckDB materialises a CTE read
     more than once, which copied all 3.9 million of the benchmark's ratings in every incremental build. #}
 {%- set countable %}
-    select * from {{ ref('fct_ratings') }}
+    select * from {{ ref('int_ratings_unioned') }}
     where value is not null
         and rater_id is not null
         and rater_type <> 'hybrid'
@@ -37,7 +37,7 @@ with
 changed_items as (
     select distinct item_id, dimension
     from ({{ countable }}) as countable
-    where {{ unread_batches(ref('fct_ratings')) }}
+    where {{ unread_batches(ref('int_ratings_unioned')) }}
 ),
 
 ratings as (

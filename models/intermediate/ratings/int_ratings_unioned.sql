@@ -336,7 +336,12 @@ final as (
             else cast(label_map.sort_order as double)
         end as value,
         unioned.gold_item_id is not null as is_gold,
-        {{ week_start('unioned.rated_at') }} as week_start
+        {{ week_start('unioned.rated_at') }} as week_start,
+        -- The rater's group, as agreement compares raters: people of every kind are 'human'.
+        case
+            when unioned.rater_type in ('human', 'sme', 'end_user') then 'human'
+            else unioned.rater_type
+        end as rater_group
     from unioned
     left join label_map on unioned.scale = label_map.scale and unioned.label = label_map.label
     left join scales on unioned.scale = scales.scale

@@ -1,6 +1,6 @@
 -- One row per rating of one item on one dimension by one rater, from eval forms and CogniBench, with the number
 -- it maps to, the rater and the gold target when the item is a calibration item. A view: int_ratings_unioned's
--- rows (appended to by ingest batch), with the rater's group.
+-- rows (appended to by ingest batch) under the columns a user reads.
 {{ config(materialized='view') }}
 with
 
@@ -28,10 +28,7 @@ final as (
         severity,
         rater_id,
         rater_type,
-        case
-            when rater_type in ('human', 'sme', 'end_user') then 'human'
-            else rater_type
-        end as rater_group,
+        rater_group,
         judge_model,
         rater_version,
         is_gold,
