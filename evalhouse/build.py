@@ -66,6 +66,13 @@ class BuildPlan:
     select: tuple[str, ...] | None  # dbt selectors; None builds every node
     reason: str  # what the build will do and why, for the person who ran it
 
+    @property
+    def exclude_resource_types(self) -> tuple[str, ...]:
+        """Unit tests check the models' logic on fixed inputs, not the data. A build that runs only what new data
+        touches is planned only when the project is the one whose last build passed (the fingerprint), unit tests
+        included, so it leaves them out; a build of every node runs them."""
+        return ("unit_test",) if self.select is not None else ()
+
 
 def plan_build(db_path: Path, fingerprint: str) -> BuildPlan:
     """In full when the project changed since the last build; otherwise the models downstream of the sources
@@ -124,7 +131,8 @@ def _exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
 
 def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: Path | None = None,
             quiet: bool = False, target: str | None = None, full_refresh: bool = False,
-            fingerprint: str | None = None, select: Sequence[str] | None = None) -> BuildResult:
+            fingerprint: str | None = None, select: Sequence[str] | None = None,
+            exclude_resource_types: Sequence[str] = ()) -> BuildResult:
     """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`, in this process. With a
     fingerprint, a build that passes records it (the on-run-end hooks)."""
     from dbt.cli.main import dbtRunner  # imported late: dbt is slow to import and not needed by ingest
@@ -134,6 +142,8 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
         args += ["--full-refresh"]
     if select is not None:
         args += ["--select", *select]
+    if exclude_resource_types:
+        args += ["--exclude-resource-type", *exclude_resource_types]
     if fingerprint is not None:
         args += ["--vars", json.dumps({"project_fingerprint": fingerprint})]
     if target is not None:
@@ -193,7 +203,8 @@ def build_in_process(db_path: Path, *, target: str | None = None, target_path: P
     if plan.reason:
         print(plan.reason, flush=True)
     return run_dbt(db_path, target=target, target_path=target_path, quiet=quiet, fingerprint=fingerprint,
-                   full_refresh=plan.full_refresh, select=plan.select)
+                   full_refresh=plan.full_refresh, select=plan.select,
+                   exclude_resource_types=plan.exclude_resource_types)
 
 
 def _die_with_parent(parent_pid: int) -> bool:

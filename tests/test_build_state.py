@@ -5,6 +5,8 @@ tests/models/test_incremental.py holds the marts of such builds equal to one ful
 
 from __future__ import annotations
 
+import json
+import os
 import shutil
 from pathlib import Path
 
@@ -65,6 +67,7 @@ def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(settings
 
     # ... and comes back when the warehouse was built by another project: every model is rebuilt from raw.
     _execute(work, "update main.evalhouse_build_state set fingerprint = 'an older project'")
+    assert plan_build(work, project_fingerprint()).exclude_resource_types == ()  # unit tests run again
     assert build(settings).ok
     assert "changed since the last build: every model is rebuilt in full" in capfd.readouterr().out
     assert _count(work) == 5
@@ -93,8 +96,13 @@ def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_ro
     assert _count(work) == 5  # the trials, untouched
 
     ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id=f"b{i}") for i in range(3)])])
+    assert plan_build(work, project_fingerprint()).exclude_resource_types == ("unit_test",)
     assert build(settings).ok and "new rows in every_eval_ever.instances" in capfd.readouterr().out
     assert _count(work) == 8
+    # The trials' models ran, and their unit tests did not: the project is the one whose last build passed them.
+    run = json.loads((Path(os.environ["DBT_TARGET_PATH"]) / "run_results.json").read_text())
+    ran = [result["unique_id"] for result in run["results"]]
+    assert "model.evalhouse.int_spec_composites" in ran and not [r for r in ran if r.startswith("unit_test.")]
 
     # Everything, when the record cannot be compared: a table holding fewer rows than the build read (rows went
     # missing behind the ingester's back), or no record at all (a warehouse built before the counts were kept).
