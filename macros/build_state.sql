@@ -74,7 +74,8 @@
         from {{ relation_name }}
         union all
         {% endfor -%}
-        select cast(null as varchar), cast(null as varchar), cast(null as bigint) where false
+        select cast(null as varchar) as relation_name, cast(null as varchar) as stamp_column, cast(null as bigint) as highest
+        where false  {#- the table's shape when no test is scoped by a stamp #}
     {%- endif -%}
 {%- endmacro %}
 
