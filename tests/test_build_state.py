@@ -103,6 +103,12 @@ def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_ro
     run = json.loads((Path(os.environ["DBT_TARGET_PATH"]) / "run_results.json").read_text())
     ran = [result["unique_id"] for result in run["results"]]
     assert "model.evalhouse.int_spec_composites" in ran and not [r for r in ran if r.startswith("unit_test.")]
+    # The new trials carry this build's stamp, which the passed build recorded for the next one's grain tests.
+    with duckdb.connect(str(work), read_only=True) as con:
+        stamps = dict(con.execute("select sample_id, written_in from intermediate.int_trials_unioned").fetchall())
+        recorded = con.execute("select highest from main.evalhouse_build_stamps "
+                               "where relation_name = 'intermediate.int_trials_unioned'").fetchone()[0]
+    assert stamps["b0"] == recorded > stamps["0"] == 1
 
     # Everything, when the record cannot be compared: a table holding fewer rows than the build read (rows went
     # missing behind the ingester's back), or no record at all (a warehouse built before the counts were kept).

@@ -14,6 +14,8 @@
 --   a trial of the other sources differs from the one stored (they are small: compared column by column; a
 --   rewritten Inspect log replaces its samples' records).
 -- A changed project makes `evalhouse build` rebuild it in full (the alias and label seeds are part of the project).
+-- written_in numbers the builds that wrote the row (1 in a full build, one more than the table's highest in an
+-- incremental one): the grain tests check the rows written since the last build that passed.
 {{ config(
     materialized='incremental',
     incremental_strategy='replace_groups',
@@ -23,9 +25,9 @@
 ) }}
 {%- set group_keys = ['evaluation_name', 'model_id', 'sample_id'] %}
 {%- if is_incremental() %}
-{#- what a stored trial of the other sources is compared on: every column but the two derived in `final` #}
+{#- what a stored trial of the other sources is compared on: every column but the three derived in `final` #}
 {%- set compared = adapter.get_columns_in_relation(this) | map(attribute='name')
-    | reject('in', ['trial_index', 'week_start']) | list %}
+    | reject('in', ['trial_index', 'week_start', 'written_in']) | list %}
 {%- endif %}
 {%- set link_columns = 'source_path, evaluation_id, model_id, run_id, evaluated_at, evaluated_at_source' %}
 {%- set run_keys = ['source_path', 'file_sha256', 'evaluation_id', 'model_id'] %}
@@ -312,7 +314,9 @@ final as (
             order by unioned.evaluated_at, unioned.run_id, unioned.trial_number, unioned.source_path,
                 unioned.source_line, unioned.trial_id
         ) {% if is_incremental() %}+ coalesce(appended_groups.n_trials, 0){% endif %} as trial_index,
-        {{ week_start('unioned.evaluated_at') }} as week_start
+        {{ week_start('unioned.evaluated_at') }} as week_start,
+        {% if is_incremental() %}(select coalesce(max(written_in), 0) + 1 from {{ this }}){% else %}1{% endif %}
+            as written_in
     from unioned
     {% if is_incremental() %}
     left join appended_groups on {{ keys_equal('unioned', 'appended_groups', group_keys) }}
