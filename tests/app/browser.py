@@ -56,6 +56,17 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def _stop(process: subprocess.Popen | None) -> None:
+    """Terminate a process that is still running, and kill it if it has not ended 10 s later."""
+    if process is not None and process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
 def _wait_for_http(url: str, timeout: float) -> None:
     deadline = time.monotonic() + timeout
     while True:
@@ -101,13 +112,7 @@ class StreamlitServer:
         return f"http://127.0.0.1:{self.port}"
 
     def __exit__(self, *exc: Any) -> None:
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        _stop(self.process)
         self._log.close()
 
 
@@ -130,42 +135,49 @@ class Browser:
         self._ids = itertools.count(1)
 
     def __enter__(self) -> Browser:
-        port = free_port()
-        self.process = subprocess.Popen(
-            [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-             "--disable-background-networking", "--disable-component-update", "--disable-sync",
-             "--disable-dev-shm-usage", f"--user-data-dir={self.profile_dir}", f"--remote-debugging-port={port}",
-             "--remote-debugging-address=127.0.0.1", f"--window-size={self.width},{self.height}", "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        deadline = time.monotonic() + 30
-        while True:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as response:
-                    targets = json.load(response)
-                page = next(t for t in targets if t.get("type") == "page")
-                break
-            except (OSError, StopIteration, ValueError):
-                if time.monotonic() > deadline or self.process.poll() is not None:
-                    self.__exit__(None, None, None)
-                    raise RuntimeError("chromium did not open its DevTools port") from None
-                time.sleep(0.2)
+        self.profile_dir.mkdir(parents=True, exist_ok=True)
+        # A second start on another port: once, in CI, with both cores building warehouses, Chromium did not open
+        # its DevTools port within 30 s (another process may also take the free port before Chromium binds it).
+        page = self._launch() or self._launch()
+        if page is None:
+            output = (self.profile_dir / "chromium.log").read_text(errors="replace")[-2000:]
+            self.__exit__(None, None, None)
+            raise RuntimeError(f"chromium did not open its DevTools port in two starts; its last output:\n{output}")
         self.ws = connect(page["webSocketDebuggerUrl"], max_size=None, open_timeout=10).__enter__()
         self.call("Page.enable")
         self.call("Emulation.setDeviceMetricsOverride", width=self.width, height=self.height, deviceScaleFactor=1,
                   mobile=False)
         return self
 
+    def _launch(self) -> dict[str, Any] | None:
+        """Chromium on a free port: its first page's DevTools target, or None (the process stopped) if it did not
+        open the port within 30 s. Its output goes to chromium.log in the profile directory."""
+        port = free_port()
+        with (self.profile_dir / "chromium.log").open("ab") as log:
+            self.process = subprocess.Popen(
+                [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                 "--disable-dev-shm-usage", f"--user-data-dir={self.profile_dir}", f"--remote-debugging-port={port}",
+                 "--remote-debugging-address=127.0.0.1", f"--window-size={self.width},{self.height}",
+                 "about:blank"],
+                stdout=subprocess.DEVNULL, stderr=log,
+            )
+        deadline = time.monotonic() + 30
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list", timeout=2) as response:
+                    targets = json.load(response)
+                return next(t for t in targets if t.get("type") == "page")
+            except (OSError, StopIteration, ValueError):
+                if time.monotonic() > deadline or self.process.poll() is not None:
+                    _stop(self.process)
+                    return None
+                time.sleep(0.2)
+
     def __exit__(self, *exc: Any) -> None:
         if self.ws is not None:
             self.ws.close()
-        if self.process is not None and self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        _stop(self.process)
         shutil.rmtree(self.profile_dir, ignore_errors=True)
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
