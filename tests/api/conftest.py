@@ -18,6 +18,8 @@ from typing import Any
 
 import pytest
 
+from tests.processes import stop
+
 KEY = "judge-key-0123456789abcdef"  # configured as judge-a:<KEY>
 BARE_KEY = "bare-key-fedcba9876543210"  # configured without a name: its lineage name is its hash
 KEYS = f"judge-a:{KEY}, {BARE_KEY}"
@@ -103,12 +105,7 @@ def api_server(root: Path, *args: str, env: Mapping[str, str] | None = None, lan
         _wait_for_health(server, process)
         yield server
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+        stop(process, timeout=15)
 
 
 def _wait_for_address(log: Path, process: subprocess.Popen, timeout: float = 60) -> tuple[str, int]:

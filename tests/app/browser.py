@@ -24,6 +24,8 @@ from typing import Any
 
 from websockets.sync.client import ClientConnection, connect
 
+from tests.processes import stop
+
 APP = Path(__file__).resolve().parents[2] / "app" / "streamlit_app.py"
 CHROMIUM = "/usr/bin/chromium"
 
@@ -54,17 +56,6 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def _stop(process: subprocess.Popen | None) -> None:
-    """Terminate a process that is still running, and kill it if it has not ended 10 s later."""
-    if process is not None and process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def _wait_for_http(url: str, timeout: float) -> None:
@@ -112,7 +103,7 @@ class StreamlitServer:
         return f"http://127.0.0.1:{self.port}"
 
     def __exit__(self, *exc: Any) -> None:
-        _stop(self.process)
+        stop(self.process)
         self._log.close()
 
 
@@ -170,14 +161,14 @@ class Browser:
                 return next(t for t in targets if t.get("type") == "page")
             except (OSError, StopIteration, ValueError):
                 if time.monotonic() > deadline or self.process.poll() is not None:
-                    _stop(self.process)
+                    stop(self.process)
                     return None
                 time.sleep(0.2)
 
     def __exit__(self, *exc: Any) -> None:
         if self.ws is not None:
             self.ws.close()
-        _stop(self.process)
+        stop(self.process)
         shutil.rmtree(self.profile_dir, ignore_errors=True)
 
     def call(self, method: str, **params: Any) -> dict[str, Any]:
