@@ -28,7 +28,7 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT)
 
-# One worker per core (pytest-xdist): the suite takes 6 to 8.5 minutes on 2 cores instead of 9.3 to 10.3 in one process.
+# One worker per core (pytest-xdist): the suite takes 6 to 9 minutes on 2 cores instead of 9.3 to 10.3 in one process.
 # Each worker is a pytest session of its own; tests/conftest.py gives each its own dbt target directory.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto

@@ -118,6 +118,30 @@
 {%- endmacro %}
 
 
+{#
+    next_build_stamp(column): the stamp an incremental model writes on the rows of this build, numbering the builds
+    that wrote them: one more than the highest `column` of the table as it stands (in incremental builds and full
+    refreshes alike, so a full refresh numbers on), 1 when there is no table yet or it has no such column.
+    int_agreement_units recounts the items int_agreement_ratings stamped above what it has read; the scoped grain
+    tests check the rows stamped above the last passed build's highest (written_since_passed_build).
+#}
+{% macro next_build_stamp(column) -%}
+    {%- set stamped = none -%}
+    {%- if execute -%}
+        {%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) -%}
+        {%- if existing is not none and column in (adapter.get_columns_in_relation(existing)
+                                                    | map(attribute='name') | map('lower') | list) -%}
+            {%- set stamped = existing -%}
+        {%- endif -%}
+    {%- endif -%}
+    {%- if stamped is not none -%}
+        cast((select coalesce(max({{ column }}), 0) + 1 from {{ stamped }}) as integer)
+    {%- else -%}
+        cast(1 as integer)
+    {%- endif -%}
+{%- endmacro %}
+
+
 {# raw.ingest_files, where the ingester lists every file it loaded with its batch: named from the graph rather than
    through source(), which would make every test that reads it a test of that source too. #}
 {% macro ingest_files_table() -%}

@@ -15,14 +15,6 @@
     unique_key=['unit_id', 'dimension'],
     on_schema_change='fail',
 ) }}
-{#- The table as it stands before this build, when it has stamps: a full refresh continues its numbering. #}
-{%- set counted_before = none %}
-{%- if execute %}
-{%- set existing = adapter.get_relation(database=this.database, schema=this.schema, identifier=this.identifier) %}
-{%- if existing is not none and 'counted_in' in (adapter.get_columns_in_relation(existing) | map(attribute='name') | map('lower') | list) %}
-{%- set counted_before = existing %}
-{%- endif %}
-{%- endif %}
 {#- The ratings agreement counts, as a subquery where it is read rather than a CTE: DuckDB materialises a CTE read
     more than once, which copied all 3.9 million of the benchmark's ratings in every incremental build. #}
 {%- set countable %}
@@ -84,11 +76,7 @@ final as (
         latest.task_id,
         item_weeks.item_week,
         latest.batch_id,
-        {% if counted_before is not none -%}
-        cast((select coalesce(max(counted_in), 0) + 1 from {{ counted_before }}) as integer)
-        {%- else -%}
-        cast(1 as integer)
-        {%- endif %} as counted_in
+        {{ next_build_stamp('counted_in') }} as counted_in
     from latest
     inner join item_weeks
         on latest.item_id = item_weeks.item_id

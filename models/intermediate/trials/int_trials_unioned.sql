@@ -14,8 +14,8 @@
 --   a trial of the other sources differs from the one stored (they are small: compared column by column; a
 --   rewritten Inspect log replaces its samples' records).
 -- A changed project makes `evalhouse build` rebuild it in full (the alias and label seeds are part of the project).
--- written_in numbers the builds that wrote the row (1 in a full build, one more than the table's highest in an
--- incremental one): the grain tests check the rows written since the last build that passed.
+-- written_in numbers the builds that wrote the row (next_build_stamp: one more than the table's highest, a full
+-- refresh numbering on): the grain tests check the rows written since the last build that passed.
 {{ config(
     materialized='incremental',
     incremental_strategy='replace_groups',
@@ -315,8 +315,7 @@ final as (
                 unioned.source_line, unioned.trial_id
         ) {% if is_incremental() %}+ coalesce(appended_groups.n_trials, 0){% endif %} as trial_index,
         {{ week_start('unioned.evaluated_at') }} as week_start,
-        {% if is_incremental() %}(select coalesce(max(written_in), 0) + 1 from {{ this }}){% else %}1{% endif %}
-            as written_in
+        {{ next_build_stamp('written_in') }} as written_in
     from unioned
     {% if is_incremental() %}
     left join appended_groups on {{ keys_equal('unioned', 'appended_groups', group_keys) }}
