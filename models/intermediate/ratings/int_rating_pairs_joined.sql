@@ -25,12 +25,13 @@ with
 
 {% if is_incremental() %}
 unseen_batches as (
-    -- Batches no pair has come from yet (a semi-join on them lets DuckDB skip the other ratings' rows).
-    select batch_id from {{ ref('int_ratings_unioned') }}
+    -- Batches no pair has come from yet (a semi-join on them lets DuckDB skip the other ratings' rows), each side
+    -- distinct first, as in unread_batches.
+    select distinct batch_id from {{ ref('int_ratings_unioned') }}
     except
-    select judge_batch_id from {{ this }}
+    select distinct judge_batch_id from {{ this }}
     except
-    select human_batch_id from {{ this }}
+    select distinct human_batch_id from {{ this }}
 ),
 {% endif %}
 
