@@ -49,7 +49,10 @@ def generate(out: Path, scale: float = 1.0, seed: int = 7) -> BenchData:
 
 
 def write_increment(out: Path, n_trials: int = 10_000, n_ratings: int = 3_000, seed: int = 99) -> list[Path]:
-    """New trials and eval forms, as a team's next drop of results would be."""
+    """The drop the incremental build is measured on: 10,000 instance records of 100 new samples per eval, filed
+    under the first week's runs (their evaluation ids), and 3,000 eval forms on 750 new items whose created_at
+    spread over all eight weeks (ratings arriving late). So the drop reaches every week of the rating marts: the
+    hard case for a build that rebuilds what new data touches."""
     out.mkdir(parents=True, exist_ok=True)
     rng = random.Random(seed)
     trials, forms = out / "increment_trials.jsonl", out / "increment_forms.jsonl"
