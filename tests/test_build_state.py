@@ -166,7 +166,6 @@ def test_a_full_refresh_of_the_counted_ratings_alone_has_every_item_recounted(se
     assert stamps("int_agreement_units") == (before + 1, before + 1)
 
 
-
 def _failed_tests(result) -> list[str]:
     """The names of the data tests that failed (dbt's unique ids without the project and hash)."""
     return [failure.split(":")[0].split(".")[2] for failure in result.failures if failure.startswith("test.")]
