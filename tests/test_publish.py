@@ -1,5 +1,6 @@
 """Atomic publishing: the published warehouse changes only when a build passes, in one rename, and a reader
-holding the old file keeps reading it whole."""
+holding the old file keeps reading it whole; the next working copy is the file published before, brought up to
+date in place, unless a reader still holds it."""
 
 from __future__ import annotations
 
@@ -14,7 +15,8 @@ import pytest
 
 from evalhouse.cli import main
 from evalhouse.operations import build, ingest
-from evalhouse.publish import working_copy
+from evalhouse import publish as publishing
+from evalhouse.publish import update_in_place, working_copy
 from evalhouse.settings import Settings
 from tests.conftest import Warehouse, instance_record, write_lines
 
@@ -76,6 +78,94 @@ def test_a_reader_holding_the_old_file_keeps_reading_it_after_a_publish(tmp_path
     finally:
         reader.close()
     assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 2
+
+
+def test_the_next_working_copy_is_the_file_published_before_brought_up_to_date(tmp_path):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    assert build(settings).ok
+    first = os.stat(settings.db_path).st_ino
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+    assert build(settings).ok
+    work = working_copy(settings.db_path)
+    assert os.stat(work).st_ino == first  # no reader held it: reused, not copied
+    assert os.stat(settings.db_path).st_ino != first
+    assert work.read_bytes() == settings.db_path.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".w.duckdb")) == []  # no name left over
+    ingest(settings, [write_lines(tmp_path / "c.jsonl", [instance_record(sample_id="c")])])
+    assert build(settings).ok
+    assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 3
+
+
+def test_a_file_a_reader_still_holds_is_not_made_the_working_copy(tmp_path):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    assert build(settings).ok
+    held = os.stat(settings.db_path).st_ino
+    reader = duckdb.connect(str(settings.db_path), read_only=True)  # in this process: the lock check must see it
+    try:
+        ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+        assert build(settings).ok
+        work = working_copy(settings.db_path)
+        assert os.stat(work).st_ino != held
+        assert work.read_bytes() == settings.db_path.read_bytes()
+        assert reader.execute("select count(*) from marts.fct_trials").fetchone()[0] == 1
+        ingest(settings, [write_lines(tmp_path / "c.jsonl", [instance_record(sample_id="c")])])
+        assert build(settings).ok  # a third publish while the first file is still read
+        assert reader.execute("select count(*) from marts.fct_trials").fetchone()[0] == 1
+    finally:
+        reader.close()
+    assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 3
+
+
+def test_update_in_place_writes_only_the_chunks_that_differ(tmp_path, monkeypatch):
+    monkeypatch.setattr(publishing, "CHUNK", 1024)
+    source, target = tmp_path / "source", tmp_path / "target"
+    old = bytes(range(256)) * 20  # 5 chunks
+    new = bytearray(old)
+    new[1500] ^= 0xFF  # the second chunk differs
+    source.write_bytes(bytes(new) + b"tail")
+    target.write_bytes(old)
+    assert update_in_place(target, source) == 1024 + 4  # the second chunk and the part beyond the old end
+    assert target.read_bytes() == source.read_bytes()
+    assert update_in_place(target, source) == 0
+    source.write_bytes(bytes(new[:2000]))  # shorter: the rest is cut off
+    assert update_in_place(target, source) == 0
+    assert target.read_bytes() == source.read_bytes()
+
+
+@pytest.mark.parametrize("where", ["this process", "another process"])
+def test_update_in_place_leaves_a_file_a_duckdb_reader_holds(tmp_path, where):
+    target, source = tmp_path / "held.duckdb", tmp_path / "new.duckdb"
+    duckdb.connect(str(target)).execute("create table t as select 1 as a").close()
+    source.write_bytes(b"anything else")
+    before = target.read_bytes()
+    if where == "this process":
+        with duckdb.connect(str(target), read_only=True):
+            assert update_in_place(target, source) is None
+    else:
+        holder = subprocess.Popen([sys.executable, "-c", "import duckdb, sys; c = duckdb.connect(sys.argv[1], "
+                                   "read_only=True); print('open', flush=True); sys.stdin.read()", str(target)],
+                                  stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout.readline().strip() == "open"
+            assert update_in_place(target, source) is None
+        finally:
+            holder.communicate("")
+    assert target.read_bytes() == before
+
+
+def test_duckdb_cannot_open_a_file_while_it_is_brought_up_to_date(tmp_path):
+    target = tmp_path / "w.duckdb"
+    duckdb.connect(str(target)).execute("create table t as select 1 as a").close()
+    fd = os.open(target, os.O_RDWR)
+    try:
+        assert publishing._lock_if_unheld(fd)
+        with pytest.raises(duckdb.IOException, match="lock"):
+            duckdb.connect(str(target), read_only=True)
+    finally:
+        os.close(fd)
+    duckdb.connect(str(target), read_only=True).close()
 
 
 def test_the_real_build_runs_dbt_in_its_own_process_and_holds_no_lock_after(tmp_path, monkeypatch):
