@@ -3,6 +3,7 @@ which is replaced whole, in one rename, when a build has passed.
 
   warehouse/evalhouse.duckdb        published: what --db names, what the app, the report and analysts read
   warehouse/evalhouse.work.duckdb   the working copy: ingest and dbt build write here, one writer at a time
+  warehouse/.evalhouse.duckdb.chunks the sha256 of each megabyte of the published file, as it was published
 
 A reader never sees half a build or a lock error: it holds either the old file (its open descriptor keeps the
 old inode alive after the rename) or the new one. A failed build leaves the published file untouched.
@@ -10,15 +11,22 @@ old inode alive after the rename) or the new one. A failed build leaves the publ
 Publishing renames the working copy into the published name, so readers see the build at once, then makes the
 next working copy out of the file published before: when no reader holds that file any more, only the parts
 that differ from the new one are written into it, which after an incremental build is a few percent of the
-file; when a reader still holds it, it is left to that reader and the working copy is a whole new copy.
+file; when a reader still holds it, it is left to that reader and the working copy is a whole new copy. The
+parts that differ are told by their digests, saved when the old file was published, so that file is not read
+(it may have left the page cache since: reading 1.6 GB back from this machine's disk takes 11 s); without
+digests that match it, it is compared byte for byte.
 """
 
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
 import shutil
 import struct
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
@@ -49,7 +57,9 @@ def publish(published: Path) -> None:
         con.execute("checkpoint")  # everything in the database file itself, nothing left in a WAL
     before = _previous(published)
     _remove(before)  # a name left by a publish that was stopped half way
+    known = None
     if published.exists():
+        known = _load_digests(published)
         try:
             os.link(published, before)  # the old inode keeps a name of its own when the rename takes the published one
         except OSError:
@@ -57,49 +67,122 @@ def publish(published: Path) -> None:
     os.replace(work, published)
     published.with_name(published.name + ".wal").unlink(missing_ok=True)  # never replay a stale WAL onto the new file
     _fsync_directory(published.parent)
-    reused = False
+    updated = None
     try:
-        if before.exists() and update_in_place(before, published) is not None:
-            os.replace(before, work)
-            reused = True
+        if before.exists():
+            updated = update_in_place(before, published, known)
+            if updated is not None:
+                os.replace(before, work)
     except OSError:
-        pass  # the published file is in place; whatever stopped the update, a whole copy makes the working copy
+        updated = None  # the published file is in place; whatever stopped the update, a whole copy makes the working copy
     finally:
         before.unlink(missing_ok=True)
-    if not reused:
-        _copy_atomically(published, work)
+    if updated is None:
+        partial = work.with_name(f".{work.name}.partial")
+        _remove(partial)
+        partial.touch()
+        updated = update_in_place(partial, published, known=())
+        assert updated is not None, "a file made a moment ago is held by no one"
+        os.replace(partial, work)
+    _save_digests(published, updated.digests)
 
 
-def update_in_place(target: Path, source: Path) -> int | None:
+@dataclass(frozen=True)
+class Update:
+    written: int  # bytes written into the target
+    digests: list[bytes]  # sha256 of each CHUNK of the source (and so of the target now)
+
+
+def update_in_place(target: Path, source: Path, known: Sequence[bytes] | None = None) -> Update | None:
     """Make `target` a byte-for-byte copy of `source` by writing only the chunks that differ, then sync it.
-    Returns the number of bytes written, or None, touching nothing, when a DuckDB connection (in this process or
-    another) holds `target`: its reader must keep seeing the file as it was.
+    `known` holds the sha256 of each of `target`'s chunks when they are known (the digests saved when `target` was
+    published): then `target` is not read at all; otherwise each chunk is compared byte for byte.
+    Returns None, touching nothing, when a DuckDB connection (in this process or another) holds `target`: its
+    reader must keep seeing the file as it was.
 
-    While it works, `target` is locked: DuckDB refuses to open it rather than read it half written."""
+    While it works, `target` is locked: DuckDB refuses to open it rather than read it half written. The chunks
+    are shared out in contiguous runs between threads, one per core (sha256 and the reads release the GIL)."""
     fd = os.open(target, os.O_RDWR)
     try:
         if not _lock_if_unheld(fd):
             return None
-        written = 0
-        size = source.stat().st_size
-        with source.open("rb", buffering=0) as reader:
-            new, old = bytearray(CHUNK), bytearray(CHUNK)
-            offset = 0
-            while offset < size:
-                n = reader.readinto(new)
-                if n == 0:
-                    break
-                m = os.preadv(fd, [old], offset)
-                same = m >= n and (new == old if n == CHUNK else new[:n] == old[:n])
-                if not same:
-                    os.pwrite(fd, memoryview(new)[:n], offset)
-                    written += n
-                offset += n
+        source_fd = os.open(source, os.O_RDONLY)
+        try:
+            size = os.fstat(source_fd).st_size
+            n_chunks = -(-size // CHUNK)
+            digests = [b""] * n_chunks
+            parts = max(1, min(os.cpu_count() or 1, 4, n_chunks))
+            bounds = [n_chunks * part // parts for part in range(parts + 1)]
+            with ThreadPoolExecutor(parts) as pool:
+                written = sum(pool.map(lambda part: _update_chunks(fd, source_fd, size, known, digests,
+                                                                   range(bounds[part], bounds[part + 1])),
+                                       range(parts)))
+        finally:
+            os.close(source_fd)
         os.ftruncate(fd, size)
         os.fsync(fd)
-        return written
+        return Update(written, digests)
     finally:
         os.close(fd)  # releases the lock
+
+
+def _update_chunks(target_fd: int, source_fd: int, size: int, known: Sequence[bytes] | None,
+                   digests: list[bytes], indexes: range) -> int:
+    """One thread's run of chunks: each digested, and written into the target when it differs. Bytes written."""
+    new, old = bytearray(CHUNK), bytearray(CHUNK)
+    written = 0
+    for index in indexes:
+        offset = index * CHUNK
+        n = min(CHUNK, size - offset)
+        chunk = memoryview(new)[:n]
+        _read_exactly(source_fd, chunk, offset)
+        digests[index] = hashlib.sha256(chunk).digest()
+        if known is not None:
+            same = index < len(known) and known[index] == digests[index]
+        else:
+            m = os.preadv(target_fd, [old], offset)
+            same = m >= n and (new == old if n == CHUNK else chunk == memoryview(old)[:n])
+        if not same:
+            os.pwrite(target_fd, chunk, offset)
+            written += n
+    return written
+
+
+def _read_exactly(fd: int, into: memoryview, offset: int) -> None:
+    done = 0
+    while done < len(into):
+        n = os.preadv(fd, [into[done:]], offset + done)
+        if n == 0:
+            raise OSError(f"the file being published got shorter while it was read (at byte {offset + done})")
+        done += n
+
+
+def _digests_path(published: Path) -> Path:
+    return published.with_name(f".{published.name}.chunks")
+
+
+def _stamp(path: Path) -> bytes:
+    """Which file, in which state, a list of digests describes: a file changed since (by a writer that opened the
+    published file itself) no longer matches, and is then compared byte for byte."""
+    st = path.stat()
+    return f"evalhouse chunks v1 {CHUNK} {st.st_ino} {st.st_size} {st.st_mtime_ns}".encode()
+
+
+def _load_digests(published: Path) -> list[bytes] | None:
+    try:
+        header, _, body = _digests_path(published).read_bytes().partition(b"\n")
+    except FileNotFoundError:
+        return None
+    if header != _stamp(published) or len(body) % 32:
+        return None
+    return [body[i:i + 32] for i in range(0, len(body), 32)]
+
+
+def _save_digests(published: Path, digests: list[bytes]) -> None:
+    path = _digests_path(published)
+    partial = path.with_name(path.name + ".partial")
+    partial.write_bytes(_stamp(published) + b"\n" + b"".join(digests))
+    os.replace(partial, path)
 
 
 def _lock_if_unheld(fd: int) -> bool:

@@ -4,6 +4,7 @@ date in place, unless a reader still holds it."""
 
 from __future__ import annotations
 
+import hashlib
 import os
 import signal
 import subprocess
@@ -91,10 +92,25 @@ def test_the_next_working_copy_is_the_file_published_before_brought_up_to_date(t
     assert os.stat(work).st_ino == first  # no reader held it: reused, not copied
     assert os.stat(settings.db_path).st_ino != first
     assert work.read_bytes() == settings.db_path.read_bytes()
-    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".w.duckdb")) == []  # no name left over
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith(".w.duckdb")) == [".w.duckdb.chunks"]
     ingest(settings, [write_lines(tmp_path / "c.jsonl", [instance_record(sample_id="c")])])
     assert build(settings).ok
     assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 3
+
+
+def test_a_published_file_changed_after_publishing_is_compared_not_trusted_to_its_digests(tmp_path):
+    """An analyst who opens the published file read-write can change it; its saved digests then describe another
+    file, and the next working copy must still equal what is published, byte for byte."""
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    assert build(settings).ok
+    with duckdb.connect(str(settings.db_path)) as con:  # not read-only: a writer where none should be
+        con.execute("create table main.scratch as select range as i from range(100000)")
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+    assert build(settings).ok
+    work = working_copy(settings.db_path)
+    assert work.read_bytes() == settings.db_path.read_bytes()
+    assert Warehouse(work).scalar("select count(*) from marts.fct_trials") == 2
 
 
 def test_a_file_a_reader_still_holds_is_not_made_the_working_copy(tmp_path):
@@ -126,12 +142,35 @@ def test_update_in_place_writes_only_the_chunks_that_differ(tmp_path, monkeypatc
     new[1500] ^= 0xFF  # the second chunk differs
     source.write_bytes(bytes(new) + b"tail")
     target.write_bytes(old)
-    assert update_in_place(target, source) == 1024 + 4  # the second chunk and the part beyond the old end
+    assert update_in_place(target, source).written == 1024 + 4  # the second chunk and the part beyond the old end
     assert target.read_bytes() == source.read_bytes()
-    assert update_in_place(target, source) == 0
+    assert update_in_place(target, source).written == 0
     source.write_bytes(bytes(new[:2000]))  # shorter: the rest is cut off
-    assert update_in_place(target, source) == 0
+    assert update_in_place(target, source).written == 0
     assert target.read_bytes() == source.read_bytes()
+
+
+def test_update_in_place_with_the_targets_digests_does_not_read_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(publishing, "CHUNK", 1024)
+    source, target = tmp_path / "source", tmp_path / "target"
+    old = bytes(range(256)) * 20
+    target.write_bytes(old)
+    known = update_in_place(target, target).digests  # a file's own digests, as publishing saves them
+    new = bytearray(old)
+    new[3000] ^= 0xFF
+    source.write_bytes(bytes(new[:4500]))
+    real_preadv = os.preadv
+
+    def preadv(fd, buffers, offset):
+        assert os.readlink(f"/proc/self/fd/{fd}") != str(target), "the target was read"
+        return real_preadv(fd, buffers, offset)
+
+    monkeypatch.setattr(publishing.os, "preadv", preadv)
+    update = update_in_place(target, source, known)
+    assert update.written == 1024 + (4500 - 4096)  # the third chunk, and the last one, shorter than before
+    assert target.read_bytes() == source.read_bytes()
+    data = source.read_bytes()
+    assert update.digests == [hashlib.sha256(data[i:i + 1024]).digest() for i in range(0, len(data), 1024)]
 
 
 @pytest.mark.parametrize("where", ["this process", "another process"])
