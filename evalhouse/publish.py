@@ -74,17 +74,12 @@ def publish(published: Path) -> None:
             if updated is not None:
                 os.replace(before, work)
     except OSError:
-        updated = None  # the published file is in place; whatever stopped the update, a whole copy makes the working copy
+        updated = None  # the published file is in place; whatever stopped the update, a whole copy will do
     finally:
         before.unlink(missing_ok=True)
     if updated is None:
-        partial = work.with_name(f".{work.name}.partial")
-        _remove(partial)
-        partial.touch()
-        updated = update_in_place(partial, published, known=())
-        assert updated is not None, "a file made a moment ago is held by no one"
-        os.replace(partial, work)
-    _save_digests(published, updated.digests)
+        _copy_atomically(published, work)
+    _save_digests(published, updated.digests if updated is not None else digest_chunks(published))
 
 
 @dataclass(frozen=True)
@@ -100,35 +95,47 @@ def update_in_place(target: Path, source: Path, known: Sequence[bytes] | None = 
     Returns None, touching nothing, when a DuckDB connection (in this process or another) holds `target`: its
     reader must keep seeing the file as it was.
 
-    While it works, `target` is locked: DuckDB refuses to open it rather than read it half written. The chunks
-    are shared out in contiguous runs between threads, one per core (sha256 and the reads release the GIL)."""
+    While it works, `target` is locked: DuckDB refuses to open it rather than read it half written."""
     fd = os.open(target, os.O_RDWR)
     try:
         if not _lock_if_unheld(fd):
             return None
-        source_fd = os.open(source, os.O_RDONLY)
-        try:
-            size = os.fstat(source_fd).st_size
-            n_chunks = -(-size // CHUNK)
-            digests = [b""] * n_chunks
-            parts = max(1, min(os.cpu_count() or 1, 4, n_chunks))
-            bounds = [n_chunks * part // parts for part in range(parts + 1)]
-            with ThreadPoolExecutor(parts) as pool:
-                written = sum(pool.map(lambda part: _update_chunks(fd, source_fd, size, known, digests,
-                                                                   range(bounds[part], bounds[part + 1])),
-                                       range(parts)))
-        finally:
-            os.close(source_fd)
-        os.ftruncate(fd, size)
+        update = _over_chunks(source, fd, known)
+        os.ftruncate(fd, os.stat(source).st_size)
         os.fsync(fd)
-        return Update(written, digests)
+        return update
     finally:
         os.close(fd)  # releases the lock
 
 
-def _update_chunks(target_fd: int, source_fd: int, size: int, known: Sequence[bytes] | None,
+def digest_chunks(path: Path) -> list[bytes]:
+    """The sha256 of each CHUNK of a file."""
+    return _over_chunks(path, None, None).digests
+
+
+def _over_chunks(source: Path, target_fd: int | None, known: Sequence[bytes] | None) -> Update:
+    """Digest each chunk of `source` and, given a target, write the chunks that differ into it. The chunks are
+    shared out in contiguous runs between threads, one per core: sha256 and the reads release the GIL."""
+    source_fd = os.open(source, os.O_RDONLY)
+    try:
+        size = os.fstat(source_fd).st_size
+        n_chunks = -(-size // CHUNK)
+        digests = [b""] * n_chunks
+        parts = max(1, min(os.cpu_count() or 1, 4, n_chunks))
+        bounds = [n_chunks * part // parts for part in range(parts + 1)]
+        with ThreadPoolExecutor(parts) as pool:
+            written = sum(pool.map(lambda part: _update_chunks(target_fd, source_fd, size, known, digests,
+                                                               range(bounds[part], bounds[part + 1])),
+                                   range(parts)))
+    finally:
+        os.close(source_fd)
+    return Update(written, digests)
+
+
+def _update_chunks(target_fd: int | None, source_fd: int, size: int, known: Sequence[bytes] | None,
                    digests: list[bytes], indexes: range) -> int:
-    """One thread's run of chunks: each digested, and written into the target when it differs. Bytes written."""
+    """One thread's run of chunks: each digested and, given a target, written into it when it differs. Returns
+    the bytes written."""
     new, old = bytearray(CHUNK), bytearray(CHUNK)
     written = 0
     for index in indexes:
@@ -137,6 +144,8 @@ def _update_chunks(target_fd: int, source_fd: int, size: int, known: Sequence[by
         chunk = memoryview(new)[:n]
         _read_exactly(source_fd, chunk, offset)
         digests[index] = hashlib.sha256(chunk).digest()
+        if target_fd is None:
+            continue
         if known is not None:
             same = index < len(known) and known[index] == digests[index]
         else:

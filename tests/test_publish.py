@@ -134,6 +134,48 @@ def test_a_file_a_reader_still_holds_is_not_made_the_working_copy(tmp_path):
     assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 3
 
 
+_DIE_DURING_PUBLISH = """
+import os, sys
+from pathlib import Path
+from evalhouse import publish
+
+def die(*args, **kwargs):
+    if sys.argv[2] == "mid-update":  # one chunk of the old file overwritten with zeros, the rest not yet
+        os.pwrite(args[0], bytes(publish.CHUNK), 0)
+    os._exit(9)
+
+setattr(publish, {"after the rename": "_fsync_directory", "mid-update": "_update_chunks",
+                  "before the digests": "_save_digests"}[sys.argv[2]], die)
+publish.publish(Path(sys.argv[1]))
+"""
+
+
+@pytest.mark.parametrize("when", ["after the rename", "mid-update", "before the digests"])
+def test_a_publish_killed_half_way_leaves_a_whole_published_file_and_the_next_writer_goes_on(tmp_path, when):
+    """A kill during publishing (os._exit: no cleanup runs, as under SIGKILL) leaves the published file whole,
+    old or new, and the next ingest and publish end with a working copy equal to what is published."""
+    db = tmp_path / "w.duckdb"
+    settings = Settings(db_path=db, landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    publishing.publish(db)
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+    publishing.publish(db)  # the file published before is now the working copy, with digests saved
+    ingest(settings, [write_lines(tmp_path / "c.jsonl", [instance_record(sample_id="c")])])
+
+    died = subprocess.run([sys.executable, "-c", _DIE_DURING_PUBLISH, str(db), when], capture_output=True, text=True)
+    assert died.returncode == 9, died.stderr
+    assert Warehouse(db).scalar("select count(*) from raw.eee_instance") == 3  # the new file, whole
+
+    ingest(settings, [write_lines(tmp_path / "d.jsonl", [instance_record(sample_id="d")])])
+    publishing.publish(db)
+    assert Warehouse(db).scalar("select count(*) from raw.eee_instance") == 4
+    assert working_copy(db).read_bytes() == db.read_bytes()
+    ingest(settings, [write_lines(tmp_path / "e.jsonl", [instance_record(sample_id="e")])])
+    publishing.publish(db)
+    assert working_copy(db).read_bytes() == db.read_bytes()
+    assert Warehouse(working_copy(db)).scalar("select count(*) from raw.eee_instance") == 5
+
+
 def test_update_in_place_writes_only_the_chunks_that_differ(tmp_path, monkeypatch):
     monkeypatch.setattr(publishing, "CHUNK", 1024)
     source, target = tmp_path / "source", tmp_path / "target"
