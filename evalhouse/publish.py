@@ -14,7 +14,8 @@ that differ from the new one are written into it, which after an incremental bui
 file; when a reader still holds it, it is left to that reader and the working copy is a whole new copy. The
 parts that differ are told by their digests, saved when the old file was published, so that file is not read
 (it may have left the page cache since: reading 1.6 GB back from this machine's disk takes 11 s); without
-digests that match it, it is compared byte for byte.
+digests that match it, it is compared byte for byte. Only DuckDB's lock tells that a file is held: a program that
+reads the old file without one (a `cp` of the published file started before the publish) can see it change.
 """
 
 from __future__ import annotations
