@@ -25,6 +25,7 @@ import hashlib
 import os
 import shutil
 import struct
+import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
@@ -33,6 +34,9 @@ from pathlib import Path
 import duckdb
 
 CHUNK = 1 << 20  # bytes compared (and, when they differ, written) at a time when a file is brought up to date
+# How long publishing waits for the readers of the file published before to let go of it: the app's connections
+# last milliseconds and new ones open the new file, so a busy dashboard releases the old file within moments.
+READERS_GRACE_SECONDS = 1.0
 
 
 def working_copy(published: Path) -> Path:
@@ -71,7 +75,7 @@ def publish(published: Path) -> None:
     updated = None
     try:
         if before.exists():
-            updated = update_in_place(before, published, known)
+            updated = update_in_place(before, published, known, wait_seconds=READERS_GRACE_SECONDS)
             if updated is not None:
                 os.replace(before, work)
     except OSError:
@@ -89,18 +93,22 @@ class Update:
     digests: list[bytes]  # sha256 of each CHUNK of the source (and so of the target now)
 
 
-def update_in_place(target: Path, source: Path, known: Sequence[bytes] | None = None) -> Update | None:
+def update_in_place(target: Path, source: Path, known: Sequence[bytes] | None = None,
+                    wait_seconds: float = 0) -> Update | None:
     """Make `target` a byte-for-byte copy of `source` by writing only the chunks that differ, then sync it.
     `known` holds the sha256 of each of `target`'s chunks when they are known (the digests saved when `target` was
     published): then `target` is not read at all; otherwise each chunk is compared byte for byte.
-    Returns None, touching nothing, when a DuckDB connection (in this process or another) holds `target`: its
-    reader must keep seeing the file as it was.
+    Returns None, touching nothing, when a DuckDB connection (in this process or another) holds `target` for
+    longer than `wait_seconds`: its reader must keep seeing the file as it was.
 
     While it works, `target` is locked: DuckDB refuses to open it rather than read it half written."""
     fd = os.open(target, os.O_RDWR)
     try:
-        if not _lock_if_unheld(fd):
-            return None
+        deadline = time.monotonic() + wait_seconds
+        while not _lock_if_unheld(fd):
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(0.02)
         update = _over_chunks(source, fd, known)
         os.ftruncate(fd, os.stat(source).st_size)
         os.fsync(fd)

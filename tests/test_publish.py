@@ -236,6 +236,23 @@ def test_update_in_place_leaves_a_file_a_duckdb_reader_holds(tmp_path, where):
     assert target.read_bytes() == before
 
 
+def test_update_in_place_waits_a_moment_for_a_reader_to_let_go(tmp_path):
+    """A dashboard's connections last milliseconds: publishing waits for them rather than copy the whole file."""
+    target, source = tmp_path / "held.duckdb", tmp_path / "new.duckdb"
+    duckdb.connect(str(target)).execute("create table t as select 1 as a").close()
+    source.write_bytes(b"anything else")
+    reader = subprocess.Popen([sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1], "
+                               "read_only=True); print('open', flush=True); time.sleep(0.5)", str(target)],
+                              stdout=subprocess.PIPE, text=True)
+    try:
+        assert reader.stdout.readline().strip() == "open"
+        assert update_in_place(target, source, wait_seconds=0) is None
+        assert update_in_place(target, source, wait_seconds=10) is not None
+    finally:
+        reader.communicate()
+    assert target.read_bytes() == b"anything else"
+
+
 def test_duckdb_cannot_open_a_file_while_it_is_brought_up_to_date(tmp_path):
     target = tmp_path / "w.duckdb"
     duckdb.connect(str(target)).execute("create table t as select 1 as a").close()
