@@ -102,6 +102,8 @@ def update_in_place(target: Path, source: Path, known: Sequence[bytes] | None = 
     longer than `wait_seconds`: its reader must keep seeing the file as it was.
 
     While it works, `target` is locked: DuckDB refuses to open it rather than read it half written."""
+    if not hasattr(fcntl, "F_OFD_SETLK"):
+        return None  # not Linux: no way to tell whether a reader holds it, so never write into it
     fd = os.open(target, os.O_RDWR)
     try:
         deadline = time.monotonic() + wait_seconds
@@ -206,9 +208,7 @@ def _save_digests(published: Path, digests: list[bytes]) -> None:
 def _lock_if_unheld(fd: int) -> bool:
     """Take an exclusive lock on the whole file if no one holds one. An open file description lock: unlike
     flock or a process's own fcntl locks, it conflicts with the fcntl lock DuckDB takes on every file it opens,
-    read-only included, even when that connection is in this process."""
-    if not hasattr(fcntl, "F_OFD_SETLK"):
-        return False  # not Linux: no way to tell, so never write into a file a reader may hold
+    read-only included, even when that connection is in this process (Linux only: update_in_place checks)."""
     whole_file = struct.pack("hh4xqqi4x", fcntl.F_WRLCK, os.SEEK_SET, 0, 0, 0)
     try:
         fcntl.fcntl(fd, fcntl.F_OFD_SETLK, whole_file)
