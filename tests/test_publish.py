@@ -14,9 +14,9 @@ import time
 import duckdb
 import pytest
 
+from evalhouse import publish as publishing
 from evalhouse.cli import main
 from evalhouse.operations import build, ingest
-from evalhouse import publish as publishing
 from evalhouse.publish import update_in_place, working_copy
 from evalhouse.settings import Settings
 from tests.conftest import Warehouse, instance_record, write_lines
