@@ -33,6 +33,8 @@ from pathlib import Path
 
 import duckdb
 
+from evalhouse.durable import fsync_directory
+
 CHUNK = 1 << 20  # bytes compared (and, when they differ, written) at a time when a file is brought up to date
 # How long publishing waits for the readers of the file published before to let go of it: the app's connections
 # last milliseconds and new ones open the new file, so a busy dashboard releases the old file within moments.
@@ -71,7 +73,7 @@ def publish(published: Path) -> None:
             pass  # no hard links here: the working copy will be a whole copy
     os.replace(work, published)
     published.with_name(published.name + ".wal").unlink(missing_ok=True)  # never replay a stale WAL onto the new file
-    _fsync_directory(published.parent)
+    fsync_directory(published.parent)
     updated = None
     try:
         if before.exists():
@@ -229,14 +231,6 @@ def _copy_atomically(source: Path, target: Path) -> None:
         os.fsync(handle.fileno())
     os.replace(partial, target)
     target.with_name(target.name + ".wal").unlink(missing_ok=True)  # never replay a stale WAL onto the new file
-
-
-def _fsync_directory(directory: Path) -> None:
-    fd = os.open(directory, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
 
 
 def _remove(path: Path) -> None:

@@ -144,7 +144,7 @@ def die(*args, **kwargs):
         os.pwrite(args[0], bytes(publish.CHUNK), 0)
     os._exit(9)
 
-setattr(publish, {"after the rename": "_fsync_directory", "mid-update": "_update_chunks",
+setattr(publish, {"after the rename": "fsync_directory", "mid-update": "_update_chunks",
                   "before the digests": "_save_digests"}[sys.argv[2]], die)
 publish.publish(Path(sys.argv[1]))
 """

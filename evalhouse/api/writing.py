@@ -28,6 +28,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
+from evalhouse.durable import fsync_directory
+
 LINEAGE_COLUMNS = ("landing_file", "line", "record_sha256", "record_key", "format", "received_at", "request_id",
                    "key_name", "remote")
 _CHUNK = 1024 * 1024
@@ -118,7 +120,7 @@ class LandingWriter:
             finally:
                 os.close(fd)  # closing releases the flock
             if created:
-                _fsync_dir(path.parent)
+                fsync_directory(path.parent)
         return appended
 
     def _write_lineage(self, path: Path, format_name: str, appended: Appended, lines: Sequence[bytes],
@@ -158,11 +160,3 @@ def _write_all(fd: int, data: bytes) -> None:
     while view:
         written = os.write(fd, view)
         view = view[written:]
-
-
-def _fsync_dir(folder: Path) -> None:
-    fd = os.open(folder, os.O_RDONLY)
-    try:
-        os.fsync(fd)
-    finally:
-        os.close(fd)
