@@ -28,6 +28,7 @@ import struct
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -67,10 +68,10 @@ def publish(published: Path) -> None:
     known = None
     if published.exists():
         known = _load_digests(published)
-        try:
-            os.link(published, before)  # the old inode keeps a name of its own when the rename takes the published one
-        except OSError:
-            pass  # no hard links here: the working copy will be a whole copy
+        # The old inode keeps a name of its own when the rename takes the published one (on a filesystem without
+        # hard links it keeps none, and the working copy is a whole copy).
+        with suppress(OSError):
+            os.link(published, before)
     os.replace(work, published)
     published.with_name(published.name + ".wal").unlink(missing_ok=True)  # never replay a stale WAL onto the new file
     fsync_directory(published.parent)
