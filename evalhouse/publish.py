@@ -87,7 +87,7 @@ def publish(published: Path) -> None:
         before.unlink(missing_ok=True)
     if updated is None:
         _copy_atomically(published, work)
-    _save_digests(published, updated.digests if updated is not None else digest_chunks(published))
+    _save_digests(published, updated.digests if updated is not None else _digest_chunks(published))
 
 
 @dataclass(frozen=True)
@@ -122,7 +122,7 @@ def update_in_place(target: Path, source: Path, known: Sequence[bytes] | None = 
         os.close(fd)  # releases the lock
 
 
-def digest_chunks(path: Path) -> list[bytes]:
+def _digest_chunks(path: Path) -> list[bytes]:
     """The sha256 of each CHUNK of a file."""
     return _over_chunks(path, None, None).digests
 

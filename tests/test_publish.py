@@ -98,19 +98,29 @@ def test_the_next_working_copy_is_the_file_published_before_brought_up_to_date(t
     assert Warehouse(settings.db_path).scalar("select count(*) from marts.fct_trials") == 3
 
 
-def test_a_published_file_changed_after_publishing_is_compared_not_trusted_to_its_digests(tmp_path):
-    """An analyst who opens the published file read-write can change it; its saved digests then describe another
-    file, and the next working copy must still equal what is published, byte for byte."""
-    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+def test_a_published_file_changed_after_publishing_is_compared_not_trusted_to_its_digests(tmp_path, monkeypatch):
+    """Whoever writes into the published file (an analyst opening it read-write) makes its saved digests describe
+    another file: the next publish must compare it, or a changed chunk that its digest calls unchanged would stay
+    in the working copy."""
+    monkeypatch.setattr(publishing, "CHUNK", 4096)
+    db = tmp_path / "w.duckdb"
+    settings = Settings(db_path=db, landing=tmp_path / "landing")
     ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
-    assert build(settings).ok
-    with duckdb.connect(str(settings.db_path)) as con:  # not read-only: a writer where none should be
-        con.execute("create table main.scratch as select range as i from range(100000)")
+    publishing.publish(db)
     ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
-    assert build(settings).ok
-    work = working_copy(settings.db_path)
-    assert work.read_bytes() == settings.db_path.read_bytes()
-    assert Warehouse(work).scalar("select count(*) from marts.fct_trials") == 2
+    publishing.publish(db)  # digests saved for the published file
+    ingest(settings, [write_lines(tmp_path / "c.jsonl", [instance_record(sample_id="c")])])
+    published, work = db.read_bytes(), working_copy(db).read_bytes()
+    size = publishing.CHUNK
+    unchanged = next(i for i in range(1, len(published) // size)
+                     if published[i * size:(i + 1) * size] == work[i * size:(i + 1) * size]
+                     and any(published[i * size:(i + 1) * size]))
+    with db.open("r+b") as writer:  # a chunk the next publish will not change, changed behind its digest
+        writer.seek(unchanged * size)
+        writer.write(bytes(b ^ 0xFF for b in published[unchanged * size:unchanged * size + 16]))
+    publishing.publish(db)
+    assert working_copy(db).read_bytes() == db.read_bytes()
+    assert Warehouse(working_copy(db)).scalar("select count(*) from raw.eee_instance") == 3
 
 
 def test_a_file_a_reader_still_holds_is_not_made_the_working_copy(tmp_path):
