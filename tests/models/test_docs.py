@@ -81,3 +81,26 @@ def test_every_mart_declares_its_key_and_the_warehouse_enforces_the_primary_keys
     enforced = demo_warehouse.rows("select table_name, constraint_column_names from duckdb_constraints() "
                                    "where schema_name = 'marts' and constraint_type = 'PRIMARY KEY'")
     assert {table: sorted(columns) for table, columns in enforced} == primary_keys
+
+
+def test_the_warehouse_carries_every_description_as_a_comment(docs, demo_warehouse):
+    """persist_docs (macros/persist_docs.sql) writes each model's and column's description into DuckDB, where
+    analysts read them (`duckdb_tables()`, `duckdb_columns()`): tables and views, with contracts and without."""
+    manifest, _ = docs
+    models = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"]
+    relations = {(schema, name): comment for schema, name, comment in demo_warehouse.rows(
+        "select schema_name, table_name, comment from duckdb_tables() "
+        "union all select schema_name, view_name, comment from duckdb_views() where not internal")}
+    columns = {(schema, table, column): comment for schema, table, column, comment in demo_warehouse.rows(
+        "select schema_name, table_name, column_name, comment from duckdb_columns()")}
+    assert {n["config"]["materialized"] for n in models} >= {"table", "view", "incremental"}
+    assert any(not n["config"]["contract"]["enforced"] for n in models)
+    wrong = []
+    for node in models:
+        where = (node["schema"], node["alias"])
+        if relations.get(where) != node["description"]:
+            wrong.append(f"{node['name']}: {relations.get(where)!r}")
+        for name, column in node["columns"].items():
+            if columns.get((*where, name)) != column["description"]:
+                wrong.append(f"{node['name']}.{name}: {columns.get((*where, name))!r}")
+    assert wrong == []
