@@ -46,7 +46,11 @@ AS_OF_BUILD = "tag:as_of_build+"  # models that read the build's clock: built ev
 class BuildResult:
     ok: bool
     failures: tuple[str, ...]  # "model.evalhouse.fct_x: message" for each error or failed test
-    n_nodes: int
+    nodes: tuple[str, ...]  # the unique id of every node the run ran ("model.evalhouse.fct_x", "test...")
+
+    @property
+    def n_nodes(self) -> int:
+        return len(self.nodes)
 
 
 def project_fingerprint() -> str:
@@ -132,9 +136,10 @@ def _exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
 def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: Path | None = None,
             quiet: bool = False, target: str | None = None, full_refresh: bool = False,
             fingerprint: str | None = None, select: Sequence[str] | None = None,
-            exclude_resource_types: Sequence[str] = ()) -> BuildResult:
+            exclude_resource_types: Sequence[str] = (), write_json: bool = True) -> BuildResult:
     """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`, in this process. With a
-    fingerprint, a build that passes records it (the on-run-end hooks)."""
+    fingerprint, a build that passes records it (the on-run-end hooks). Without write_json, dbt leaves out
+    manifest.json and run_results.json (the result says what ran and failed; target/logs/dbt.log keeps all)."""
     from dbt.cli.main import dbtRunner  # imported late: dbt is slow to import and not needed by ingest
 
     args = [*command, "--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
@@ -152,20 +157,22 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
         args += ["--target-path", str(target_path)]
     if quiet:
         args += ["--quiet"]
+    if not write_json:
+        args += ["--no-write-json"]
     # dbt itself reads DBT_TARGET_PATH when no --target-path is given (the tests give each session its own).
     target_dir = target_path or Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_ROOT / "target")
     with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str(target_dir / "logs")):
         result = dbtRunner().invoke(args)
     failures: list[str] = []
-    n_nodes = 0
+    nodes: list[str] = []
     if result.result is not None and hasattr(result.result, "results"):
         for node_result in result.result.results:
-            n_nodes += 1
+            nodes.append(node_result.node.unique_id)
             if str(node_result.status) in ("error", "fail", "runtime error"):
                 failures.append(f"{node_result.node.unique_id}: {node_result.message}")
     if result.exception is not None:
         failures.append(f"dbt could not run: {result.exception}")
-    return BuildResult(result.success and not failures, tuple(failures), n_nodes)
+    return BuildResult(result.success and not failures, tuple(failures), tuple(nodes))
 
 
 @contextmanager
@@ -189,13 +196,13 @@ def build_warehouse(db_path: Path) -> BuildResult:
         code = subprocess.call([sys.executable, "-m", "evalhouse.build", str(db_path), str(result_file),
                                 str(os.getpid())], cwd=PROJECT_ROOT)
         if not result_file.exists():
-            return BuildResult(False, (f"the dbt process ended without a result (exit {code})",), 0)
+            return BuildResult(False, (f"the dbt process ended without a result (exit {code})",), ())
         data = json.loads(result_file.read_text())
-    return BuildResult(data["ok"], tuple(data["failures"]), data["n_nodes"])
+    return BuildResult(data["ok"], tuple(data["failures"]), tuple(data["nodes"]))
 
 
 def build_in_process(db_path: Path, *, target: str | None = None, target_path: Path | None = None,
-                     quiet: bool = False) -> BuildResult:
+                     quiet: bool = False, write_json: bool = True) -> BuildResult:
     """What `evalhouse build` runs: in full when the project changed since the warehouse's last build,
     otherwise what the new data touches (plan_build), recording the project's fingerprint if it passes."""
     fingerprint = project_fingerprint()
@@ -204,7 +211,7 @@ def build_in_process(db_path: Path, *, target: str | None = None, target_path: P
         print(plan.reason, flush=True)
     return run_dbt(db_path, target=target, target_path=target_path, quiet=quiet, fingerprint=fingerprint,
                    full_refresh=plan.full_refresh, select=plan.select,
-                   exclude_resource_types=plan.exclude_resource_types)
+                   exclude_resource_types=plan.exclude_resource_types, write_json=write_json)
 
 
 def _die_with_parent(parent_pid: int) -> bool:
@@ -220,8 +227,9 @@ def _main(argv: Sequence[str]) -> int:
     db_path, result_file = Path(argv[0]), Path(argv[1])
     if len(argv) > 2 and not _die_with_parent(int(argv[2])):
         return 1  # the `evalhouse build` that started this is gone: nothing may be published
-    result = build_in_process(db_path, target="build")
-    result_file.write_text(json.dumps({"ok": result.ok, "failures": list(result.failures), "n_nodes": result.n_nodes}))
+    # No manifest.json or run_results.json: writing the manifest alone took half a second of every build.
+    result = build_in_process(db_path, target="build", write_json=False)
+    result_file.write_text(json.dumps({"ok": result.ok, "failures": list(result.failures), "nodes": list(result.nodes)}))
     return 0 if result.ok else 1
 
 
