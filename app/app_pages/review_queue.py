@@ -26,7 +26,7 @@ st.caption(
 queue = db.query(
     """
     select record_id, source_format, item_id, task_id, model_id, judge_id, reasons, created_at, status, prompt,
-           response, judge_record_json, age_days, as_of
+           response, judge_record_json, age_days
     from marts.fct_review_queue
     order by (reasons like '%violating hazard%') desc, age_days desc, record_id
     """
@@ -50,10 +50,9 @@ forms = frame[frame["source_format"] == "eval_form"].copy()
 cognibench = frame[frame["source_format"] == "cognibench"]
 forms["submitted_by"] = [", ".join(sorted({s.reviewer_id or "?" for s in submitted.get(r, [])}))
                          for r in forms["record_id"]]
-as_of = c.to_date(frame["as_of"].max())
-
 cards = st.columns(4)
-cards[0].metric("Judge forms waiting", f"{len(forms):,}", help=f"At the last build ({as_of}).")
+cards[0].metric("Judge forms waiting", f"{len(forms):,}",
+                help="In the queue as the last build left it; the ages are counted to now.")
 cards[1].metric("Submitted, waiting for a build", f"{int((forms['submitted_by'] != '').sum()):,}",
                 help="Reviews saved in the landing folder whose items leave the queue at the next `evalhouse build`.")
 cards[2].metric("Oldest wait", f"{c.count(forms['age_days'].max())} days" if not forms.empty else c.NA)

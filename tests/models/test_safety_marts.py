@@ -4,6 +4,7 @@ carry Wilson intervals, rater groups never mix, and a hybrid review takes its ju
 from __future__ import annotations
 
 import math
+import time
 import uuid
 
 import pytest
@@ -85,6 +86,18 @@ def test_the_demo_review_queue_is_not_empty_and_says_why(demo_warehouse):
     assert set(rows.source_format) == {"eval_form", "cognibench"}
     assert (rows.reasons.str.len() > 0).all()
     assert rows.judge_record_json.notna().all()
+
+
+def test_the_queue_counts_ages_when_it_is_read_and_the_backlog_when_it_was_built(demo_warehouse):
+    """fct_review_queue is a view: its clock is the query's, so no build is needed to keep its ages current.
+    rpt_review_backlog is a table: its ages are those of the build (which is why every build refreshes it)."""
+    query = "select max(as_of) from marts.fct_review_queue"
+    first = demo_warehouse.rows(query)[0][0]
+    time.sleep(0.01)
+    assert demo_warehouse.rows(query)[0][0] > first
+    built = demo_warehouse.rows("select max(as_of) from marts.rpt_review_backlog")[0][0]
+    time.sleep(0.01)
+    assert demo_warehouse.rows("select max(as_of) from marts.rpt_review_backlog")[0][0] == built < first
 
 
 def _judge_form(**changes):

@@ -1,7 +1,6 @@
 -- One row per record awaiting a person (int_review_records_queued: which records, and why), with how long it has
--- waited: age_days is counted from created_at to the build (as_of). A view, rebuilt by every `evalhouse build`
--- (tag as_of_build): the queue itself is a table rebuilt only when its sources change, so a build with nothing
--- new costs a clock reading here, not the queue's 2 s.
+-- waited: age_days is counted from created_at to the moment the queue is read (as_of). A view, so the clock is
+-- read by each query, not frozen at the build: the queue itself is a table rebuilt only when its sources change.
 {{ config(materialized='view') }}
 with
 
