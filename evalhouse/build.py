@@ -13,7 +13,9 @@ the warehouse, and a build that finds another one rebuilds every model in full (
 A build runs only what the new data touches: a successful build also records how many rows each source table
 held, and since the raw tables only ever grow, the next build selects the models downstream of the sources that
 grew (`dbt build --select source:aif.eval_forms+ ...`), plus the models that read the build's own clock (tag
-as_of_build). Everything else is left as the last build wrote it, which is what rebuilding it would give.
+as_of_build). Everything else is left as the last build wrote it, which is what rebuilding it would give. So are
+the views among the selected models: a view is a query DuckDB runs as it is read, and its SQL is the project's,
+unchanged since the build that created it (the fingerprint); their tests still run.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ FINGERPRINTED = ("models", "macros", "seeds", "dbt_project.yml")
 BUILD_STATE = "main.evalhouse_build_state"  # written by the on-run-end hooks in macros/build_state.sql
 BUILD_SOURCES = "main.evalhouse_build_sources"
 AS_OF_BUILD = "tag:as_of_build+"  # models that read the build's clock: built every time
+VIEWS = "config.materialized:view"
 
 
 @dataclass(frozen=True)
@@ -76,6 +79,12 @@ class BuildPlan:
         touches is planned only when the project is the one whose last build passed (the fingerprint), unit tests
         included, so it leaves them out; a build of every node runs them."""
         return ("unit_test",) if self.select is not None else ()
+
+    @property
+    def exclude(self) -> tuple[str, ...]:
+        """The views, in a build of what new data touches: recreating one with the same SQL changes nothing. Their
+        tests stay selected (run_dbt excludes without indirect selection)."""
+        return (VIEWS,) if self.select is not None else ()
 
 
 def plan_build(db_path: Path, fingerprint: str) -> BuildPlan:
@@ -136,7 +145,8 @@ def _exists(con: duckdb.DuckDBPyConnection, qualified: str) -> bool:
 def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: Path | None = None,
             quiet: bool = False, target: str | None = None, full_refresh: bool = False,
             fingerprint: str | None = None, select: Sequence[str] | None = None,
-            exclude_resource_types: Sequence[str] = (), write_json: bool = True) -> BuildResult:
+            exclude: Sequence[str] = (), exclude_resource_types: Sequence[str] = (),
+            write_json: bool = True) -> BuildResult:
     """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`, in this process. With a
     fingerprint, a build that passes records it (the on-run-end hooks). Without write_json, dbt leaves out
     manifest.json and run_results.json (the result says what ran and failed; target/logs/dbt.log keeps all)."""
@@ -147,6 +157,9 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
         args += ["--full-refresh"]
     if select is not None:
         args += ["--select", *select]
+    if exclude:
+        # Only the nodes named: dbt's default (eager) would also leave out every test of an excluded model.
+        args += ["--exclude", *exclude, "--indirect-selection", "empty"]
     if exclude_resource_types:
         args += ["--exclude-resource-type", *exclude_resource_types]
     if fingerprint is not None:
@@ -210,7 +223,7 @@ def build_in_process(db_path: Path, *, target: str | None = None, target_path: P
     if plan.reason:
         print(plan.reason, flush=True)
     return run_dbt(db_path, target=target, target_path=target_path, quiet=quiet, fingerprint=fingerprint,
-                   full_refresh=plan.full_refresh, select=plan.select,
+                   full_refresh=plan.full_refresh, select=plan.select, exclude=plan.exclude,
                    exclude_resource_types=plan.exclude_resource_types, write_json=write_json)
 
 

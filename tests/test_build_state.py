@@ -101,6 +101,12 @@ def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_ro
     # The trials' models ran, and their unit tests did not: the project is the one whose last build passed them.
     assert "model.evalhouse.int_spec_composites" in trials.nodes
     assert not [node for node in trials.nodes if node.startswith("unit_test.")]
+    # The views were left as they were (a view is read live; its SQL has not changed), and their tests ran.
+    assert "model.evalhouse.fct_trials" not in trials.nodes and "model.evalhouse.stg_ingest__files" not in trials.nodes
+    assert [node for node in trials.nodes if node.startswith("test.evalhouse.fct_trials_row_rules")]
+    assert [node for node in trials.nodes if node.startswith("test.evalhouse.not_null_stg_ingest__files_batch_id")]
+    with duckdb.connect(str(work), read_only=True) as con:
+        assert con.execute("select count(*) from marts.fct_trials where sample_id like 'b%'").fetchone()[0] == 3
     # The new trials carry this build's stamp, which the passed build recorded for the next one's grain tests.
     with duckdb.connect(str(work), read_only=True) as con:
         stamps = dict(con.execute("select sample_id, written_in from intermediate.int_trials_unioned").fetchall())
