@@ -115,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
     unchanged = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
     _check(unchanged, "build with nothing new")
     record("build again, nothing new ingested", f"{unchanged.seconds:.1f} s",
-           "only what reads the build's clock (the review queue), dbt's start and publishing (the file "
+           "only what reads the build's clock (the review backlog), dbt's start and publishing (the file "
            "published before brought up to date as the next working copy)")
     trials_only = write_increment(run / "trials_only", seed=100)[0]
     _check(measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", str(trials_only)), "ingest trials only")
