@@ -3,9 +3,8 @@
 -- sme, end_user), with n_hybrid_reviews counting the reviews; a rater seen only in reviews is 'hybrid'.
 with
 
-ratings as (
-    select * from {{ ref('int_ratings_unioned') }}
-),
+-- int_ratings_unioned is read where it is used, not through an import CTE: DuckDB materialises a CTE read
+-- more than once, a copy of the 3.9 million ratings before any group by (0.52 s; read directly 0.27 s).
 
 per_rater as (
     select
@@ -18,7 +17,7 @@ per_rater as (
         max(training_cohort) as training_cohort,
         min(rated_at) as first_rated_at,
         max(rated_at) as last_rated_at
-    from ratings
+    from {{ ref('int_ratings_unioned') }} as ratings
     where rater_id is not null
     group by rater_id
 ),
@@ -27,14 +26,14 @@ per_rater as (
 -- them per rater, took 1.05 s on the benchmark's 3.9 million ratings; these 0.39 s.
 rater_items as (
     select rater_id, count(item_id) as n_items
-    from (select rater_id, item_id from ratings where rater_id is not null group by rater_id, item_id) as pairs
+    from (select rater_id, item_id from {{ ref('int_ratings_unioned') }} as ratings where rater_id is not null group by rater_id, item_id) as pairs
     group by rater_id
 ),
 
 rater_reviews as (
     select rater_id, count(record_id) as n_hybrid_reviews
     from (
-        select rater_id, record_id from ratings
+        select rater_id, record_id from {{ ref('int_ratings_unioned') }} as ratings
         where rater_id is not null and rater_type = 'hybrid'
         group by rater_id, record_id
     ) as reviews
@@ -43,13 +42,13 @@ rater_reviews as (
 
 rater_versions as (
     select rater_id, count(rater_version) as n_versions
-    from (select rater_id, rater_version from ratings where rater_id is not null group by rater_id, rater_version) as pairs
+    from (select rater_id, rater_version from {{ ref('int_ratings_unioned') }} as ratings where rater_id is not null group by rater_id, rater_version) as pairs
     group by rater_id
 ),
 
 versioned as (
     select rater_id, rated_at, record_id, rater_version
-    from ratings
+    from {{ ref('int_ratings_unioned') }} as ratings
     where rater_version is not null
 ),
 

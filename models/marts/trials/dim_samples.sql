@@ -2,9 +2,8 @@
 -- often it was attempted. Trials point here by (evaluation_name, sample_id).
 with
 
-trials as (
-    select * from {{ ref('int_trials_unioned') }}
-),
+-- int_trials_unioned is read where it is used, not through an import CTE: DuckDB materialises a CTE read
+-- more than once, copying every row and column before the window (0.72 s; read directly 0.52 s).
 
 ranked as (
     select
@@ -15,7 +14,7 @@ ranked as (
         row_number() over (
             partition by evaluation_name, sample_id order by evaluated_at desc, source_path, source_line
         ) as recency
-    from trials
+    from {{ ref('int_trials_unioned') }} as trials
 ),
 
 counts as (
@@ -26,7 +25,7 @@ counts as (
         count(distinct model_id) as n_models,
         min(evaluated_at) as first_evaluated_at,
         max(evaluated_at) as last_evaluated_at
-    from trials
+    from {{ ref('int_trials_unioned') }} as trials
     group by evaluation_name, sample_id
 ),
 
