@@ -242,7 +242,8 @@ def _main(argv: Sequence[str]) -> int:
         return 1  # the `evalhouse build` that started this is gone: nothing may be published
     # No manifest.json or run_results.json: writing the manifest alone took half a second of every build.
     result = build_in_process(db_path, target="build", write_json=False)
-    result_file.write_text(json.dumps({"ok": result.ok, "failures": list(result.failures), "nodes": list(result.nodes)}))
+    outcome = {"ok": result.ok, "failures": list(result.failures), "nodes": list(result.nodes)}
+    result_file.write_text(json.dumps(outcome))
     return 0 if result.ok else 1
 
 

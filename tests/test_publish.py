@@ -60,7 +60,8 @@ def test_a_failed_build_leaves_the_published_warehouse_untouched(tmp_path, monke
     from evalhouse import operations
     from evalhouse.build import BuildResult
 
-    monkeypatch.setattr(operations, "build_warehouse", lambda db: BuildResult(False, ("test.evalhouse.x: failed",), ("test.evalhouse.x",)))
+    failed = BuildResult(False, ("test.evalhouse.x: failed",), ("test.evalhouse.x",))
+    monkeypatch.setattr(operations, "build_warehouse", lambda db: failed)
     ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
     result = build(settings)
     assert not result.ok and "failed" in result.failures[0]
