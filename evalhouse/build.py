@@ -83,7 +83,9 @@ class BuildPlan:
     @property
     def exclude(self) -> tuple[str, ...]:
         """The views, in a build of what new data touches: recreating one with the same SQL changes nothing. Their
-        tests stay selected (run_dbt excludes without indirect selection)."""
+        tests stay selected (run_dbt excludes without indirect selection). This holds while no view's SQL carries
+        a value of the build that compiled it (run_started_at, say): a model that must show the build's clock is a
+        table tagged as_of_build, as rpt_review_backlog is."""
         return (VIEWS,) if self.select is not None else ()
 
 
