@@ -24,7 +24,9 @@ hazard_ratings as (
 ),
 
 reviewed as (
-    select distinct derived_from as eval_id from {{ ref('stg_aif__eval_forms') }} as forms where rater_type = 'hybrid' and derived_from is not null
+    select distinct derived_from as eval_id
+    from {{ ref('stg_aif__eval_forms') }} as forms
+    where rater_type = 'hybrid' and derived_from is not null
 ),
 
 violating as (

@@ -26,7 +26,11 @@ per_rater as (
 -- them per rater, took 1.05 s on the benchmark's 3.9 million ratings; these 0.39 s.
 rater_items as (
     select rater_id, count(item_id) as n_items
-    from (select rater_id, item_id from {{ ref('int_ratings_unioned') }} as ratings where rater_id is not null group by rater_id, item_id) as pairs
+    from (
+        select rater_id, item_id from {{ ref('int_ratings_unioned') }} as ratings
+        where rater_id is not null
+        group by rater_id, item_id
+    ) as pairs
     group by rater_id
 ),
 
@@ -42,7 +46,11 @@ rater_reviews as (
 
 rater_versions as (
     select rater_id, count(rater_version) as n_versions
-    from (select rater_id, rater_version from {{ ref('int_ratings_unioned') }} as ratings where rater_id is not null group by rater_id, rater_version) as pairs
+    from (
+        select rater_id, rater_version from {{ ref('int_ratings_unioned') }} as ratings
+        where rater_id is not null
+        group by rater_id, rater_version
+    ) as pairs
     group by rater_id
 ),
 
