@@ -7,12 +7,11 @@
 -- record re-exported with human_review_status 'Completed'. The judge's original JSON comes along, so the review
 -- page can pre-fill the form. A table, built when its sources change; fct_review_queue, a view of it, adds the
 -- ages (as one table rebuilt by every build, the queue cost every build 2 s on the benchmark's warehouse).
+-- stg_aif__eval_forms is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
+-- (docs/performance.md, "Import CTEs read more than once").
 {%- set universal = ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
 {%- set confidences = var('review_confidences') %}
 with
-
--- stg_aif__eval_forms is read where it is used, not through an import CTE: DuckDB materialises a CTE read
--- more than once, every column of every form (0.23 s; read directly 0.13 s).
 
 judge_records as (
     select * from {{ ref('stg_cognibench__judge_records') }}

@@ -3,11 +3,9 @@
 -- (when absent: the spec's only rubric). ADP results carry metadata.suite_id and metadata.metric_id. A trial that
 -- names a spec but no component of it (an unknown rubric or metric, or no rubric_id on a spec with several) is
 -- kept with is_matched false, so dim_eval_specs can count it.
+-- int_trials_unioned and int_spec_components_unioned are read where used, not through import CTEs: DuckDB copies
+-- a CTE read more than once whole (docs/performance.md, "Import CTEs read more than once").
 with
-
--- int_trials_unioned and int_spec_components_unioned are read where they are used, not through import CTEs:
--- DuckDB materialises a CTE read more than once, a copy of every trial before the join (0.07 s with no specs at
--- all; read directly 0.006 s).
 
 specs as (
     select * from {{ ref('int_eval_specs_unioned') }} where is_current
