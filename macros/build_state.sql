@@ -177,5 +177,18 @@
     0.09 s for int_ratings_unioned's select on the benchmark's 3.9 million ratings). Batch ids are never NULL.
 #}
 {% macro unread_batches(relation) -%}
-    batch_id in (select distinct batch_id from {{ relation }} except select distinct batch_id from {{ this }})
+    batch_id in {{ unread_batch_ids(relation) }}
+{%- endmacro %}
+
+
+{#
+    unread_batch_ids(relation): the ingest batches in `relation` that this model has not read yet, one row each
+    (batch_id), as a parenthesised subquery to join on. An input filtered on other columns first is joined to it
+    rather than filtered with unread_batches: DuckDB's estimate of the filtered input falls below its estimate of
+    the new batches, and it built the semi-join's hash table on every row of the input. int_agreement_ratings'
+    select on the benchmark's 3.9 million ratings took 0.26 s filtered, 0.06 s joined (the statement in the
+    drop's build: 0.6 to 1.2 s, then 0.09 s).
+#}
+{% macro unread_batch_ids(relation) -%}
+    (select distinct batch_id from {{ relation }} except select distinct batch_id from {{ this }})
 {%- endmacro %}

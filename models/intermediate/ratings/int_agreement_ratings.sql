@@ -29,7 +29,8 @@ with
 changed_items as (
     select distinct item_id, dimension
     from ({{ countable }}) as countable
-    where {{ unread_batches(ref('int_ratings_unioned')) }}
+    inner join {{ unread_batch_ids(ref('int_ratings_unioned')) }} as unread
+        on countable.batch_id = unread.batch_id
 ),
 
 ratings as (
