@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
+import os
 import shutil
 import sys
 from pathlib import Path
@@ -14,6 +15,7 @@ from pathlib import Path
 from bench import measure
 from bench.generate import generate, write_increment
 from bench.page_queries import record_page_queries, slowest_query_ms
+from evalhouse.settings import PROJECT_ROOT
 
 HERE = Path(__file__).resolve().parent
 
@@ -99,11 +101,12 @@ def main(argv: list[str] | None = None) -> int:
     # 4: a full build, then an increment.
     forms = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", str(data.forms))
     _check(forms, "ingest eval forms")
+    _forget_parsed_project()
     full = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
     _check(full, "full build")
     record("full evalhouse build", f"{full.seconds:.1f} s",
-           f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s); "
-           f"{_cpu(full)}")
+           f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s), dbt's parse of the whole "
+           f"project included, as after a change of the project; {_cpu(full)}")
     increment = write_increment(run)
     added = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", *map(str, increment))
     _check(added, "ingest increment")
@@ -142,6 +145,17 @@ def main(argv: list[str] | None = None) -> int:
     _write_results(args.results, rows, machine, args.scale, started)
     print(f"wrote {args.results}")
     return 0
+
+
+def _forget_parsed_project() -> None:
+    """Delete dbt's saved parse of the project, so that the full build parses it whole, as the full builds users
+    run do: the first build in a checkout has no saved parse; a build after a change of the project passes a new
+    fingerprint in dbt's vars, and a warehouse at another path changes dbt's profile, and either makes dbt parse
+    anew (3.8 to 4.2 s here, against 0.7 s from a saved parse). The benchmark builds a fresh warehouse of the
+    same project at the path of its previous run, whose saved parse would spare its full build that part in some
+    runs and not in others. The builds after it keep their saved parse, as a user's next builds do."""
+    target = Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+    (target / "partial_parse.msgpack").unlink(missing_ok=True)
 
 
 def _read_through(path: Path) -> None:
