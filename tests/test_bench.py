@@ -1,0 +1,60 @@
+"""`make bench` end to end at a tiny scale: every step runs from this checkout and bench/RESULTS.md gets every row
+with its figures. Nothing here is timed (the machines are shared): the seconds are the benchmark's to measure."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+
+from evalhouse.settings import PROJECT_ROOT
+
+pytestmark = pytest.mark.slow
+
+ROWS = [
+    "DuckDB read_json, no validation (the ceiling)",
+    "DuckDB keeping each line's text and sha256 and parsing it, no validation",
+    "evalhouse ingest, validated",
+    "peak memory of ingest, large file",
+    "evalhouse ingest --strict",
+    "jsonschema, one record at a time (naive)",
+    "peak memory of ingest, file ten times smaller",
+    "full evalhouse build",
+    "incremental build after 10,000 trials and 3,000 ratings",
+    "build again, nothing new ingested",
+    "build after 10,000 new trials only",
+    "alpha (ordinal) in SQL, 1,000,000 ratings in 200 groups",
+]
+PAGES = ["agreement", "data_quality", "judge_drift", "leaderboard", "overview", "rate_item", "reliability",
+         "review_queue", "safety", "specs"]
+
+
+def test_bench_writes_every_row(tmp_path):
+    results = tmp_path / "RESULTS.md"
+    run = subprocess.run([sys.executable, "-m", "bench", "--scale", "0.002", "--data", str(tmp_path / "data"),
+                          "--results", str(results)], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=900)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+
+    table = {}
+    for line in results.read_text().splitlines():
+        cells = [cell.strip() for cell in line.strip("|").split("|")]
+        if len(cells) == 3 and cells[0] not in ("measure", "---"):
+            table[cells[0]] = (cells[1], cells[2])
+    assert "`make bench` (scale 0.002)" in results.read_text()
+    for row in ROWS:
+        assert row in table, f"no row {row!r} in {results.name}"
+        assert re.match(r"[\d,.]+ (records/s|MB|s)$", table[row][0]), (row, table[row][0])
+    for page in PAGES:
+        name = next((name for name in table if name.startswith(f"page queries: {page} (")), None)
+        assert name is not None, f"no row for the {page} page's queries"
+        assert re.match(r"[\d,]+ ms$", table[name][0])
+    # The ratios the targets are about are written beside the figures they come from.
+    assert re.search(r"ratio to the ceiling \d\.\d\d \(target >= 0\.5\)", table["evalhouse ingest, validated"][1])
+    assert re.search(r"^\d\.\d\d of the full build \(target <= 0\.25\)",
+                     table["incremental build after 10,000 trials and 3,000 ratings"][1])
+    # The alpha SQL and the krippendorff package agree, group by group.
+    alpha_note = table["alpha (ordinal) in SQL, 1,000,000 ratings in 200 groups"][1]
+    difference = re.search(r"max difference (\d\.\de[-+]\d\d)", alpha_note)
+    assert difference is not None and float(difference.group(1)) < 1e-9, alpha_note
