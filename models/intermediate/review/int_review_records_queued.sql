@@ -4,9 +4,11 @@
 --   hybrid review has been derived from yet;
 --   CogniBench records that need human review and whose review is not completed.
 -- A reviewed item leaves the queue: a hybrid form with derived_from = the judge form's eval_id, or a CogniBench
--- record re-exported with human_review_status 'Completed'. The judge's original JSON comes along, so the review
--- page can pre-fill the form. A table, built when its sources change; fct_review_queue, a view of it, adds the
--- ages (as one table rebuilt by every build, the queue cost every build 2 s on the benchmark's warehouse).
+-- record re-exported with human_review_status 'Completed'. A table, built when its sources change; fct_review_queue,
+-- a view of it, adds the ages (as one table rebuilt by every build, the queue cost every build 2 s on the
+-- benchmark's warehouse) and the record's texts (prompt, response and the judge's original JSON, to pre-fill the
+-- review), read from staging by record_id: kept here, they made this table 64 MB of text rewritten by every build
+-- with new forms (docs/performance.md, "The review queue's texts").
 -- stg_aif__eval_forms is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
 -- (docs/performance.md, "Import CTEs read more than once").
 {%- set universal = ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
@@ -72,10 +74,7 @@ queued_forms as (
             case when low_confidences <> '' then '{{ confidences | join("/") }} confidence: ' || low_confidences end
         ) as reasons,
         created_at,
-        'awaiting_review' as status,
-        prompt,
-        response,
-        record_json as judge_record_json
+        'awaiting_review' as status
     from form_reasons
     where violating_hazards is not null or low_scores <> '' or low_confidences <> ''
 ),
@@ -94,10 +93,7 @@ queued_judge_records as (
             'needs human review'
         ) as reasons,
         created_at,
-        lower(replace(human_review_status, ' ', '_')) as status,
-        cast(null as varchar) as prompt,
-        cast(null as varchar) as response,
-        record_json as judge_record_json
+        lower(replace(human_review_status, ' ', '_')) as status
     from judge_records
     where needs_human_review
         and coalesce(human_review_status, '') <> 'Completed'
