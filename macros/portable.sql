@@ -26,6 +26,21 @@
     coalesce(array_join(from_json({{ column }}, 'array<string>'), {{ separator }}), '')
 {%- endmacro %}
 
+{# An aggregate: the value of `value` on the row of the group whose `ordering` is greatest, the expressions of the
+   list `ordering` compared in turn (the first, then the second on a tie, ...). A NULL in a sort key compares as the
+   engine orders NULLs, so callers that must rank NULLs put `x is not null` before `x`. #}
+{% macro last_by(value, ordering) -%}
+    {{ return(adapter.dispatch('last_by', 'evalhouse')(value, ordering)) }}
+{%- endmacro %}
+
+{% macro default__last_by(value, ordering) -%}
+    arg_max({{ value }}, ({{ ordering | join(', ') }}))
+{%- endmacro %}
+
+{% macro spark__last_by(value, ordering) -%}
+    max_by({{ value }}, struct({{ ordering | join(', ') }}))
+{%- endmacro %}
+
 {# Whole days from one timestamp to a later one. #}
 {% macro days_between(start, stop) -%}
     {{ return(adapter.dispatch('days_between', 'evalhouse')(start, stop)) }}
