@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import json
-import os
 import shutil
 import sys
 from pathlib import Path
@@ -15,7 +14,7 @@ from pathlib import Path
 from bench import measure
 from bench.generate import generate, write_increment
 from bench.page_queries import record_page_queries, slowest_query_ms
-from evalhouse.settings import PROJECT_ROOT
+from evalhouse.build import dbt_target_dir
 
 HERE = Path(__file__).resolve().parent
 
@@ -154,8 +153,7 @@ def _forget_parsed_project() -> None:
     anew (3.8 to 4.2 s here, against 0.7 s from a saved parse). The benchmark builds a fresh warehouse of the
     same project at the path of its previous run, whose saved parse would spare its full build that part in some
     runs and not in others. The builds after it keep their saved parse, as a user's next builds do."""
-    target = Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_ROOT / "target")
-    (target / "partial_parse.msgpack").unlink(missing_ok=True)
+    (dbt_target_dir() / "partial_parse.msgpack").unlink(missing_ok=True)
 
 
 def _read_through(path: Path) -> None:

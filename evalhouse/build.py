@@ -174,8 +174,7 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
         args += ["--quiet"]
     if not write_json:
         args += ["--no-write-json"]
-    # dbt itself reads DBT_TARGET_PATH when no --target-path is given (the tests give each session its own).
-    target_dir = target_path or Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_ROOT / "target")
+    target_dir = dbt_target_dir(target_path)
     with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str(target_dir / "logs")):
         result = dbtRunner().invoke(args)
     failures: list[str] = []
@@ -188,6 +187,13 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
     if result.exception is not None:
         failures.append(f"dbt could not run: {result.exception}")
     return BuildResult(result.success and not failures, tuple(failures), tuple(nodes))
+
+
+def dbt_target_dir(target_path: Path | None = None) -> Path:
+    """Where dbt writes its files (logs, the saved parse, compiled SQL): `target_path` when given, else
+    DBT_TARGET_PATH, which dbt itself reads when no --target-path is given (the tests give each session its own),
+    else the project's target/."""
+    return target_path or Path(os.environ.get("DBT_TARGET_PATH") or PROJECT_ROOT / "target")
 
 
 @contextmanager
