@@ -15,20 +15,25 @@ from pathlib import Path
 
 import duckdb
 
+from typing import TYPE_CHECKING
+
 from evalhouse.build import BuildResult, build_warehouse
 from evalhouse.lock import writer_lock
 from evalhouse.publish import prepare_working_copy, publish, working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
-from ingest.cli import Progress, print_summary
-from ingest.pipeline import IngestOptions, ProgressFn, RunSummary, ingest_paths
-from ingest.sources import file_sha256
+
+if TYPE_CHECKING:  # the ingest pipeline (pyarrow, jsonschema: a fifth of a second) is imported where it runs
+    from ingest.pipeline import IngestOptions, ProgressFn, RunSummary
 
 REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes this week's report (git-ignored)
 
 
-def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions = IngestOptions(),
+def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
            progress: ProgressFn | None = None, wait_seconds: float = 0) -> RunSummary:
     """Validate and load files into the working copy (published by the next build)."""
+    from ingest.pipeline import IngestOptions, ingest_paths
+
+    options = options if options is not None else IngestOptions()
     with writer_lock(settings.db_path, "ingest", wait_seconds):
         return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress)
 
@@ -61,6 +66,8 @@ def previously_ingested(db_path: Path) -> list[tuple[str, str]]:
 
 def rebuild(settings: Settings, *, out=None) -> bool:
     """A fresh warehouse from every file ingested before plus the landing folder; reports changed and vanished files."""
+    from ingest.sources import file_sha256
+
     out = out or sys.stdout
     inputs: list[str] = []
     # The working copy knows every ingest, including those no build has published yet.
@@ -81,6 +88,9 @@ def rebuild(settings: Settings, *, out=None) -> bool:
 
 def fresh_build(settings: Settings, inputs: Sequence[str], *, out=None) -> bool:
     """A new working copy from `inputs` alone, built, and published if the build passed."""
+    from ingest.cli import Progress, print_summary
+    from ingest.pipeline import IngestOptions, ingest_paths
+
     out = out or sys.stdout
     with writer_lock(settings.db_path, "rebuild"):
         work = prepare_working_copy(settings.db_path, fresh=True)

@@ -7,11 +7,13 @@ import json
 import sys
 import time
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ingest.formats import FORMATS
-from ingest.pipeline import IngestOptions, RunSummary
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES
+
+if TYPE_CHECKING:  # the pipeline is imported where it runs: every `evalhouse` command builds this parser
+    from ingest.pipeline import IngestOptions, RunSummary
 
 EXIT_OK, EXIT_REJECTS, EXIT_USAGE = 0, 1, 2
 
@@ -31,6 +33,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def options_from(args: argparse.Namespace) -> IngestOptions:
+    from ingest.pipeline import IngestOptions
+
     return IngestOptions(strict=args.strict, forced_format=args.forced_format,
                          max_record_bytes=args.max_record_bytes)
 
