@@ -15,6 +15,7 @@ from bench import measure
 from bench.generate import generate, write_increment
 from bench.page_queries import record_page_queries, slowest_query_ms
 from evalhouse.build import dbt_target_dir
+from evalhouse.publish import remove_warehouse, working_copy
 
 HERE = Path(__file__).resolve().parent
 
@@ -97,23 +98,37 @@ def main(argv: list[str] | None = None) -> int:
     record("peak memory of ingest, file ten times smaller", f"{small_ingest.peak_rss_mb:,.0f} MB",
            f"{small.stat().st_size / 2**20:,.0f} MB file (streaming: about the same as the large file)")
 
-    # 4: a full build, then an increment.
+    # 4: a full build, then an increment, twice over from the same ingested files: each build is timed best of
+    # two, as the alpha and the page queries are best of three, since one slower minute for either build moves
+    # their ratio by a fifth on this shared machine. Both samples are written beside the best.
     forms = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", str(data.forms))
     _check(forms, "ingest eval forms")
-    _forget_parsed_project()
-    full = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
-    _check(full, "full build")
+    never_built = run / "never_built.duckdb"
+    shutil.copyfile(working_copy(run / "w.duckdb"), never_built)
+    increment = write_increment(run)
+    fulls: list[measure.Measurement] = []
+    incrementals: list[measure.Measurement] = []
+    for attempt in range(2):
+        if attempt:
+            _start_again_from(never_built, run / "w.duckdb")
+        _forget_parsed_project()
+        fulls.append(measure.evalhouse("--db", str(run / "w.duckdb"), "build"))
+        _check(fulls[-1], "full build")
+        added = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", *map(str, increment))
+        _check(added, "ingest increment")
+        incrementals.append(measure.evalhouse("--db", str(run / "w.duckdb"), "build"))
+        _check(incrementals[-1], "incremental build")
+    never_built.unlink()
+    full = min(fulls, key=lambda m: m.seconds)
+    incremental = min(incrementals, key=lambda m: m.seconds)
     record("full evalhouse build", f"{full.seconds:.1f} s",
            f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s), dbt's parse of the whole "
-           f"project included, as after a change of the project; {_cpu(full)}")
-    increment = write_increment(run)
-    added = measure.evalhouse("--db", str(run / "w.duckdb"), "ingest", *map(str, increment))
-    _check(added, "ingest increment")
-    incremental = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
-    _check(incremental, "incremental build")
+           f"project included, as after a change of the project; best of 2 ({_seconds(fulls)}); {_cpu(full)}")
     record("incremental build after 10,000 trials and 3,000 ratings", f"{incremental.seconds:.1f} s",
-           f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25); "
-           f"{_cpu(incremental)}")
+           f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25); best of 2 "
+           f"({_seconds(incrementals)}: "
+           f"{' and '.join(f'{i.seconds / f.seconds:.2f}' for f, i in zip(fulls, incrementals))} of the full build "
+           f"before each); {_cpu(incremental)}")
     unchanged = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
     _check(unchanged, "build with nothing new")
     record("build again, nothing new ingested", f"{unchanged.seconds:.1f} s",
@@ -154,6 +169,18 @@ def _forget_parsed_project() -> None:
     same project at the path of its previous run, whose saved parse would spare its full build that part in some
     runs and not in others. The builds after it keep their saved parse, as a user's next builds do."""
     (dbt_target_dir() / "partial_parse.msgpack").unlink(missing_ok=True)
+
+
+def _start_again_from(never_built: Path, published: Path) -> None:
+    """Put the warehouse back as it was before its first build: no published file, and the working copy as the
+    ingest left it (the benchmark's second full build is then the first build of that warehouse, as the first
+    one was)."""
+    remove_warehouse(published)
+    shutil.copyfile(never_built, working_copy(published))
+
+
+def _seconds(samples: list[measure.Measurement]) -> str:
+    return " and ".join(f"{sample.seconds:.1f} s" for sample in samples)
 
 
 def _read_through(path: Path) -> None:

@@ -1,8 +1,8 @@
 """`evalhouse build`: run `dbt build` (models, seeds and tests) against one warehouse file.
 
 `run_dbt` runs dbt in this process (tests, docs); `build_warehouse` runs it in a process of its own that keeps
-the file open for the whole build and releases it by exiting
-(`python -m evalhouse.build DB RESULT.json PARENT`).
+the file open for the whole build, closes it at the end and exits (`python -m evalhouse.build DB RESULT.json
+PARENT`).
 That process dies with the `evalhouse build` that started it: killed or crashed, a build never leaves a dbt
 process behind holding the working copy, where the next writer, finding the writer lock free, would meet DuckDB's lock.
 

@@ -12,10 +12,9 @@ import shutil
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-
-from typing import TYPE_CHECKING
 
 from evalhouse.build import BuildResult, build_warehouse
 from evalhouse.lock import writer_lock

@@ -57,6 +57,13 @@ def prepare_working_copy(published: Path, *, fresh: bool = False) -> Path:
     return work
 
 
+def remove_warehouse(published: Path) -> None:
+    """Delete the published file, its working copy and what publishing keeps beside them (each with its WAL),
+    leaving the writer lock's file: what was never built or published is gone."""
+    for path in (published, working_copy(published), _digests_path(published), _previous(published)):
+        _remove(path)
+
+
 def publish(published: Path) -> None:
     """Make the working copy the published file, in one rename, and the file published before the next working
     copy (brought up to date in place when no reader holds it, a whole copy otherwise)."""
