@@ -257,7 +257,7 @@ def _close_kept_open() -> str | None:
     try:
         environment.close()
     except Exception as exc:  # duckdb.Error, OSError (a full disk): the build's writes are not in the file
-        return f"closing the warehouse file after the build failed: {exc}"
+        return f"the warehouse file could not be closed after the build (DuckDB's checkpoint failed): {exc}"
     return None
 
 

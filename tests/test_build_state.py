@@ -138,7 +138,8 @@ def test_the_build_process_reports_a_warehouse_file_it_could_not_close(monkeypat
             raise OSError("No space left on device")
 
     monkeypatch.setattr(DuckDBConnectionManager, "env", classmethod(lambda cls: FullDisk()))
-    assert _close_kept_open() == "closing the warehouse file after the build failed: No space left on device"
+    assert _close_kept_open() == ("the warehouse file could not be closed after the build (DuckDB's checkpoint "
+                                  "failed): No space left on device")
 
     def never_connected(cls):
         raise Exception("DuckDBConnectionManager environment requested before creation!")
