@@ -121,14 +121,13 @@ def main(argv: list[str] | None = None) -> int:
     never_built.unlink()
     full = min(fulls, key=lambda m: m.seconds)
     incremental = min(incrementals, key=lambda m: m.seconds)
+    pair_ratios = " and ".join(f"{i.seconds / f.seconds:.2f}" for f, i in zip(fulls, incrementals))
     record("full evalhouse build", f"{full.seconds:.1f} s",
            f"{data.n_instances:,} trials, {data.n_forms:,} eval forms (target <= 90 s), dbt's parse of the whole "
            f"project included, as after a change of the project; best of 2 ({_seconds(fulls)}); {_cpu(full)}")
     record("incremental build after 10,000 trials and 3,000 ratings", f"{incremental.seconds:.1f} s",
            f"{incremental.seconds / full.seconds:.2f} of the full build (target <= 0.25); best of 2 "
-           f"({_seconds(incrementals)}: "
-           f"{' and '.join(f'{i.seconds / f.seconds:.2f}' for f, i in zip(fulls, incrementals))} of the full build "
-           f"before each); {_cpu(incremental)}")
+           f"({_seconds(incrementals)}: {pair_ratios} of the full build before each); {_cpu(incremental)}")
     unchanged = measure.evalhouse("--db", str(run / "w.duckdb"), "build")
     _check(unchanged, "build with nothing new")
     record("build again, nothing new ingested", f"{unchanged.seconds:.1f} s",
