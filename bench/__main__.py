@@ -73,6 +73,17 @@ def main(argv: list[str] | None = None) -> int:
     record("evalhouse ingest, validated", f"{ingest_rate:,.0f} records/s",
            f"{ingest.seconds:.1f} s; ratio to the ceiling {ingest_rate / ceiling_rate:.2f} (target >= 0.5); "
            f"{_cpu(ingest, data.n_instances)}")
+    # The bound on that ratio for this ingester: the same command with the schema and duplicate-key checks
+    # switched off (bench/unvalidated.py), so a validator that cost nothing would reach this and no more.
+    unchecked = measure.run([sys.executable, "-m", "bench.unvalidated", "--db", str(run / "unchecked.duckdb"),
+                             "ingest", str(data.instances)])
+    _check(unchecked, "ingest with the checks off")
+    remove_warehouse(run / "unchecked.duckdb")
+    unchecked_rate = data.n_instances / unchecked.seconds
+    record("evalhouse ingest with its checks switched off (bench only)", f"{unchecked_rate:,.0f} records/s",
+           f"{unchecked.seconds:.1f} s; ratio to the ceiling {unchecked_rate / ceiling_rate:.2f}: the most a faster "
+           f"validator could give this ingester; the checks took {ingest.seconds - unchecked.seconds:.1f} s of the "
+           f"validated ingest; {_cpu(unchecked, data.n_instances)}")
     record("peak memory of ingest, large file", f"{ingest.peak_rss_mb:,.0f} MB",
            f"{size_mb:,.0f} MB file, every process of the ingest (target < 1 GB)")
 

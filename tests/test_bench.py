@@ -3,6 +3,7 @@ with its figures. Nothing here is timed (the machines are shared): the seconds a
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -11,12 +12,15 @@ import pytest
 
 from evalhouse.settings import PROJECT_ROOT
 
+FIXTURES = PROJECT_ROOT / "tests" / "fixtures"
+
 pytestmark = pytest.mark.slow
 
 ROWS = [
     "DuckDB read_json, no validation (the ceiling)",
     "DuckDB keeping each line's text and sha256 and parsing it, no validation",
     "evalhouse ingest, validated",
+    "evalhouse ingest with its checks switched off (bench only)",
     "peak memory of ingest, large file",
     "evalhouse ingest --strict",
     "jsonschema, one record at a time (naive)",
@@ -52,6 +56,8 @@ def test_bench_writes_every_row(tmp_path):
         assert re.match(r"[\d,]+ ms$", table[name][0])
     # The ratios the targets are about are written beside the figures they come from.
     assert re.search(r"ratio to the ceiling \d\.\d\d \(target >= 0\.5\)", table["evalhouse ingest, validated"][1])
+    assert re.search(r"ratio to the ceiling \d\.\d\d: the most a faster validator could give",
+                     table["evalhouse ingest with its checks switched off (bench only)"][1])
     assert re.search(r"^\d\.\d\d of the full build \(target <= 0\.25\)",
                      table["incremental build after 10,000 trials and 3,000 ratings"][1])
     # Both builds are timed twice from the same files, the best kept and both samples written beside it.
@@ -61,3 +67,25 @@ def test_bench_writes_every_row(tmp_path):
     alpha_note = table["alpha (ordinal) in SQL, 1,000,000 ratings in 200 groups"][1]
     difference = re.search(r"max difference (\d\.\de[-+]\d\d)", alpha_note)
     assert difference is not None and float(difference.group(1)) < 1e-9, alpha_note
+
+
+def test_the_bound_accepts_what_the_ingest_quarantines(tmp_path):
+    """bench/unvalidated.py really switches the checks off: a record with a wrong type and a repeated key, which
+    `evalhouse ingest` quarantines, is accepted. (Its worker processes import the same module, so they run
+    without the checks too; the benchmark's 1.2 GB file is what sends records to them.)"""
+    record = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_text().splitlines()[0]
+    broken = json.loads(record)
+    broken["evaluation_name"] = 12345
+    text = json.dumps(broken)
+    lines = text + "\n" + text[:-1] + ', "model_id": "again"}\n'
+    source = tmp_path / "broken.jsonl"
+    source.write_text(lines)
+    counts = {}
+    for module in ("evalhouse.cli", "bench.unvalidated"):
+        db = tmp_path / module / "w.duckdb"
+        run = subprocess.run([sys.executable, "-m", module, "--db", str(db), "ingest", "--output", "json",
+                              str(source)], cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=300)
+        assert run.returncode == 0, run.stderr
+        counts[module] = json.loads(run.stdout)
+    assert counts["evalhouse.cli"]["quarantined"] == 2 and counts["evalhouse.cli"]["accepted"] == 0, counts
+    assert counts["bench.unvalidated"]["accepted"] == 2 and counts["bench.unvalidated"]["quarantined"] == 0, counts

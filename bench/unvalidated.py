@@ -1,0 +1,31 @@
+"""The benchmark's bound on the validated ingest: `evalhouse ingest` with its checks switched off, so that what is
+left (reading, checksums, parsing, detection, the rows and the load) shows what a faster validator could reach.
+
+Run only by the benchmark, never on a warehouse anyone reads: every record is accepted unchecked. The checks are
+replaced when this module is imported, and the ingest's worker processes import it too (they are spawned, and a
+spawned process imports the `-m` module it was started from), so the workers run without them as well.
+    python -m bench.unvalidated --db DB ingest FILE
+"""
+
+from __future__ import annotations
+
+import sys
+
+import ingest.parse
+from evalhouse.cli import main
+from ingest.validate import ACCEPTED, Validators
+
+
+def _no_duplicate_key_check(data: bytes, value: dict) -> None:
+    return None
+
+
+def _accept(self: Validators, record: dict, fmt: object, *, strict: bool, versions: object = None) -> object:
+    return ACCEPTED
+
+
+ingest.parse.find_duplicate_key = _no_duplicate_key_check
+Validators.validate = _accept
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
