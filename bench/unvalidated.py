@@ -10,17 +10,20 @@ spawned process imports the `-m` module it was started from), so the workers run
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import ingest.parse
 from evalhouse.cli import main
-from ingest.validate import ACCEPTED, Validators
+from ingest.formats.base import Record, RecordFormat
+from ingest.validate import ACCEPTED, Validators, Verdict
 
 
-def _no_duplicate_key_check(data: bytes, value: dict) -> None:
+def _no_duplicate_key_check(data: bytes, value: dict[str, Any]) -> None:
     return None
 
 
-def _accept(self: Validators, record: dict, fmt: object, *, strict: bool, versions: object = None) -> object:
+def _accept(self: Validators, record: Record, fmt: RecordFormat, *, strict: bool,
+            versions: tuple[str | None, str | None] | None = None) -> Verdict:
     return ACCEPTED
 
 
