@@ -70,11 +70,12 @@ def test_bench_writes_every_row(tmp_path):
 
 
 def test_the_bound_accepts_what_the_ingest_quarantines(tmp_path):
-    """bench/unvalidated.py really switches the checks off: a record with a wrong type and a repeated key, which
-    `evalhouse ingest` quarantines, is accepted. (Its worker processes import the same module, so they run
-    without the checks too; the benchmark's 1.2 GB file is what sends records to them.)"""
-    record = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_text().splitlines()[0]
-    broken = json.loads(record)
+    """bench/unvalidated.py really switches both checks off: two records that `evalhouse ingest` quarantines, one
+    with a wrong type (the schema check) and one that also repeats a key (the duplicate-key check), are accepted.
+    (Its worker processes import the same module, so they run without the checks too; the benchmark's 1.2 GB file
+    is what sends records to them.)"""
+    real_file = FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
+    broken = json.loads(real_file.read_text().splitlines()[0])
     broken["evaluation_name"] = 12345
     text = json.dumps(broken)
     lines = text + "\n" + text[:-1] + ', "model_id": "again"}\n'
