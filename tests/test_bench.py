@@ -11,8 +11,7 @@ import sys
 import pytest
 
 from evalhouse.settings import PROJECT_ROOT
-
-FIXTURES = PROJECT_ROOT / "tests" / "fixtures"
+from tests.conftest import instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -74,13 +73,8 @@ def test_the_bound_accepts_what_the_ingest_quarantines(tmp_path):
     with a wrong type (the schema check) and one that also repeats a key (the duplicate-key check), are accepted.
     (Its worker processes import the same module, so they run without the checks too; the benchmark's 1.2 GB file
     is what sends records to them.)"""
-    real_file = FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
-    broken = json.loads(real_file.read_text().splitlines()[0])
-    broken["evaluation_name"] = 12345
-    text = json.dumps(broken)
-    lines = text + "\n" + text[:-1] + ', "model_id": "again"}\n'
-    source = tmp_path / "broken.jsonl"
-    source.write_text(lines)
+    repeated_key = json.dumps(instance_record(sample_id="s2"))[:-1] + ', "model_id": "again"}'
+    source = write_lines(tmp_path / "broken.jsonl", [instance_record(evaluation_name=12345), repeated_key])
     counts = {}
     for module in ("evalhouse.cli", "bench.unvalidated"):
         db = tmp_path / module / "w.duckdb"
