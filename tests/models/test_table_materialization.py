@@ -2,8 +2,9 @@
 
 A small dbt project in a temporary folder runs the main project's macros. Its three models are a contracted
 table, a view that reads it, and a model that is a view in one build and a table in the next. The project is
-built three times: once, then again with new rows, then with rows that break the table's primary key. The test
-holds that:
+built three times: once, then again with new rows, then with rows that break the table's primary key. dbt runs
+in a process of its own each time, with the file opened per statement and, as `evalhouse build` runs it, kept
+open. The test holds that:
   - the table is replaced and the view over it follows;
   - a view turned table is replaced;
   - the contract's key and the comments come back with each rebuild;
@@ -18,6 +19,8 @@ from __future__ import annotations
 import json
 import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
@@ -77,8 +80,23 @@ select {{ var('k') }} as k, 'row {{ var('k') }}' as label
 """
 
 
-@pytest.fixture
-def project(tmp_path: Path) -> Path:
+# dbt in a process of its own, as `evalhouse build` runs it: with keep_open, the file is closed when it ends.
+RUN_DBT = """
+import json, sys
+from dbt.cli.main import dbtRunner
+result = dbtRunner().invoke(sys.argv[1:])
+failures = [f"{r.node.unique_id}: {r.message}" for r in (result.result or [])
+            if str(r.status) in ("error", "fail", "runtime error")]
+if result.exception is not None:
+    failures.append(str(result.exception))
+print(json.dumps(failures))
+"""
+
+
+@pytest.fixture(params=[False, True], ids=["reopened", "kept_open"])
+def project(request, tmp_path: Path) -> Path:
+    """The probe project, its file opened per statement (the tests' profile) or kept open for the whole run (the
+    `build` profile `evalhouse build` uses)."""
     (tmp_path / "models").mkdir()
     (tmp_path / "dbt_project.yml").write_text(PROJECT)
     (tmp_path / "models" / "_models.yml").write_text(MODELS_YML)
@@ -89,31 +107,18 @@ def project(tmp_path: Path) -> Path:
         "{{ config(materialized=var('shape')) }}\nselect {{ var('k') }} as v\n")
     (tmp_path / "profiles.yml").write_text(
         "materialization_probe:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
-        f"      path: '{tmp_path / 'probe.duckdb'}'\n      keep_open: false\n      threads: 1\n")
+        f"      path: '{tmp_path / 'probe.duckdb'}'\n      keep_open: {str(request.param).lower()}\n      threads: 2\n")
     return tmp_path
 
 
 def _build(project: Path, **variables) -> list[str]:
     """dbt build of the probe project; the failures (empty when every node passed)."""
-    from dbt.cli.main import dbtRunner
-
-    saved = os.environ.get("DBT_LOG_PATH")
-    os.environ["DBT_LOG_PATH"] = str(project / "logs")
-    try:
-        result = dbtRunner().invoke([
-            "build", "--project-dir", str(project), "--profiles-dir", str(project),
-            "--target-path", str(project / "target"), "--quiet", "--vars", json.dumps(variables),
-        ])
-    finally:
-        if saved is None:
-            os.environ.pop("DBT_LOG_PATH", None)
-        else:
-            os.environ["DBT_LOG_PATH"] = saved
-    failures = [f"{r.node.unique_id}: {r.message}" for r in (result.result or [])
-                if str(r.status) in ("error", "fail", "runtime error")]
-    if result.exception is not None:
-        failures.append(str(result.exception))
-    return failures
+    args = ["build", "--project-dir", str(project), "--profiles-dir", str(project),
+            "--target-path", str(project / "target"), "--quiet", "--vars", json.dumps(variables)]
+    done = subprocess.run([sys.executable, "-c", RUN_DBT, *args], capture_output=True, text=True, timeout=300,
+                          env={**os.environ, "DBT_LOG_PATH": str(project / "logs")})
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout.strip().splitlines()[-1])
 
 
 def _state(project: Path) -> dict:
