@@ -52,12 +52,11 @@ renamed as (
         r.sample_hash,
         r.interaction_type,
         r.input.raw as input_raw,
-        -- A string in 0.2.0, a list of accepted answers from 0.2.1: the first one.
-        coalesce({{ json_text('r.input.reference', '$[0]') }}, {{ json_text('r.input.reference', '$') }})
-            as input_reference,
+        -- A string in 0.2.0, a list of accepted answers from 0.2.1: the first one (NULL for an empty list).
+        {{ json_value_or_first('r.input.reference') }} as input_reference,
         r.input.reference as input_reference_json,
         r.input.choices as input_choices_json,
-        coalesce({{ json_text('r.output.raw', '$[0]') }}, {{ json_text('r.output.raw', '$') }}) as output_text,
+        {{ json_value_or_first('r.output.raw') }} as output_text,
         r.output.raw as output_raw_json,
         coalesce(r.messages, r.interactions) as transcript_json,
         -- A boolean score (0.2.0 allows it) reads as 1.0 or 0.0.
