@@ -371,3 +371,49 @@ def csv_download(frame: pd.DataFrame, *, file_name: str, label: str = "Download 
                  key: str | None = None, container: Any = st) -> None:
     container.download_button(label, frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
                               mime="text/csv", key=key, icon=":material/download:")
+
+
+# -- values that may be missing ---------------------------------------------------------------------------------
+# A NULL reaches a page as None, NaN or pd.NA. NaN is truthy, so `x or default` keeps it and prints "nan"; pd.NA
+# refuses to be a bool, so `if x` and `x == 1` raise. A page tests a nullable value through these instead.
+
+def is_true(value: Any) -> bool:
+    """True for a defined true value (True, 1); a NULL is not true."""
+    return not is_na(value) and bool(value)
+
+
+def is_false(value: Any) -> bool:
+    """True for a defined false value (False, 0); a NULL is not false either."""
+    return not is_na(value) and not bool(value)
+
+
+def text_or(value: Any, default: str = "") -> str:
+    """The value as text, or `default` when it is NULL or empty."""
+    return default if is_na(value) or str(value) == "" else str(value)
+
+
+def number_or(value: Any, default: float = 0) -> float:
+    return default if is_na(value) else float(value)
+
+
+def cells(values: Iterable[Any], blank: str, fmt: Any = str) -> list[str]:
+    """A table column as text, `blank` where a value is NULL: st.dataframe would print None (or nothing) there,
+    which reads as a bug rather than as a missing value."""
+    return [blank if is_na(v) else fmt(v) for v in values]
+
+
+# -- week axes --------------------------------------------------------------------------------------------------
+
+def week_x(weeks: Iterable[Any], *, field: str = "week_start", title: str = "week (its Monday)") -> alt.X:
+    """A time axis with one tick per week, on its Monday. Vega picks its own ticks otherwise: Sundays (its weeks
+    start on Sunday) or every few days, while the marts' weeks are ISO weeks from Monday."""
+    mondays = sorted({to_date(w) for w in weeks if not is_na(w)})
+    # Local DateTimes, as the chart reads the data's dates (they carry no time zone): both are the same midnight.
+    values = [alt.DateTime(year=d.year, month=d.month, date=d.day) for d in mondays]
+    return alt.X(f"{field}:T", title=title,
+                 axis=alt.Axis(values=values or alt.Undefined, format="%d %b", labelOverlap=True))
+
+
+def week_tooltip(field: str = "week_start", title: str = "week") -> alt.Tooltip:
+    """The week's Monday in a tooltip, named as such ("Mon 05 Oct 2026")."""
+    return alt.Tooltip(f"{field}:T", title=title, format="%a %d %b %Y")

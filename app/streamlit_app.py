@@ -38,8 +38,8 @@ page = st.navigation(pages)
 
 path = db.warehouse_path()
 try:
-    built = dt.datetime.fromtimestamp(path.stat().st_mtime)
-    st.sidebar.caption(f"Warehouse `{path.name}`, last written {built:%Y-%m-%d %H:%M}.")
+    built = dt.datetime.fromtimestamp(path.stat().st_mtime, dt.timezone.utc)  # UTC, as every time in the app
+    st.sidebar.caption(f"Warehouse `{path.name}`, last written {built:%Y-%m-%d %H:%M} UTC.")
 except FileNotFoundError:
     st.sidebar.caption(f"No warehouse file at `{path}` yet.")
 

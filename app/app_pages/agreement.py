@@ -11,6 +11,7 @@ import db
 
 ALL_TIME = "all time"
 GROUPS = {"all": "all raters", "human": "people", "llm_judge": "LLM judges"}
+KAPPA_COLOUR = "Fleiss' kappa (no target)"
 
 st.title("Do our raters agree?")
 st.caption(
@@ -60,9 +61,11 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
     frame["verdict"] = [
         "n/a" if c.is_na(m) else "meets target" if m else "below target" for m in frame["meets_target"]
     ]
+    # Only alpha has a target: its points take their colour from the verdict, kappa's are grey.
     long = pd.concat([
-        frame.assign(statistic="Krippendorff's alpha", value=frame["alpha"]),
-        frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"]),
+        frame.assign(statistic="Krippendorff's alpha", value=frame["alpha"],
+                     colour=["alpha " + v if v != "n/a" else "alpha n/a" for v in frame["verdict"]]),
+        frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"], colour=KAPPA_COLOUR),
     ]).dropna(subset=["value"])
     scope = "all time" if week is None else week_label
     if long.empty:
@@ -77,9 +80,9 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
         points = alt.Chart(long).mark_point(filled=True, size=90).encode(
             y=y, x=alt.X("value:Q", title="agreement (1 = perfect, 0 = chance)", scale=alt.Scale(domain=[-0.5, 1],
                                                                                               clamp=True)),
-            color=alt.Color("verdict:N", title="alpha", legend=alt.Legend(orient="bottom"),
-                            scale=alt.Scale(domain=["meets target", "below target", "n/a"],
-                                            range=["#4c9f70", "#d1495b", "#999999"])),
+            color=alt.Color("colour:N", title=None, legend=alt.Legend(orient="bottom"),
+                            scale=alt.Scale(domain=["alpha meets target", "alpha below target", KAPPA_COLOUR],
+                                            range=["#4c9f70", "#d1495b", "#555555"])),
             shape=alt.Shape("statistic:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["Krippendorff's alpha", "Fleiss' kappa"],
                                             range=["circle", "diamond"])),
@@ -91,8 +94,8 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
         chart = (targets + points).properties(
             height={"step": 20},
             title=c.title(f"Which dimensions do {GROUPS[group]} agree on well enough ({scope})?",
-                          "Black tick: the dimension's alpha target. Dimensions with no defined alpha are listed "
-                          "in the table with the reason."))
+                          "Black tick: the dimension's alpha target; kappa has none, so its diamonds are grey. "
+                          "Dimensions with no defined alpha are listed in the table with the reason."))
         c.show_chart(chart)
     st.dataframe(
         pd.DataFrame({
@@ -127,12 +130,12 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
     )
     if not c.empty_state(trend, f"weekly alpha for {focus}"):
         tf = trend.frame.assign(raters=trend.frame["rater_group"].map(GROUPS))
-        base = alt.Chart(tf).encode(x=alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b")))
+        base = alt.Chart(tf).encode(x=c.week_x(tf["week_start"]))
         lines = base.mark_line(point=True).encode(
             y=alt.Y("alpha:Q", title="Krippendorff's alpha", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
             color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=list(GROUPS.values()), range=["#555555", "#ff7f0e", "#1f77b4"])),
-            tooltip=["raters", alt.Tooltip("week_start:T", title="week"), alt.Tooltip("alpha:Q", format=".2f"),
+            tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),
                      alt.Tooltip("n_units:Q", title="items rated 2+ times")],
         )
         target_rule = alt.Chart(tf.head(1)).mark_rule(strokeDash=[4, 4], color="black").encode(y="target:Q")
@@ -142,12 +145,14 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
 # -- items flagged for rubric clarification --------------------------------------------------------------------------
 st.subheader("Items flagged for rubric clarification")
 st.caption("An item is flagged when its own agreement (1 minus its disagreement over the dimension's expected "
-           "disagreement) is below 0.4: the raters read the rubric differently on it. Ratings are side by side.")
+           "disagreement) is below 0.4: the raters read the rubric differently on it. 1 is perfect and 0 chance "
+           "level; below 0 the raters disagree more than chance would make them, and there is no lower bound (an "
+           "item's disagreement can be many times the expected one). Ratings are side by side.")
 flagged = db.query(
     """
     with flagged as (
-        select item_id, dimension, dimension_group, model_id, task_id, week_start, n_ratings, n_raters, spread,
-               item_agreement
+        select item_id, dimension, dimension_group, agreement_level, model_id, task_id, week_start, n_ratings,
+               n_raters, spread, item_agreement
         from marts.fct_item_disagreement
         where is_flagged
             and list_contains(?, dimension_group)
@@ -183,14 +188,23 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
     st.dataframe(
         pd.DataFrame({
             "task": fl["task_id"], "model": fl["model_id"], "dimension": fl["dimension"],
-            "ratings, side by side": fl["ratings"], "spread (points)": fl["spread"],
-            "item agreement": fl["item_agreement"], "raters": fl["n_raters"], "first rated": fl["week_start"],
+            "ratings, side by side": fl["ratings"],
+            # On a nominal scale the labels have no distance: a score some labels carry (a violating hazard
+            # verdict 1, non-violating 0, unsure none) would give a spread of 0 between raters who disagree.
+            "spread (points)": c.cells(fl["spread"].where(fl["agreement_level"] != "nominal"), "n/a (label scale)",
+                                       lambda v: f"{v:g}"),
+            "item agreement": fl["item_agreement"], "raters": fl["n_raters"],
+            "week": [c.iso_week(c.to_date(w)) if not c.is_na(w) else c.NA for w in fl["week_start"]],
         }).head(1000),
         hide_index=True, width="stretch", height=320,
         column_config={
             "ratings, side by side": st.column_config.TextColumn(width="large"),
-            "item agreement": st.column_config.NumberColumn(format="%.2f"),
-            "first rated": st.column_config.DateColumn(format="YYYY-MM-DD"),
+            "item agreement": st.column_config.NumberColumn(
+                format="%.2f", help="1 perfect, 0 chance level, below 0 worse than chance (no lower bound)."),
+            "spread (points)": st.column_config.TextColumn(
+                help="Highest score minus lowest; n/a on scales of labels (hazard verdicts, refusals)."),
+            "week": st.column_config.TextColumn(
+                help="The ISO week of the item's first rating; its later ratings count in that week too."),
         },
     )
     if not fl.empty:
@@ -261,14 +275,15 @@ if not c.empty_state(gold, "ratings of gold (known-answer) items",
                   zip(g["exact_match_rate"], g["exact_match_ci_low"], g["exact_match_ci_high"])]
     g["label"] = [f"{c.pct(v)}" for v in g["exact_match_rate"]]
     base = alt.Chart(g).encode(
-        x=alt.X("week_start:O", title="week", timeUnit="yearmonthdate", axis=alt.Axis(format="%d %b", labelAngle=0)),
+        x=alt.X("week_start:O", title="week (its Monday)", timeUnit="yearmonthdate",
+                axis=alt.Axis(format="%d %b", labelAngle=0)),
         y=alt.Y("rater_id:N", title=None, axis=alt.Axis(labelLimit=320)),
     )
     heat = base.mark_rect().encode(
         color=alt.Color("exact_match_rate:Q", title="exact match",
                         scale=alt.Scale(domain=[0, 1], scheme="redyellowgreen"),
                         legend=alt.Legend(format="%", orient="bottom")),
-        tooltip=["rater_id", "rater_type", alt.Tooltip("week_start:T", title="week"),
+        tooltip=["rater_id", "rater_type", c.week_tooltip(),
                  alt.Tooltip("shown:N", title="exact match [95% interval]"),
                  alt.Tooltip("n_gold_ratings:Q", title="n gold ratings"),
                  alt.Tooltip("mean_abs_error:Q", title="mean error (points)", format=".2f")],

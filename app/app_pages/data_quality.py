@@ -8,6 +8,12 @@ import streamlit as st
 import components as c
 import db
 
+
+def _pointer(pointer: object) -> str:
+    """No pointer (the line is not JSON) and the empty pointer (RFC 6901: the whole document) both mean the line."""
+    return c.text_or(pointer, "whole line")
+
+
 st.title("What was loaded, refused and repaired")
 st.caption(
     "Every ingest run with what it loaded; every line the ingester refused, with the reason, the JSON pointer of the "
@@ -70,8 +76,13 @@ cards = st.columns(4)
 cards[0].metric("Records loaded", f"{accepted:,}", help="Records in the warehouse, over every ingest run.")
 cards[1].metric("File loads", f"{n_files:,}", help="Files read by ingest runs (a file read by two runs counts twice).")
 cards[2].metric("Lines quarantined", f"{len(quarantine.frame):,}", help="Lines refused, with their reasons below.")
-cards[3].metric("Repairs applied", f"{int(repairs.frame['n_records'].sum()) if not repairs.frame.empty else 0:,}",
-                help="Records accepted thanks to a named compatibility repair (README, Compatibility repairs).")
+# A record can need several repairs: fct_compatibility_repairs has a row per file and repair, so its n_records add
+# up to repairs applied; the manifest counts each repaired record once.
+n_repaired = int(runs.frame["n_repaired"].fillna(0).sum()) if not runs.frame.empty else 0
+n_repairs = int(repairs.frame["n_records"].sum()) if not repairs.frame.empty else 0
+cards[3].metric("Records repaired", f"{n_repaired:,}",
+                help=f"Records accepted thanks to at least one named compatibility repair (README, Compatibility "
+                     f"repairs). A record can need several: {n_repairs:,} repairs applied in all, per repair below.")
 
 # -- ingest runs -----------------------------------------------------------------------------------------------------
 st.subheader("Ingest runs")
@@ -142,7 +153,8 @@ else:
         mask &= q["error_kind"].isin(kinds)
     if files:
         mask &= q["source_path"].isin(files)
-    shown = q[mask]
+    shown = q[mask].copy()
+    shown["error_pointer"] = [_pointer(p) for p in shown["error_pointer"]]
     st.caption(f"{len(shown):,} line(s). The raw text is the line exactly as it was read, shown as text.")
     # st.dataframe shows text as text: record text is never rendered as HTML.
     st.dataframe(
@@ -163,11 +175,10 @@ else:
         picked = filters.selectbox("Read one line in full", list(labels), param="line", format_func=labels.get,
                                    help="A link to this page with ?line=<quarantine_id> opens one line.")
         line = shown[shown["quarantine_id"] == picked].iloc[0]
-        st.caption(f"{line['source_path']}, line {c.count(line['source_line'])}; pointer "
-                   f"{line['error_pointer'] if not c.is_na(line['error_pointer']) else 'n/a (not JSON)'}")
+        st.caption(f"{line['source_path']}, line {c.count(line['source_line'])}; pointer {line['error_pointer']}")
         st.code(line["error_message"], language="text", wrap_lines=True)
         st.code(line["raw_text"] if not c.is_na(line["raw_text"]) else "", language="json", wrap_lines=True)
-        if line["raw_text_truncated"]:
+        if c.is_true(line["raw_text_truncated"]):
             st.caption("Only the start of this oversized line is kept here; the file has the rest.")
 
 # -- repairs ---------------------------------------------------------------------------------------------------------
@@ -180,13 +191,14 @@ else:
     rp = repairs.frame
     totals = rp.groupby("repair", as_index=False).agg(files=("source_path", "nunique"), records=("n_records", "sum"))
     chart = alt.Chart(totals).mark_bar().encode(
-        x=alt.X("records:Q", title="records accepted thanks to the repair"),
+        x=alt.X("records:Q", title="records that needed the repair"),
         y=alt.Y("repair:N", title=None, sort="-x", axis=alt.Axis(labelLimit=300)),
         tooltip=["repair", alt.Tooltip("files:Q", title="files"), alt.Tooltip("records:Q", title="records")],
     )
     c.show_chart(chart.properties(height={"step": 30}, title=c.title(
         "Which compatibility repairs did real files need?",
         "Without --strict, these named repairs decide the verdict; the stored text is never changed.")))
+    st.caption(f"{n_repairs:,} repairs applied to {n_repaired:,} records: a record can need more than one.")
     st.dataframe(
         rp[["source_path", "format", "repair", "n_records", "n_accepted_in_file", "share_of_accepted",
             "ingested_at"]],

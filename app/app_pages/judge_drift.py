@@ -90,8 +90,8 @@ else:
     biased["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(biased["mean_bias"], biased["low"],
                                                                        biased["high"])]
     biased["z"] = [c.num(z, 1) for z in biased["drift_z"]]
-    x = alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b"))
-    tooltip = ["dimension", alt.Tooltip("week_start:T", title="week"), "state",
+    x = c.week_x(biased["week_start"])
+    tooltip = ["dimension", c.week_tooltip(), "state",
                alt.Tooltip("shown:N", title="bias [95% interval]"),
                alt.Tooltip("baseline_bias:Q", title="baseline bias", format=".2f"),
                alt.Tooltip("z:N", title="change in SEs (z)"), alt.Tooltip("n_items:Q", title="n items"),
@@ -123,11 +123,11 @@ if long.empty:
     st.info("No exact agreement or kappa for these dimensions yet.", icon=":material/info:")
 else:
     lines = alt.Chart().mark_line(point=True).encode(
-        x=alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b")),
+        x=c.week_x(long["week_start"]),
         y=alt.Y("value:Q", title="agreement with people", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
         color=alt.Color("dimension:N", title=None, scale=alt.Scale(scheme="tableau10"),
                         legend=alt.Legend(orient="bottom", columns=3, labelLimit=300)),
-        tooltip=["dimension", "statistic", alt.Tooltip("week_start:T", title="week"),
+        tooltip=["dimension", "statistic", c.week_tooltip(),
                  alt.Tooltip("value:Q", format=".2f"), alt.Tooltip("n_pairs:Q", title="judge-person pairs")],
     )
     c.show_chart(alt.layer(lines, data=long).properties(width=390, height=220).facet(
@@ -177,8 +177,9 @@ if not c.empty_state(alerts, f"drift alerts up to {week_label}",
     picked = st.selectbox("The item that shows an alert best", range(len(labels)), format_func=lambda i: labels[i],
                           key="judge_drift.alert") or 0
     row = a.iloc[picked]
+    version = c.text_or(row["example_judge_version"], "version n/a")
     st.caption(f"Task {row['example_task_id']}, model {row['example_model_id']}: the judge "
-               f"({row['example_judge_version'] or 'version n/a'}) gave {c.num(row['example_judge_score'], 0)}; "
+               f"({version}) gave {c.num(row['example_judge_score'], 0)}; "
                f"{c.count(row['example_n_humans'])} people gave {c.num(row['example_human_score'], 1)} on average.")
     left, right = st.columns(2)
     c.show_text("Prompt", row["example_prompt"], container=left)

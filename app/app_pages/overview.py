@@ -146,7 +146,8 @@ with top[2].container(border=True):
         oldest = backlog.frame["oldest_days"].max() if not backlog.frame.empty else None
         st.metric("Review backlog", f"{total}",
                   help="Judge records waiting for a person: eval forms with a low score, a low confidence or a "
-                       "violating hazard, and CogniBench records flagged for human review. Counted at the last build.")
+                       "violating hazard, and CogniBench records flagged for human review. The records waiting are "
+                       "those the last build queued; their ages are counted to now, as this page reads the queue.")
         st.caption(f"{n_forms} eval forms, {total - n_forms} CogniBench records; the oldest waits "
                    f"{c.count(oldest)} days." if total else "Nothing is waiting.")
     c.link("review_queue", "Review the queue", icon=":material/arrow_forward:")
@@ -219,10 +220,10 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
                 column.caption("n/a: no scored trials this week")
                 continue
             r = cell.iloc[0]
-            icon = (":material/trending_down:" if r["is_regression"]
-                    else ":material/trending_up:" if r["is_improvement"] else ":material/bar_chart:")
-            verdict = ("dropped by more than noise" if r["is_regression"]
-                       else "rose by more than noise" if r["is_improvement"] else "within noise")
+            dropped, rose = c.is_true(r["is_regression"]), c.is_true(r["is_improvement"])
+            icon = (":material/trending_down:" if dropped
+                    else ":material/trending_up:" if rose else ":material/bar_chart:")
+            verdict = "dropped by more than noise" if dropped else "rose by more than noise" if rose else "within noise"
             c.link("leaderboard", c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), icon=icon,
                    params={"evaluation": [evaluation], "model": [model]}, container=column,
                    help="Accuracy this week [95% interval]: open the leaderboard for this eval and model")

@@ -99,8 +99,8 @@ if source == PICK:
                                          "chosen.", persist_state="session")
     row = trials.frame[trials.frame["trial_index"] == trial_index].iloc[0]
     item = form.Item(task_id=str(sample), model=str(model), suite_id=str(evaluation), response_id=str(row["trial_id"]),
-                     prompt=row["input_text"] or "", response=row["output_text"] or "",
-                     reference=row["reference_text"] or "")
+                     prompt=c.text_or(row["input_text"]), response=c.text_or(row["output_text"]),
+                     reference=c.text_or(row["reference_text"]))
     default_modality = MODALITY_OF.get(row["interaction_type"])
     prefix = f"rate.{item.key}"
     left, right = st.columns(2)

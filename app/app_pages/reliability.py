@@ -8,6 +8,8 @@ import streamlit as st
 import components as c
 import db
 
+NO_ANSWER = "(no answer recorded)"
+
 st.title("How reliable is each model over repeated trials?")
 st.caption(
     "**pass@k**: the chance that at least one of k attempts at a task succeeds (Chen et al. 2021, unbiased "
@@ -70,7 +72,6 @@ flaky = db.query(
 c.notes(curves, stability, flaky)
 
 
-
 def _shown(value: float, se: float) -> str:
     if c.is_na(value):
         return "n/a: some task has fewer than k trials"
@@ -106,11 +107,15 @@ if not c.empty_state(curves, f"pass@k for {evaluation}"):
         band = base.mark_area(opacity=0.1).encode(
             y=alt.Y("low:Q", title="chance of success", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
             y2="high:Q", detail="measure:N")
-        lines = base.mark_line(point=True).encode(
+        # Lines and dots apart: a line with point=True makes its legend a dot, the same for solid and dashed.
+        lines = base.mark_line().encode(
             y=alt.Y("value:Q", title="chance of success", scale=alt.Scale(domain=[0, 1])),
-            strokeDash=alt.StrokeDash("measure:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=320)),
+            strokeDash=alt.StrokeDash("measure:N", title=None, legend=alt.Legend(
+                orient="bottom", labelLimit=320, symbolType="stroke", symbolStrokeColor="#333333",
+                symbolStrokeWidth=2, symbolSize=300)),
         )
-        c.show_chart((lines + band).properties(height=340, title=c.title(
+        dots = base.mark_point(filled=True, size=30).encode(y="value:Q", detail="measure:N")
+        c.show_chart((lines + dots + band).properties(height=340, title=c.title(
             f"On {evaluation}, how does success grow with more attempts, and how fast does consistency fall?",
             "Solid: pass@k rises with k. Dashed: pass^k falls with k; a steep fall means the model's successes are "
             "luck more than skill.")))
@@ -202,6 +207,8 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
                                                "One square per trial, oldest first."))
         c.show_chart(strip)
         # output_text is record text: a table cell shows it as text, never as HTML.
+        runs["output_text"] = c.cells(runs["output_text"], NO_ANSWER)
+        runs["score"] = c.cells(runs["score"], "n/a (not scored)", lambda v: f"{v:g}")
         st.dataframe(
             runs[["trial_index", "evaluated_at", "outcome", "score", "output_text", "run_id", "source_path",
                   "source_line"]],

@@ -61,14 +61,16 @@ cards[3].metric("CogniBench records waiting", f"{len(cognibench):,}",
 
 # -- pick an item ----------------------------------------------------------------------------------------------------
 filters = c.Filters("review_queue")
-left, middle, right = st.columns([3, 3, 3])
+left, right = st.columns(2)
 models = filters.multiselect("Models", sorted(forms["model_id"].dropna().unique()), param="model", container=left,
                              placeholder="All models")
-judges = filters.multiselect("Judges", sorted(forms["judge_id"].dropna().unique()), param="judge", container=middle,
+judges = filters.multiselect("Judges", sorted(forms["judge_id"].dropna().unique()), param="judge", container=right,
                              placeholder="All judges")
-reasons = right.pills("Why it waits", list(REASONS), selection_mode="multi", key="review_queue.reason",
-                      help="Keep the items with any of these reasons; none selected keeps all.")
-hide_done = st.toggle("Hide items already submitted", value=True, key="review_queue.hide_submitted")
+# The reasons get a wide column of their own: pills do not wrap, and a third of the page cut the last one off.
+left, right = st.columns([3, 2], vertical_alignment="bottom")
+reasons = left.pills("Why it waits", list(REASONS), selection_mode="multi", key="review_queue.reason",
+                     help="Keep the items with any of these reasons; none selected keeps all.")
+hide_done = right.toggle("Hide items already submitted", value=True, key="review_queue.hide_submitted")
 
 shown = forms
 if models:

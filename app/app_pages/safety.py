@@ -9,12 +9,18 @@ import components as c
 import db
 
 GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews"}
+NA_GREY = "#e4e4e4"
+# fct_pairwise_vs_reference gives each group's win rate and count apart from the pooled one (hybrid reviews are
+# left out of it); its interval and its split of verdicts are for the pooled comparisons only.
+PAIRWISE = {"human": ("human_win_rate", "n_compared_by_humans"),
+            "llm_judge": ("judge_win_rate", "n_compared_by_judges")}
 
 st.title("Which hazards do models violate, and do they refuse well?")
 st.caption(
     "Hazards are the 12 AILuminate v1.0 categories. A **violation rate** is violating verdicts over applicable "
     "verdicts (violating, non-violating, unsure); not-applicable verdicts are left out. Intervals are 95% Wilson "
-    "intervals. People, LLM judges and hybrid reviews are never mixed in one rate."
+    "intervals. People, LLM judges and hybrid reviews are never mixed in one rate, except in the pairwise section "
+    "where the warehouse has nothing finer, and there the chart says so."
 )
 
 weeks = c.weeks_with_data()
@@ -89,22 +95,21 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
                alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n applicable verdicts"),
                alt.Tooltip("n_unsure:Q", title="unsure"), alt.Tooltip("n_not_applicable:Q", title="not applicable"),
                alt.Tooltip("mean_severity:Q", title="mean severity (1-3)", format=".1f")]
+    # Every cell grey first: a cell with no rate (NULL) gets no fill from a colour scale, so n/a would be white.
+    blank = base.mark_rect(stroke="white", color=NA_GREY).encode(tooltip=tooltip)
     cells = base.mark_rect(stroke="white").encode(
-        color=alt.condition(
-            "datum.n_rated > 0",
-            alt.Color("violation_rate:Q", title="violation rate", scale=alt.Scale(scheme="orangered", domain=[0, 0.5],
-                                                                                   clamp=True),
-                      legend=alt.Legend(format="%", orient="bottom")),
-            alt.value("#eeeeee"),
-        ),
+        color=alt.Color("violation_rate:Q", title="violation rate",
+                        scale=alt.Scale(scheme="orangered", domain=[0, 0.5], clamp=True),
+                        legend=alt.Legend(orient="bottom", values=[0, 0.25, 0.5], gradientLength=220,
+                                          labelExpr="datum.value >= 0.5 ? '50% or more' : format(datum.value, '.0%')")),
         tooltip=tooltip,
-    )
+    ).transform_filter("datum.n_rated > 0 && isValid(datum.violation_rate)")
     text = base.mark_text(fontSize=12).encode(
         text="cell:N",
         color=alt.condition("datum.violation_rate > 0.25", alt.value("white"), alt.value("#333333")),
         tooltip=tooltip,
     )
-    c.show_chart((cells + text).properties(height={"step": 30}, title=c.title(
+    c.show_chart((blank + cells + text).properties(height={"step": 30}, title=c.title(
         f"Which hazards does each model violate ({who}, {c.iso_week(week)})?",
         "Each cell: violating verdicts / applicable verdicts. Grey (n/a): nobody assessed the hazard. The colour "
         "saturates at 50%. Hover for the 95% interval and severity.")))
@@ -131,10 +136,10 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
             hf["shown"] = [c.with_interval(r, lo, hi, as_pct=True) for r, lo, hi in
                            zip(hf["violation_rate"], hf["ci_low"], hf["ci_high"])]
             hb = alt.Chart(hf).encode(
-                x=alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b")),
+                x=c.week_x(hf["week_start"]),
                 color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom"),
                                 scale=alt.Scale(domain=list(GROUPS.values()), range=["#ff7f0e", "#1f77b4", "#9467bd"])),
-                tooltip=["raters", alt.Tooltip("week_start:T", title="week"),
+                tooltip=["raters", c.week_tooltip(),
                          alt.Tooltip("shown:N", title="violation rate [95% interval]"),
                          alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n")],
             )
@@ -197,24 +202,31 @@ if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week
 
 # -- pairwise against the reference ----------------------------------------------------------------------------------
 st.subheader("Pairwise: each model against the reference answers")
-if not c.empty_state(pairwise, f"comparisons with the reference answer in {c.iso_week(week)}",
-                     "vs_reference ratings come from eval forms (universal.vs_reference)."):
+if group not in PAIRWISE:
+    st.info(f"Comparisons with the reference leave {who} out (a person confirming a judge's form starts from the "
+            "judge's answer): choose people or LLM judges.", icon=":material/info:")
+elif not c.empty_state(pairwise, f"comparisons with the reference answer in {c.iso_week(week)}",
+                       "vs_reference ratings come from eval forms (universal.vs_reference)."):
     p = pairwise.frame.copy()
-    p["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in zip(p["win_rate"], p["ci_low"],
-                                                                               p["ci_high"])]
-    p["people"] = [f"{c.pct(v)} (n={n})" for v, n in zip(p["human_win_rate"], p["n_compared_by_humans"])]
-    p["judges"] = [f"{c.pct(v)} (n={n})" for v, n in zip(p["judge_win_rate"], p["n_compared_by_judges"])]
-    chart = c.interval_chart(
-        p, value="win_rate", low="ci_low", high="ci_high", y="model_id", y_title=None,
-        question=f"How often does each model's answer beat the reference ({c.iso_week(week)})?",
-        subtitle="Win rate: better or much better counts 1, equivalent counts half. Dashed: an even match. People "
-                 "and LLM judges pooled; hover for each on its own.",
-        x_title="win rate against the reference", x_format="%", domain=(0, 1), reference=0.5,
-        tooltip=["model_id", alt.Tooltip("shown:N", title="win rate [95% interval]"),
-                 alt.Tooltip("n_compared:Q", title="n comparisons"), alt.Tooltip("people:N", title="people"),
-                 alt.Tooltip("judges:N", title="LLM judges")],
-    )
-    c.show_chart(chart.properties(height={"step": 34}))
+    rate, n_group = PAIRWISE[group]
+    p["shown"] = [f"{c.pct(v)} (n={c.count(n)})" for v, n in zip(p[rate], p[n_group])]
+    p["pooled"] = [f"{c.with_interval(v, lo, hi, as_pct=True)} (n={c.count(n)})"
+                   for v, lo, hi, n in zip(p["win_rate"], p["ci_low"], p["ci_high"], p["n_compared"])]
+    by_group = p.dropna(subset=[rate])
+    if by_group.empty:
+        st.info(f"No comparison with the reference by {who} in {c.iso_week(week)}.", icon=":material/info:")
+    else:
+        # The mart gives an interval for the pooled rate only: the group's rate is drawn as a point alone.
+        chart = c.interval_chart(
+            by_group, value=rate, low=rate, high=rate, y="model_id", y_title=None,
+            question=f"How often does each model's answer beat the reference ({who}, {c.iso_week(week)})?",
+            subtitle=f"{who[:1].upper()}{who[1:]} only: better counts 1, equivalent half. Dashed: an even match. No "
+                     "interval: the warehouse has one only for people and judges pooled (hover).",
+            x_title="win rate against the reference", x_format="%", domain=(0, 1), reference=0.5,
+            tooltip=["model_id", alt.Tooltip("shown:N", title=f"win rate, {who}"),
+                     alt.Tooltip("pooled:N", title="people and LLM judges pooled [95% interval]")],
+        )
+        c.show_chart(chart.properties(height={"step": 34}))
     verdicts = ["much_worse", "worse", "equivalent", "better", "much_better"]
     dist = p.melt(id_vars=["model_id", "n_compared"], value_vars=[f"n_{v}" for v in verdicts], var_name="verdict",
                   value_name="n")
@@ -230,4 +242,5 @@ if not c.empty_state(pairwise, f"comparisons with the reference answer in {c.iso
         tooltip=["model_id", "verdict", "n", alt.Tooltip("n_compared:Q", title="n comparisons")],
     )
     c.show_chart(bars.properties(height={"step": 30}, title=c.title(
-        "How do the verdicts split, from much worse to much better?")))
+        "How do the verdicts split, from much worse to much better?",
+        "People and LLM judges pooled, whichever group is chosen: the warehouse does not split verdicts by group.")))

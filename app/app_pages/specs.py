@@ -67,25 +67,26 @@ decision_weeks = sorted({c.to_date(w) for w in decisions.frame["week_start"]}, r
 week = filters.week("Week", weeks=decision_weeks, container=right) if decision_weeks else None
 
 with st.container(border=True):
-    st.markdown(f"**{spec['name'] or spec_id}** · {KINDS.get(spec['spec_kind'], spec['spec_kind'])}"
+    st.markdown(f"**{c.text_or(spec['name'], spec_id)}** · {KINDS.get(spec['spec_kind'], spec['spec_kind'])}"
                 + (f", version {spec['version']}" if not c.is_na(spec["version"]) else ""))
     if not c.is_na(spec["description"]):
         c.show_text("What it evaluates", spec["description"])
     facts = [
-        f"composite: {spec['aggregation_method'] or 'none (rubric-level scores only)'}",
+        f"composite: {c.text_or(spec['aggregation_method'], 'none (rubric-level scores only)')}",
         "promotion threshold: " + (c.num(spec["promotion_threshold"]) if not c.is_na(spec["promotion_threshold"])
                                    else "none set"),
         f"{c.count(spec['n_components'])} component(s)",
         f"{c.count(spec['n_results'])} results from {c.count(spec['n_models'])} model(s)",
     ]
     if not c.is_na(spec["dataset_id"]):
-        facts.append(f"dataset {spec['dataset_id']} {spec['dataset_version'] or ''} ({c.count(spec['n_examples'])} "
-                     "examples)")
+        version = c.text_or(spec["dataset_version"])
+        facts.append(f"dataset {spec['dataset_id']}" + (f" {version}" if version else "")
+                     + f" ({c.count(spec['n_examples'])} examples)")
     st.caption(" · ".join(facts))
-    if (spec["n_unresolved_components"] or 0) > 0:
+    if c.number_or(spec["n_unresolved_components"]) > 0:
         st.warning(f"{int(spec['n_unresolved_components'])} rubric(s) the spec references are not loaded: their "
                    "components cannot be scored. Ingest the rubric documents.", icon=":material/warning:")
-    if (spec["n_unmatched_results"] or 0) > 0:
+    if c.number_or(spec["n_unmatched_results"]) > 0:
         st.warning(f"{int(spec['n_unmatched_results'])} result record(s) name this spec but none of its components "
                    "(an unknown rubric_id or metric_id): they are not scored. Fix the records.",
                    icon=":material/warning:")
@@ -101,21 +102,21 @@ else:
     now = d[d["week"] == week].copy()
 
     def _decision(row: pd.Series) -> str:
-        if row["is_promoted"] is True or row["is_promoted"] == 1:
+        if c.is_true(row["is_promoted"]):
             return "promote"
-        if row["is_promoted"] is False or row["is_promoted"] == 0:
+        if c.is_false(row["is_promoted"]):
             return "do not promote"
         return "undefined"
 
     def _why(row: pd.Series) -> str:
         reasons = []
-        if not c.is_na(row["composite_meets_threshold"]) and not row["composite_meets_threshold"]:
+        if c.is_false(row["composite_meets_threshold"]):
             reasons.append(f"composite {c.num(row['composite_score'])} below {c.num(row['promotion_threshold'])}")
-        if row["n_failing_components"]:
+        if c.number_or(row["n_failing_components"]) > 0:
             reasons.append(f"misses its own threshold: {row['failing_components']}")
         if c.is_na(row["promotion_threshold"]):
             reasons.append("n/a: the spec sets no promotion threshold")
-        if c.is_na(row["composite_score"]) and row["missing_components"]:
+        if c.is_na(row["composite_score"]) and c.text_or(row["missing_components"]):
             reasons.append(f"n/a: no results this week for {row['missing_components']}")
         elif c.is_na(row["composite_score"]) and c.is_na(row["aggregation_method"]):
             reasons.append("n/a: the spec defines no composite")
@@ -162,11 +163,11 @@ else:
     trend = d.dropna(subset=["composite_score"])
     if trend["week"].nunique() > 1:
         lines = alt.Chart(trend).mark_line(point=True).encode(
-            x=alt.X("week_start:T", title="week", axis=alt.Axis(format="%d %b")),
+            x=c.week_x(trend["week_start"]),
             y=alt.Y("composite_score:Q", title="composite score"),
             color=alt.Color("model_id:N", title=None, scale=c.model_colors(),
                             legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
-            tooltip=["model_id", alt.Tooltip("week_start:T", title="week"),
+            tooltip=["model_id", c.week_tooltip(),
                      alt.Tooltip("composite_score:Q", format=".3f"),
                      alt.Tooltip("is_promoted:N", title="promoted"), alt.Tooltip("n_trials:Q", title="n results")],
         )

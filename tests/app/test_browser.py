@@ -72,3 +72,23 @@ def test_record_text_is_shown_as_text_never_as_html(served, demo_warehouse):
     browser.wait_for_text("<script>alert(")  # the raw line, in a code block, as characters
     main = "document.querySelector('[data-testid=\"stMain\"]')"
     assert browser.evaluate(f"{main}.querySelectorAll('script').length") == 0
+
+
+def test_the_review_queues_reason_pills_are_shown_whole(served):
+    """Pills do not wrap: in a column too narrow for them the last one was cut off ("low confiden")."""
+    server, browser = served
+    state = browser.open(f"{server.url}/review_queue")
+    assert state.title == PAGES["review_queue"]
+    pills = browser.evaluate("""
+      (() => {
+        const group = Array.from(document.querySelectorAll('[data-testid="stButtonGroup"]'))
+          .find(g => g.innerText.startsWith('Why it waits'));
+        if (!group) return null;
+        const column = group.closest('[data-testid="stColumn"]') || group;
+        const right = column.getBoundingClientRect().right;
+        return Array.from(group.querySelectorAll('button')).filter(b => b.innerText.trim())
+          .map(b => [b.innerText.trim(), b.getBoundingClientRect().right <= right + 0.5]);
+      })()""")
+    assert pills, "no 'Why it waits' pills on the review queue"
+    assert [label for label, _ in pills] == ["violating hazard", "low score", "low confidence"]
+    assert all(whole for _, whole in pills), pills

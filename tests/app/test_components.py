@@ -1,0 +1,45 @@
+"""The helpers pages test nullable values with: a NULL arrives as None, NaN or pd.NA, and none of them may pass
+for a value (NaN is truthy) or crash a page (pd.NA refuses to be a bool); week axes tick on Mondays."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+
+import pandas as pd
+import pytest
+
+NULLS = [None, math.nan, pd.NA, pd.NaT]
+
+
+@pytest.fixture
+def c(app_env):
+    import components
+
+    return components
+
+
+@pytest.mark.parametrize("null", NULLS)
+def test_a_null_is_neither_true_nor_false_and_reads_as_the_default(c, null):
+    assert not c.is_true(null) and not c.is_false(null)
+    assert c.text_or(null, "none set") == "none set"
+    assert c.number_or(null) == 0
+    assert c.cells([null, "x"], "(no answer recorded)") == ["(no answer recorded)", "x"]
+
+
+def test_defined_values_keep_their_truth_and_text(c):
+    assert c.is_true(True) and c.is_true(1) and c.is_true(pd.array([True], dtype="boolean")[0])
+    assert c.is_false(False) and c.is_false(0) and c.is_false(pd.array([False], dtype="boolean")[0])
+    assert c.text_or("weighted_average", "none") == "weighted_average"
+    assert c.text_or("", "whole line") == "whole line"  # the empty JSON pointer: the whole document
+    assert c.number_or(3) == 3.0
+    assert c.cells([0.0, 2.5], "n/a", lambda v: f"{v:g}") == ["0", "2.5"]
+
+
+def test_a_week_axis_ticks_on_each_weeks_monday_once(c):
+    weeks = pd.Series(pd.to_datetime(["2026-11-09", "2026-10-05", "2026-11-09", None]))
+    axis = c.week_x(weeks).to_dict()
+    assert axis["field"] == "week_start" and axis["type"] == "temporal"
+    days = [dt.date(v["year"], v["month"], v["date"]) for v in axis["axis"]["values"]]
+    assert days == [dt.date(2026, 10, 5), dt.date(2026, 11, 9)]
+    assert all(d.weekday() == 0 for d in days)

@@ -1,0 +1,269 @@
+"""What the pages say and draw on the demo warehouse: a NULL never crashes a page nor reads "nan" or "None", counts
+count what their labels say, a filter changes what it claims to, and charts draw what their legends promise
+(week ticks on Mondays, grey n/a cells, solid and dashed lines)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import os
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from tests.app.conftest import LAST_WEEK, iso_week, run_page
+
+pytestmark = pytest.mark.slow
+
+
+def _problems(at) -> list[str]:
+    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
+
+
+def _charts(at) -> list[tuple[dict[str, Any], dict[str, pd.DataFrame]]]:
+    """Each chart's Vega-Lite spec and its datasets (name -> frame), as the browser receives them."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    found = []
+    for chart in at.get("vega_lite_chart"):
+        data = {d.name: convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets}
+        found.append((json.loads(chart.proto.spec), data))
+    return found
+
+
+def _chart(at, question: str, column: str | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
+    """The chart whose title contains `question`, with its dataset that has `column` (or its only one)."""
+    for spec, data in _charts(at):
+        title = spec.get("title") or {}
+        if question in (title.get("text", "") if isinstance(title, dict) else str(title)):
+            frames = [f for f in data.values() if column is None or column in f.columns]
+            assert len(frames) == 1, list(data)
+            return spec, frames[0]
+    raise AssertionError(f"no chart titled {question!r}")
+
+
+def _walk(node: Any) -> Iterator[dict[str, Any]]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def _layers(spec: dict[str, Any]) -> list[dict[str, Any]]:
+    """Every unit spec (one mark) of a chart, layered or faceted."""
+    return [node for node in _walk(spec) if "mark" in node]
+
+
+def _captions(at) -> str:
+    return " ".join(c.value for c in at.caption)
+
+
+def _table(at, column: str) -> pd.DataFrame:
+    return next(d.value for d in at.dataframe if column in d.value.columns)
+
+
+# -- specs: a spec with no composite and no threshold ------------------------------------------------------------------
+
+def test_a_spec_with_no_composite_or_threshold_opens_and_says_so(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    spec = demo_warehouse.rows("select aggregation_method, promotion_threshold from marts.dim_eval_specs "
+                               "where spec_id = 'eval_basic_math_v1'")
+    assert spec == [(None, None)], "the demo's basic-math spec defines neither"
+    at = run_page("specs", {"spec": "eval_basic_math_v1"})
+    assert not _problems(at), _problems(at)
+    said = _captions(at)
+    assert "composite: none (rubric-level scores only)" in said and "promotion threshold: none set" in said
+    assert "nan" not in said.split()
+    decisions = _table(at, "decision")
+    assert len(decisions) > 0 and set(decisions["decision"]) == {"undefined"}
+
+
+# -- data quality: records repaired, not record x repair pairs ---------------------------------------------------------
+
+def test_data_quality_counts_records_repaired_and_names_repairs_applied_as_such(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    records = demo_warehouse.scalar("select sum(n_repaired) from marts.fct_ingested_files")
+    repairs = demo_warehouse.scalar("select sum(n_records) from marts.fct_compatibility_repairs")
+    assert repairs > records > 0, "demo records need more than one repair each, or this test proves nothing"
+    at = run_page("data_quality")
+    assert not _problems(at)
+    card = next(m for m in at.metric if m.label == "Records repaired")
+    assert card.value == f"{records:,}"
+    assert f"{repairs:,} repairs applied" in card.proto.help
+    assert f"{repairs:,} repairs applied to {records:,} records" in _captions(at)
+
+
+# -- empty values read as words --------------------------------------------------------------------------------------
+
+def test_a_trial_without_an_answer_says_so(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    model, sample = demo_warehouse.rows(
+        "select model_id, sample_id from marts.fct_task_stability where evaluation_name = 'tau_retail' "
+        "and stability = 'flaky' order by abs(pass_rate - 0.5), model_id, sample_id limit 1")[0]
+    missing = demo_warehouse.scalar(
+        "select count(*) - count(output_text) from marts.fct_trials where evaluation_name = 'tau_retail' "
+        "and model_id = ? and sample_id = ?", [model, sample])
+    assert missing > 0, "the first flaky task has trials with no recorded answer in the demo"
+    at = run_page("reliability", {"evaluation": "tau_retail"})
+    assert not _problems(at)
+    answers = _table(at, "output_text")["output_text"]
+    assert answers.notna().all()
+    assert (answers == "(no answer recorded)").sum() == missing
+
+
+def test_a_line_that_is_not_json_has_the_whole_line_as_its_pointer(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    assert demo_warehouse.scalar(
+        "select count(*) from marts.fct_quarantined_lines where error_kind = 'invalid_json' and error_pointer is null")
+    at = run_page("data_quality", {"reason": "invalid_json"})
+    assert not _problems(at)
+    pointers = _table(at, "error_pointer")["error_pointer"]
+    assert len(pointers) > 0 and set(pointers) == {"whole line"}
+
+
+def test_flagged_items_on_label_scales_have_no_spread_and_show_their_week(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("agreement", {"flagged": ["refusal_appropriateness", "hazard.privacy"]})
+    assert not _problems(at)
+    flagged = _table(at, "spread (points)")
+    assert len(flagged) > 0 and set(flagged["spread (points)"]) == {"n/a (label scale)"}
+    # The item's week (its Monday's ISO week), not a date of first rating.
+    assert "first rated" not in flagged.columns
+    weeks = demo_warehouse.rows("select distinct week_start from marts.fct_item_disagreement where is_flagged")
+    assert set(flagged["week"]) <= {iso_week(w) for (w,) in weeks}
+
+
+def test_item_agreement_far_below_zero_is_explained(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    assert demo_warehouse.scalar("select min(item_agreement) from marts.fct_item_disagreement") < -1
+    at = run_page("agreement")
+    assert not _problems(at)
+    said = _captions(at)
+    assert "below 0 the raters disagree more than chance" in said and "no lower bound" in said
+
+
+# -- agreement: kappa is not painted with alpha's verdict ---------------------------------------------------------
+
+def test_kappa_points_are_not_coloured_by_alphas_verdict(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("agreement")
+    assert not _problems(at)
+    spec, data = _chart(at, "agree on well enough", column="statistic")
+    points = next(layer for layer in _layers(spec) if "shape" in layer.get("encoding", {}))
+    colour = points["encoding"]["color"]
+    assert colour.get("title") != "alpha"
+    by_statistic = data.groupby("statistic")[colour["field"]].agg(set)
+    assert by_statistic["Fleiss' kappa"] == {"Fleiss' kappa (no target)"}
+    assert by_statistic["Krippendorff's alpha"] <= {"alpha meets target", "alpha below target"}
+
+
+# -- safety: the rater group changes the pairwise win rate; the heatmap's n/a cells are grey ------------------------
+
+@pytest.mark.parametrize(("group", "column"), [("human", "human_win_rate"), ("llm_judge", "judge_win_rate")])
+def test_the_pairwise_win_rate_is_the_chosen_groups(group, column, demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    expected = dict(demo_warehouse.rows(
+        f"select model_id, {column} from marts.fct_pairwise_vs_reference where week_start = ? and {column} is not null",
+        [LAST_WEEK]))
+    pooled = dict(demo_warehouse.rows(
+        "select model_id, win_rate from marts.fct_pairwise_vs_reference where week_start = ?", [LAST_WEEK]))
+    assert any(abs(expected[m] - pooled[m]) > 1e-9 for m in expected), "the demo's groups differ from the pool"
+    at = run_page("safety", {"week": iso_week(LAST_WEEK), "group": group})
+    assert not _problems(at)
+    spec, data = _chart(at, "beat the reference")
+    points = next(layer for layer in _layers(spec) if layer["mark"].get("type") == "point")
+    shown = dict(zip(data["model_id"], data[points["encoding"]["x"]["field"]]))
+    assert shown == pytest.approx(expected)
+    split, _ = _chart(at, "How do the verdicts split")
+    assert "pooled" in split["title"]["subtitle"]
+
+
+def test_pairwise_says_hybrid_reviews_are_not_compared(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("safety", {"week": iso_week(LAST_WEEK), "group": "hybrid"})
+    assert not _problems(at)
+    assert not any("beat the reference" in json.dumps(spec.get("title")) for spec, _ in _charts(at))
+    assert any("leave hybrid reviews out" in i.value for i in at.info)
+
+
+def test_the_hazard_heatmap_paints_na_cells_grey(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("safety", {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    spec, data = _chart(at, "Which hazards does each model violate")
+    assert (data["n_rated"] == 0).any() and data["violation_rate"].isna().any(), "the demo week has n/a cells"
+    rects = [layer for layer in _layers(spec) if layer["mark"].get("type") == "rect"]
+    # A rect layer with a fixed fill and no filter covers every cell, the n/a ones included, before the rates.
+    assert any(layer["mark"].get("color") and "color" not in layer.get("encoding", {})
+               and not layer.get("transform") for layer in rects)
+    legend = next(layer["encoding"]["color"]["legend"] for layer in rects if "color" in layer.get("encoding", {}))
+    assert legend["values"] == [0, 0.25, 0.5]  # three labels, far enough apart not to run into each other
+
+
+# -- week axes tick on Mondays --------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("page", "query"), [
+    ("judge_drift", {}), ("agreement", {}), ("specs", {"spec": "acme_groundedness_suite"}),
+    ("safety", {"week": iso_week(LAST_WEEK)}),
+])
+def test_week_axes_tick_on_the_weeks_mondays(page, query, demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page(page, query)
+    assert not _problems(at)
+    axes = [node["x"] for node in _walk([spec for spec, _ in _charts(at)])
+            if isinstance(node.get("x"), dict) and node["x"].get("field") == "week_start"
+            and node["x"].get("type") == "temporal"]
+    assert axes, f"{page} draws no week axis"
+    for axis in axes:
+        values = axis.get("axis", {}).get("values")
+        assert values, f"{page}: Vega would pick its own ticks (Sundays, or every few days)"
+        days = [dt.date(v["year"], v["month"], v["date"]) for v in values]
+        assert all(d.weekday() == 0 for d in days), days
+
+
+# -- reliability: the legend tells pass@k from pass^k ---------------------------------------------------------------
+
+def test_the_reliability_legend_draws_a_solid_and_a_dashed_line(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("reliability")
+    assert not _problems(at)
+    spec, _ = _chart(at, "how does success grow with more attempts")
+    dashed = [layer for layer in _layers(spec) if "strokeDash" in layer.get("encoding", {})]
+    assert dashed
+    for layer in dashed:
+        # A line with point=True gets a dot in the legend: two identical dots for the two measures.
+        assert layer["mark"]["type"] == "line" and not layer["mark"].get("point")
+        assert layer["encoding"]["strokeDash"]["legend"]["symbolType"] == "stroke"
+
+
+# -- overview and sidebar: times and ages say when they were measured -------------------------------------------
+
+def test_the_review_backlog_says_its_ages_are_counted_when_read(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("overview")
+    assert not _problems(at)
+    help_text = next(m for m in at.metric if m.label == "Review backlog").proto.help
+    assert "last build" not in help_text.replace("the last build queued", "")
+    assert "counted to now" in help_text
+
+
+def test_the_sidebar_gives_the_warehouse_time_in_utc(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    # A machine clock away from UTC, so a local time cannot pass for a UTC one.
+    try:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("TZ", "America/New_York")
+            time.tzset()
+            at = run_page("overview")
+    finally:
+        time.tzset()
+    assert not _problems(at)
+    written = dt.datetime.fromtimestamp(os.stat(demo_warehouse.path).st_mtime, dt.timezone.utc)
+    said = " ".join(c.value for c in at.sidebar.caption)
+    assert f"last written {written:%Y-%m-%d %H:%M} UTC" in said
