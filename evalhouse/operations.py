@@ -7,6 +7,7 @@ replaced, whole, only when a build passed. So `evalhouse ingest` alone changes n
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import sys
@@ -109,16 +110,21 @@ def fresh_build(settings: Settings, inputs: Sequence[str], *, out=None) -> bool:
     return True
 
 
-def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, out=None) -> int:
-    """Sample data in every format, a warehouse built from it, this week's report, and the app."""
-    from evalhouse.demo.generate import generate_demo
+def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, end_date: dt.date | None = None,
+         out=None) -> int:
+    """Sample data in every format, a warehouse built from it, the latest complete week's report, and the app.
+
+    end_date None: the data ends on the Sunday that ended last week (evalhouse/demo/generate.py).
+    """
+    from evalhouse.demo.generate import DEFAULT_SEED, generate_demo
 
     out = out or sys.stdout
     demo_dir = settings.landing / "demo"
     if demo_dir.exists():
         shutil.rmtree(demo_dir)
-    summary = generate_demo(demo_dir) if seed is None else generate_demo(demo_dir, seed=seed)
-    print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records)", file=out)
+    summary = generate_demo(demo_dir, seed=DEFAULT_SEED if seed is None else seed, end_date=end_date)
+    print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records, "
+          f"{summary.weeks[0]} to {summary.weeks[-1]}, last day {summary.end_date})", file=out)
     if not fresh_build(settings, [str(settings.landing)], out=out):
         return 1
     write_this_weeks_report(settings, out=out)
