@@ -25,7 +25,7 @@ from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 if TYPE_CHECKING:  # the ingest pipeline (pyarrow, jsonschema: a fifth of a second) is imported where it runs
     from ingest.pipeline import IngestOptions, ProgressFn, RunSummary
 
-REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes this week's report (git-ignored)
+REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes its weekly report (git-ignored)
 
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
@@ -133,14 +133,15 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     return 0
 
 
-def write_this_weeks_report(settings: Settings, *, out=None) -> Path | None:
-    """The weekly quality report for the latest week with results, as reports/weekly_<YYYY-Www>.html."""
+def write_this_weeks_report(settings: Settings, *, out=None, now: dt.datetime | None = None) -> Path | None:
+    """The weekly quality report for the latest complete week with results (a week in progress, marked so, only
+    when none is complete), as reports/weekly_<YYYY-Www>.html. now None: the clock (UTC)."""
     from evalhouse.report import ReportError, write_weekly_report
 
     out = out or sys.stdout
     db = None if settings.db_path == DEFAULT_DB else str(settings.db_path)
     try:
-        path = write_weekly_report(settings.db_path, REPORTS_DIR, db=db, relative_to=PROJECT_ROOT)
+        path = write_weekly_report(settings.db_path, REPORTS_DIR, db=db, relative_to=PROJECT_ROOT, now=now)
     except ReportError as exc:
         print(f"no weekly report: {exc}", file=out)
         return None
