@@ -16,6 +16,7 @@ import pandas as pd
 import streamlit as st
 
 import db
+from evalhouse import weeks as calendar_weeks
 
 # Every page by name, as streamlit_app.py registers it; links go through these paths.
 PAGES = {
@@ -92,7 +93,31 @@ def signed(value: Any, *, as_pct: bool = False, digits: int = 2) -> str:
     return f"{float(value):+.{digits}f}"
 
 
-# -- weeks: "this week" is the latest week with data, never the wall clock ---------------------------------------
+# -- weeks: "this week" is the latest complete week with data; a week in progress is shown only when asked for ----
+
+def now() -> dt.datetime:
+    """The moment the pages take as now (UTC): it decides which weeks are over. Tests replace it with a fixed one."""
+    return calendar_weeks.utc_now()
+
+
+def today() -> dt.date:
+    return calendar_weeks.utc_date(now())
+
+
+def in_progress(monday: dt.date) -> bool:
+    """True for the week that is under way: begun, not over (its Sunday is today or later)."""
+    return monday <= today() and not calendar_weeks.is_complete(monday, today())
+
+
+def default_week(weeks: Sequence[dt.date]) -> dt.date | None:
+    """The week a page opens on: the latest complete one among `weeks`, else the latest (in progress)."""
+    return calendar_weeks.default_week(weeks, today())
+
+
+def week_label(monday: dt.date) -> str:
+    """'2026-W47', or '2026-W48 (in progress)' for the week under way: how a week picker names its options."""
+    return iso_week(monday) + (" (in progress)" if in_progress(monday) else "")
+
 
 def iso_week(monday: dt.date) -> str:
     year, week, _ = monday.isocalendar()
@@ -128,8 +153,14 @@ def weeks_with_data() -> db.Result:
     )
 
 
-def week_caption(week: dt.date, latest: dt.date | None = None) -> str:
-    note = " (the latest week with data)" if latest is not None and week == latest else ""
+def week_caption(week: dt.date, weeks: Sequence[dt.date] = ()) -> str:
+    """'Week 2026-W47: Mon 16 Nov to Sun 22 Nov 2026 (the latest complete week with data).' `weeks` are the weeks
+    the page could show; a week in progress says as of when, and that it is part of a week."""
+    if in_progress(week):
+        return (f"Week {iso_week(week)}: {week_span(week)}, in progress: its data so far, to "
+                f"{now().astimezone(dt.timezone.utc):%a %d %b %H:%M} UTC. It covers part of a week, so compare its "
+                "counts with whole weeks with care.")
+    note = " (the latest complete week with data)" if weeks and week == default_week(weeks) else ""
     return f"Week {iso_week(week)}: {week_span(week)}{note}."
 
 
@@ -279,8 +310,8 @@ class Filters:
 
     def week(self, label: str = "Week", *, weeks: Sequence[dt.date] | None = None, container: Any = st,
              extra_first: str | None = None) -> dt.date | None:
-        """An ISO week (?week=2026-W47), the latest first; `extra_first` adds an option before them ("all time"),
-        returned as None."""
+        """An ISO week (?week=2026-W47), the latest first, opening on the latest complete one; `extra_first` adds
+        an option before them ("all time"), returned as None, and opened on."""
         if weeks is None:
             found = weeks_with_data()
             weeks = [to_date(w) for w in found.frame["week_start"]] if not found.frame.empty else []
@@ -288,9 +319,13 @@ class Filters:
         options = ([extra_first] if extra_first else []) + labels
         if not options:
             return None
+        index = 0 if extra_first or not weeks else weeks.index(default_week(weeks))
+        # The option is the bare label (what the URL keeps); only its display says a week is in progress.
+        shown = {iso_week(w): week_label(w) for w in weeks}
         chosen = self.selectbox(
-            label, options, param="week", container=container,
-            help="ISO weeks, Monday to Sunday (UTC). The newest is the latest week with data in the warehouse.")
+            label, options, param="week", container=container, index=index, format_func=lambda o: shown.get(o, o),
+            help="ISO weeks, Monday to Sunday (UTC). The page opens on the latest complete week with data; the week "
+                 "under way is marked in progress.")
         return None if chosen in (None, extra_first) else monday_of(chosen)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import datetime as dt
 import sys
 from collections.abc import Sequence
 
@@ -73,9 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     report.set_defaults(handler=_report)
 
     demo = commands.add_parser("demo", parents=[common],
-                               help="generate sample data, ingest it, build, write this week's report, serve the app")
+                               help="generate sample data, ingest it, build, write the latest complete week's report, "
+                                    "serve the app")
     demo.add_argument("--no-serve", action="store_true", help="stop after the build")
     demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")
+    demo.add_argument("--end-date", type=_day, default=None, metavar="YYYY-MM-DD",
+                      help="the sample data's last day (default: the Sunday that ended last week, UTC, so every week "
+                           "is whole); the README's figures are from --end-date 2026-11-21")
     demo.add_argument("--port", type=int, default=8501)
     demo.set_defaults(handler=_demo)
 
@@ -132,7 +137,15 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
 def _demo(args: argparse.Namespace, settings: Settings) -> int:
     from evalhouse.operations import demo
 
-    return demo(settings, seed=args.seed, serve_app=not args.no_serve, port=args.port)
+    return demo(settings, seed=args.seed, end_date=args.end_date, serve_app=not args.no_serve, port=args.port)
+
+
+def _day(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a date: write it as YYYY-MM-DD, for example 2026-11-21") \
+            from None
 
 
 def _serve(args: argparse.Namespace, settings: Settings) -> int:

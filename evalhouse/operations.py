@@ -7,6 +7,7 @@ replaced, whole, only when a build passed. So `evalhouse ingest` alone changes n
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import shutil
 import sys
@@ -24,7 +25,7 @@ from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 if TYPE_CHECKING:  # the ingest pipeline (pyarrow, jsonschema: a fifth of a second) is imported where it runs
     from ingest.pipeline import IngestOptions, ProgressFn, RunSummary
 
-REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes this week's report (git-ignored)
+REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes its weekly report (git-ignored)
 
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
@@ -109,16 +110,21 @@ def fresh_build(settings: Settings, inputs: Sequence[str], *, out=None) -> bool:
     return True
 
 
-def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, out=None) -> int:
-    """Sample data in every format, a warehouse built from it, this week's report, and the app."""
-    from evalhouse.demo.generate import generate_demo
+def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, end_date: dt.date | None = None,
+         out=None) -> int:
+    """Sample data in every format, a warehouse built from it, the latest complete week's report, and the app.
+
+    end_date None: the data ends on the Sunday that ended last week (evalhouse/demo/generate.py).
+    """
+    from evalhouse.demo.generate import DEFAULT_SEED, generate_demo
 
     out = out or sys.stdout
     demo_dir = settings.landing / "demo"
     if demo_dir.exists():
         shutil.rmtree(demo_dir)
-    summary = generate_demo(demo_dir) if seed is None else generate_demo(demo_dir, seed=seed)
-    print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records)", file=out)
+    summary = generate_demo(demo_dir, seed=DEFAULT_SEED if seed is None else seed, end_date=end_date)
+    print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records, "
+          f"{summary.weeks[0]} to {summary.weeks[-1]}, last day {summary.end_date})", file=out)
     if not fresh_build(settings, [str(settings.landing)], out=out):
         return 1
     write_this_weeks_report(settings, out=out)
@@ -127,14 +133,15 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, ou
     return 0
 
 
-def write_this_weeks_report(settings: Settings, *, out=None) -> Path | None:
-    """The weekly quality report for the latest week with results, as reports/weekly_<YYYY-Www>.html."""
+def write_this_weeks_report(settings: Settings, *, out=None, now: dt.datetime | None = None) -> Path | None:
+    """The weekly quality report for the latest complete week with results (a week in progress, marked so, only
+    when none is complete), as reports/weekly_<YYYY-Www>.html. now None: the clock (UTC)."""
     from evalhouse.report import ReportError, write_weekly_report
 
     out = out or sys.stdout
     db = None if settings.db_path == DEFAULT_DB else str(settings.db_path)
     try:
-        path = write_weekly_report(settings.db_path, REPORTS_DIR, db=db, relative_to=PROJECT_ROOT)
+        path = write_weekly_report(settings.db_path, REPORTS_DIR, db=db, relative_to=PROJECT_ROOT, now=now)
     except ReportError as exc:
         print(f"no weekly report: {exc}", file=out)
         return None

@@ -6,6 +6,8 @@ import json
 import subprocess
 import sys
 
+import pytest
+
 from evalhouse.cli import main
 from evalhouse.publish import working_copy
 from evalhouse.lock import writer_lock
@@ -119,3 +121,25 @@ def test_a_writer_asked_to_wait_gets_the_lock_once_it_is_free(tmp_path, capsys):
     code, _, err = _run(capsys, "--db", str(db), "ingest", "--wait", "10", str(path))
     holder.join()
     assert code == 0, err
+
+
+def test_demo_end_date_sets_the_sample_datas_last_day(tmp_path, capsys, monkeypatch):
+    import evalhouse.operations
+
+    built = []
+    # Only the generator is under test here: the build that would follow is recorded, not run, and reports a
+    # failure, so the demo stops there (exit 1) instead of writing a report and serving.
+    monkeypatch.setattr(evalhouse.operations, "fresh_build",
+                        lambda settings, inputs, out: built.append(inputs) or False)
+    code, out, _ = _run(capsys, "--db", str(tmp_path / "demo.duckdb"), "--landing", str(tmp_path / "landing"),
+                        "demo", "--no-serve", "--end-date", "2026-11-21")
+    assert code == 1 and built == [[str(tmp_path / "landing")]]
+    assert "2026-W40 to 2026-W47, last day 2026-11-21" in out
+    assert (tmp_path / "landing" / "demo" / "eval_forms" / "eval_forms_2026-W47.jsonl").exists()
+
+
+def test_demo_end_date_that_is_not_a_date_exits_2_with_an_example(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["demo", "--no-serve", "--end-date", "21/11/2026"])
+    assert exit_info.value.code == 2
+    assert "write it as YYYY-MM-DD" in capsys.readouterr().err

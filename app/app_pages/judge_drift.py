@@ -40,7 +40,7 @@ left, middle, right = st.columns([2, 2, 4])
 judge = filters.selectbox("Judge", list(judges.frame["judge_id"]), param="judge", container=left,
                           help="Judges with the most recent alert first.")
 week = filters.week("Week", container=middle)
-week_label = c.iso_week(week) if week else None
+week_label = c.week_label(week) if week else None
 
 series = db.query(
     """

@@ -12,7 +12,8 @@ import db
 st.title("This week against last week")
 st.caption(
     "Headline scores with their 95% intervals, reliability over repeated trials, and what needs attention. "
-    "\"This week\" is the latest week with data in the warehouse. Every number is a link to the page that explains it."
+    "\"This week\" is the latest complete week (Monday to Sunday, UTC) with data in the warehouse; the week under way "
+    "is in the picker, marked in progress. Every number is a link to the page that explains it."
 )
 
 weeks = c.weeks_with_data()
@@ -80,7 +81,7 @@ c.notes(*results)
 if c.whole_warehouse_missing(*results):
     st.stop()
 if week is not None:
-    st.caption(c.week_caption(week, week_options[0]) + f" Compared with {c.iso_week(previous)}, the week before.")
+    st.caption(c.week_caption(week, week_options) + f" Compared with {c.iso_week(previous)}, the week before.")
 
 
 def _row(frame: pd.DataFrame, monday: dt.date | None) -> pd.Series | None:

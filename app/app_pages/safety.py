@@ -36,7 +36,7 @@ if week is None:
         st.info("No ratings in the warehouse yet, so there is no week to show. " + c.HOW_TO_START,
                 icon=":material/info:")
     st.stop()
-st.caption(c.week_caption(week, week_options[0]))
+st.caption(c.week_caption(week, week_options))
 
 hazards = db.query(
     """

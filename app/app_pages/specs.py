@@ -124,7 +124,7 @@ else:
 
     now["decision"] = now.apply(_decision, axis=1)
     now["why"] = now.apply(_why, axis=1)
-    st.caption(c.week_caption(week, decision_weeks[0]) + " Component thresholds and the composite use that week's "
+    st.caption(c.week_caption(week, decision_weeks) + " Component thresholds and the composite use that week's "
                "results only.")
     scored = now.dropna(subset=["composite_score"])
     if not scored.empty:

@@ -11,7 +11,7 @@ import argparse
 import sys
 import time
 from dataclasses import dataclass
-from datetime import date, datetime, timezone
+from datetime import date
 from pathlib import Path
 
 from evalhouse.demo.cognibench import generate_cognibench
@@ -21,6 +21,7 @@ from evalhouse.demo.malformed import BAD_LINES_FILE, BadLine, MalformedLine, bad
 from evalhouse.demo.serialize import json_line, jsonl_bytes, write_bytes
 from evalhouse.demo.specs import generate_specs
 from evalhouse.demo.timeline import Clock, build_weeks
+from evalhouse.weeks import last_complete_sunday, utc_date, utc_now
 # The ground-truth constants are importable from here too, next to the function whose output they describe.
 from evalhouse.demo.world import (
     DEFAULT_SEED, DEFAULT_WEEKS, GOLD_MISSING_RATER, MIN_WEEKS, OVER_REFUSING_MODEL, REGRESSING_EVAL,
@@ -75,11 +76,16 @@ class DemoSummary:
 
 
 def generate_demo(out_dir: Path, *, seed: int = DEFAULT_SEED, end_date: date | None = None,
-                  weeks: int = DEFAULT_WEEKS) -> DemoSummary:
-    """Write the demo under out_dir and return its summary. end_date None means today (UTC)."""
+                  weeks: int = DEFAULT_WEEKS, today: date | None = None) -> DemoSummary:
+    """Write the demo under out_dir and return its summary.
+
+    end_date is the data's last day. None means the Sunday before `today`'s week (today: UTC, unless given), so
+    every week is whole and the demo is the same on any weekday, only shifted by whole weeks: generated on a
+    Monday, it never crams a week of data into that Monday's first hour.
+    """
     if weeks < MIN_WEEKS:
         raise ValueError(f"weeks must be at least {MIN_WEEKS} (two baseline weeks, a shifted week, a last week)")
-    end = end_date or datetime.now(timezone.utc).date()
+    end = end_date or last_complete_sunday(today or utc_date(utc_now()))
     calendar = build_weeks(end, weeks)
     clock = Clock(end)
     eee = generate_eee(calendar, clock, seed)
@@ -161,7 +167,8 @@ def main(argv: list[str] | None = None) -> int:
                                      description="Write the evalhouse demo dataset.")
     parser.add_argument("--out", required=True, type=Path, help="output folder")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
-    parser.add_argument("--end-date", type=date.fromisoformat, default=None, help="YYYY-MM-DD (default: today, UTC)")
+    parser.add_argument("--end-date", type=date.fromisoformat, default=None,
+                        help="the data's last day, YYYY-MM-DD (default: the Sunday that ended last week, UTC)")
     parser.add_argument("--weeks", type=int, default=DEFAULT_WEEKS)
     args = parser.parse_args(argv)
     started = time.perf_counter()

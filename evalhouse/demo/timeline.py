@@ -1,7 +1,9 @@
 """The demo's calendar: which ISO weeks it spans and how every timestamp is placed so none is after end_date.
 
-Timestamps on end_date itself fall in its first hour, so a demo generated "today" is not dated in the future
-by anyone who checks created_at against the clock later that day.
+By default end_date is the Sunday that ended last week (generate.py), so every week is whole and nothing planned
+falls on end_date. An explicit end_date may be today, cutting the last week short: timestamps on end_date then
+fall in its first hour, so the demo is not dated in the future by anyone who checks created_at against the clock
+later that day.
 """
 
 from __future__ import annotations

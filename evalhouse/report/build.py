@@ -1,6 +1,11 @@
 """Assemble the report for one week from the sections, render it, write it.
 
-Deterministic: the same warehouse and week give the same text, byte for byte, except the one "Generated" line.
+Deterministic: the same warehouse and week give the same text, byte for byte, except the one "Generated" line
+(and, for a week still in progress when the report is generated, the lines that say as of when).
+
+The default week is the latest complete week with results: a week that began this morning is not "this week"
+against the full weeks before it. Only when no complete week has results does the report take the week in
+progress, and it says so, as does a report asked for that week by --week.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from evalhouse.report.sections import (
 )
 from evalhouse.report.warehouse import Reader, ReportError, Row, open_reader
 from evalhouse.report.weeks import iso_week_label, week_span
+from evalhouse.weeks import default_week, is_complete, utc_date, utc_now
 
 FORMATS = ("html", "md")
 GLANCE_ANCHOR, GLANCE_TITLE = "at-a-glance", "This week at a glance"
@@ -31,10 +37,10 @@ SECTION_MODULES = (model_scores, agreement, judge_drift, safety, promotions, ope
 @dataclass(frozen=True)
 class ReportRequest:
     db_path: Path
-    week: dt.date | None = None  # any day of the ISO week; None: the latest week with results
+    week: dt.date | None = None  # any day of the ISO week; None: the latest complete week with results
     format: str = "html"
     command: str = ""  # the command line shown in the header (see report_command)
-    generated_at: dt.datetime | None = None  # None: now (UTC)
+    generated_at: dt.datetime | None = None  # None: now (UTC); also decides whether the week is over
 
 
 def build_report(request: ReportRequest) -> Report:
@@ -58,10 +64,11 @@ def write_report(request: ReportRequest, out: Path) -> Report:
     return report
 
 
-def latest_week(db_path: Path) -> dt.date | None:
-    """The Monday of the latest week with trials or ratings; None for a warehouse without results."""
+def latest_week(db_path: Path, today: dt.date | None = None) -> dt.date | None:
+    """The Monday of the latest complete week (its Sunday before `today`, UTC) with trials or ratings, else of the
+    latest week with them (in progress); None for a warehouse without results."""
     with open_reader(db_path) as reader:
-        return _latest_week(reader)
+        return default_week(_weeks_with_results(reader), today or utc_date(utc_now()))
 
 
 def report_command(week: dt.date, *, format: str = "html", out: str | None = None, db: str | None = None) -> str:
@@ -77,33 +84,57 @@ def report_command(week: dt.date, *, format: str = "html", out: str | None = Non
     return shlex.join(words)
 
 
-def _latest_week(reader: Reader) -> dt.date | None:
-    row = reader.one("select max(week_start) as week_start from marts.rpt_weekly_summary where has_results")
-    return row["week_start"] if row else None
+def _weeks_with_results(reader: Reader) -> list[dt.date]:
+    return [row["week_start"] for row in reader.rows(
+        "select week_start from marts.rpt_weekly_summary where has_results order by week_start")]
 
 
 def _assemble(reader: Reader, request: ReportRequest) -> Report:
-    week = request.week or _latest_week(reader) or dt.datetime.now(dt.timezone.utc).date()
+    generated_at = request.generated_at or utc_now()
+    today = utc_date(generated_at)
+    weeks = _weeks_with_results(reader)
+    week = request.week or default_week(weeks, today) or today
     week = week - dt.timedelta(days=week.weekday())
     label = iso_week_label(week)
+    in_progress = week <= today and not is_complete(week, today)
     warehouse = reader.one("select * from marts.rpt_warehouse_summary")
     summary = reader.one("select * from marts.rpt_weekly_summary where week_start = ?", [week])
-    generated_at = request.generated_at or dt.datetime.now(dt.timezone.utc)
     command = request.command or report_command(week, format=request.format)
-    facts = _facts(warehouse, summary, command)
-    title = f"Weekly quality report: {label}"
+    facts = _facts(warehouse, summary, command, in_progress)
+    title = f"Weekly quality report: {label}" + (" (in progress)" if in_progress else "")
     subtitle = f"{week_span(week)} (UTC)"
-    generated = f"Generated {generated_at:%Y-%m-%d %H:%M:%S} UTC"
+    if in_progress:
+        subtitle += f": in progress, as of {fmt.minute(_in_utc(generated_at))}"
+    generated = f"Generated {_in_utc(generated_at):%Y-%m-%d %H:%M:%S} UTC"
+    progress: tuple[Paragraph, ...] = ()
+    if in_progress:
+        progress = (_in_progress_note(week, generated_at, [w for w in weeks if is_complete(w, today)]),)
     if summary is None:
-        return Report(title, subtitle, facts, generated, (_no_data(label, warehouse),))
+        return Report(title, subtitle, facts, generated, (_no_data(label, warehouse, progress),))
 
     context = Context(reader, week)
     parts: list[Part] = [module.build(context) for module in SECTION_MODULES]
-    glance = Section(GLANCE_ANCHOR, GLANCE_TITLE, (Bullets(tuple(p.headline for p in parts)),))
+    glance = Section(GLANCE_ANCHOR, GLANCE_TITLE, (*progress, Bullets(tuple(p.headline for p in parts))))
     return Report(title, subtitle, facts, generated, (glance, *(p.section for p in parts), _method()))
 
 
-def _facts(warehouse: Row | None, summary: Row | None, command: str) -> tuple[Fact, ...]:
+def _in_progress_note(week: dt.date, now: dt.datetime, complete_weeks: list[dt.date]) -> Paragraph:
+    """The warning a week in progress owes its reader: its counts are of part of a week, the week before's of all."""
+    sunday = week + dt.timedelta(days=6)
+    text = (f"{iso_week_label(week)} is not over: this report covers it up to {fmt.minute(_in_utc(now))}, not to the "
+            f"end of Sunday {sunday.day} {sunday:%B}. Its counts are of part of a week, set beside whole weeks, so a "
+            "drop or a missing result may only mean that the data has not arrived yet.")
+    if complete_weeks:
+        last = iso_week_label(max(complete_weeks))
+        text += f" The latest complete week with results is {last}: evalhouse report --week {last}"
+    return Paragraph(text, "warn")
+
+
+def _in_utc(moment: dt.datetime) -> dt.datetime:
+    return moment.astimezone(dt.timezone.utc) if moment.tzinfo is not None else moment
+
+
+def _facts(warehouse: Row | None, summary: Row | None, command: str, in_progress: bool) -> tuple[Fact, ...]:
     facts: list[Fact] = []
     if warehouse is None or warehouse["first_week_start"] is None:
         facts.append(Fact("Warehouse", "no trials or ratings yet"))
@@ -117,7 +148,7 @@ def _facts(warehouse: Row | None, summary: Row | None, command: str) -> tuple[Fa
             f"{fmt.minute(warehouse['last_ingested_at'])}; "
             f"{fmt.plural(warehouse['n_quarantined_lines'], 'line')} quarantined in all")))
     if summary is not None:
-        facts.append(Fact("This week", _counts(summary) + (
+        facts.append(Fact("This week so far" if in_progress else "This week", _counts(summary) + (
             f"; {fmt.plural(summary['n_files_loaded'], 'file')} loaded, "
             f"{fmt.plural(summary['n_quarantined_lines'], 'line')} quarantined")))
     facts.append(Fact("Command", command, code=True))
@@ -130,7 +161,7 @@ def _counts(row: Row) -> str:
             f"{fmt.plural(row['n_rated_items'], 'item')} by {fmt.plural(row['n_raters'], 'rater')}")
 
 
-def _no_data(label: str, warehouse: Row | None) -> Section:
+def _no_data(label: str, warehouse: Row | None, progress: tuple[Paragraph, ...] = ()) -> Section:
     text = f"There is no data for {label}: no trials, ratings, loaded files or quarantined lines that week."
     if warehouse is not None and warehouse["first_week_start"] is not None:
         last = iso_week_label(warehouse["last_week_start"])
@@ -138,12 +169,13 @@ def _no_data(label: str, warehouse: Row | None) -> Section:
                 f"for its latest week, run: evalhouse report --week {last}")
     else:
         hint = "The warehouse holds no results yet: ingest some (evalhouse ingest PATH) and build."
-    return Section(NO_DATA_ANCHOR, f"No data for {label}", (Paragraph(text, "warn"), Paragraph(hint)))
+    return Section(NO_DATA_ANCHOR, f"No data for {label}", (*progress, Paragraph(text, "warn"), Paragraph(hint)))
 
 
 def _method() -> Section:
     notes = (
-        "Weeks are ISO weeks in UTC; \"the week before\" is the calendar week before, whether or not it has data.",
+        "Weeks are ISO weeks in UTC; \"the week before\" is the calendar week before, whether or not it has data. "
+        "Without --week the report is of the latest complete week with results; a week in progress says so.",
         "Every interval is 95%. A number's n sits beside it; a dash means the statistic is undefined (too few "
         "samples, or no variation), never zero.",
         "Accuracy averages each sample's trials within the week first: a question answered four times counts "
@@ -158,16 +190,20 @@ def _method() -> Section:
 
 
 def write_weekly_report(db_path: Path, reports_dir: Path, *, db: str | None = None,
-                        relative_to: Path | None = None) -> Path | None:
-    """This week's report (the latest week with results) as reports_dir/weekly_<YYYY-Www>.html; None without results.
+                        relative_to: Path | None = None, now: dt.datetime | None = None) -> Path | None:
+    """The report of the latest complete week with results (see latest_week) as reports_dir/weekly_<YYYY-Www>.html;
+    None without results.
 
     What `evalhouse demo` calls after its build. `db` goes into the header's command when the warehouse is not the
-    default one; `relative_to` shortens the --out path shown there.
+    default one; `relative_to` shortens the --out path shown there; `now` (None: the clock) decides which weeks are
+    over.
     """
-    week = latest_week(db_path)
+    now = now or utc_now()
+    week = latest_week(db_path, utc_date(now))
     if week is None:
         return None
     out = reports_dir / f"weekly_{iso_week_label(week)}.html"
     shown = out.relative_to(relative_to) if relative_to and out.is_relative_to(relative_to) else out
-    write_report(ReportRequest(db_path, week=week, command=report_command(week, out=str(shown), db=db)), out)
+    write_report(ReportRequest(db_path, week=week, command=report_command(week, out=str(shown), db=db),
+                               generated_at=now), out)
     return out

@@ -10,25 +10,32 @@ from pathlib import Path
 from evalhouse.report.build import FORMATS, ReportRequest, build_report, latest_week, render, report_command
 from evalhouse.report.warehouse import ReportError
 from evalhouse.report.weeks import parse_iso_week
+from evalhouse.weeks import utc_date, utc_now
 
 EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--week", type=_week, default=None, metavar="YYYY-Www",
-                        help="the ISO week to report on, e.g. 2026-W47 (default: the latest week with results)")
+                        help="the ISO week to report on, e.g. 2026-W47 (default: the latest complete week with "
+                             "results; a week in progress is marked so)")
     parser.add_argument("--format", choices=FORMATS, default="html",
                         help="html (one self-contained file, the default) or md (Markdown for a wiki)")
     parser.add_argument("--out", default=None, metavar="FILE", help="write the report here (default: stdout)")
 
 
-def run(args: argparse.Namespace, db_path: Path, *, out=None, err=None) -> int:
-    """Write the report the arguments ask for; 1 with a message when the warehouse cannot give one."""
+def run(args: argparse.Namespace, db_path: Path, *, out=None, err=None, now: dt.datetime | None = None) -> int:
+    """Write the report the arguments ask for; 1 with a message when the warehouse cannot give one.
+
+    now (None: the clock) decides which weeks are over, for the default week and the in-progress mark.
+    """
     out, err = out or sys.stdout, err or sys.stderr
+    now = now or utc_now()
     try:
-        week = args.week or latest_week(db_path) or dt.datetime.now(dt.timezone.utc).date()
+        week = args.week or latest_week(db_path, utc_date(now)) or utc_date(now)
         command = report_command(week, format=args.format, out=args.out, db=getattr(args, "db", None))
-        report = build_report(ReportRequest(db_path, week=week, format=args.format, command=command))
+        report = build_report(ReportRequest(db_path, week=week, format=args.format, command=command,
+                                            generated_at=now))
         text = render(report, args.format)
     except ReportError as exc:
         print(f"evalhouse: {exc}", file=err)

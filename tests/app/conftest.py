@@ -39,6 +39,9 @@ NAV_LABELS = {
 
 LAST_WEEK = dt.date.fromisoformat(DEMO_END_DATE) - dt.timedelta(days=dt.date.fromisoformat(DEMO_END_DATE).weekday())
 SHIFTED_WEEK = LAST_WEEK - dt.timedelta(weeks=DEFAULT_WEEKS - 1 - SHIFTED_WEEK_INDEX)
+# The moment the app takes as now in tests (never the real clock): the Monday after the demo's last day, so every
+# week of the demo is over and the pages open on LAST_WEEK.
+NOW = dt.datetime.combine(LAST_WEEK + dt.timedelta(days=7), dt.time(7, 0), tzinfo=dt.timezone.utc)
 
 
 def iso_week(monday: dt.date) -> str:
@@ -48,13 +51,16 @@ def iso_week(monday: dt.date) -> str:
 
 @pytest.fixture
 def app_env(monkeypatch, tmp_path):
-    """Point the app at a warehouse: returns a function (db_path) -> landing folder; the app's cache starts empty."""
+    """Point the app at a warehouse and a clock: returns a function (db_path, landing, now) -> landing folder; the
+    app's cache starts empty."""
     monkeypatch.syspath_prepend(str(APP_DIR))
+    import components  # the module AppTest's runs import (from sys.modules): its clock is replaced below
 
-    def point_at(db_path: Path, landing: Path | None = None) -> Path:
+    def point_at(db_path: Path, landing: Path | None = None, now: dt.datetime = NOW) -> Path:
         landing = landing or tmp_path / "landing"
         monkeypatch.setenv("EVALHOUSE_DB", str(db_path))
         monkeypatch.setenv("EVALHOUSE_LANDING", str(landing))
+        monkeypatch.setattr(components, "now", lambda: now)
         if "db" in sys.modules:
             sys.modules["db"].clear_cache()
         return landing

@@ -4,6 +4,7 @@ between pages; the review submission; and a page that keeps its last data while 
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import subprocess
 import sys
@@ -20,7 +21,7 @@ from ingest.formats import FORMATS
 from ingest.load import RawStore
 from ingest.validate import Validators
 from tests.app.conftest import LAST_WEEK, PAGES, SHIFTED_WEEK, iso_week, run_page
-from tests.conftest import Warehouse
+from tests.conftest import DEMO_END_DATE, Warehouse
 
 pytestmark = pytest.mark.slow
 
@@ -114,6 +115,47 @@ def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_wareho
     assert expected > 0
     assert _metric(at, "Judge drift alerts this week") == str(expected)
     assert _metric(at, "Review backlog") == str(demo_warehouse.scalar("select count(*) from marts.fct_review_queue"))
+
+
+# -- the week under way ------------------------------------------------------------------------------------------------
+
+# The demo's last day, an hour in: its week (LAST_WEEK) holds data, to 00:50, and has barely begun.
+DURING_LAST_WEEK = dt.datetime.combine(dt.date.fromisoformat(DEMO_END_DATE), dt.time(1, 0), tzinfo=dt.timezone.utc)
+WEEK_PAGES_WITH_CAPTIONS = ("overview", "safety", "specs")
+
+
+@pytest.mark.parametrize("page", [*WEEK_PAGES_WITH_CAPTIONS, "judge_drift"])
+def test_a_page_opens_on_the_latest_complete_week_and_marks_the_week_under_way(page, demo_warehouse, app_env):
+    app_env(demo_warehouse.path, now=DURING_LAST_WEEK)
+    at = run_page(page)
+    assert not _problems(at)
+    before = LAST_WEEK - dt.timedelta(weeks=1)
+    picker = at.selectbox(key=f"{page}.week")
+    assert picker.value == iso_week(before)
+    assert picker.options[:2] == [f"{iso_week(LAST_WEEK)} (in progress)", iso_week(before)]
+    if page in WEEK_PAGES_WITH_CAPTIONS:
+        assert any(f"Week {iso_week(before)}" in t.value and "(the latest complete week with data)" in t.value
+                   for t in at.caption)
+
+
+@pytest.mark.parametrize("page", WEEK_PAGES_WITH_CAPTIONS)
+def test_the_week_under_way_asked_for_says_it_is_in_progress_and_as_of_when(page, demo_warehouse, app_env):
+    app_env(demo_warehouse.path, now=DURING_LAST_WEEK)
+    at = run_page(page, {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    assert at.selectbox(key=f"{page}.week").value == iso_week(LAST_WEEK)
+    assert any(f"Week {iso_week(LAST_WEEK)}" in t.value and "in progress" in t.value
+               and "to Sat 21 Nov 01:00 UTC" in t.value for t in at.caption)
+
+
+def test_once_the_week_is_over_it_is_the_default_and_unmarked(demo_warehouse, app_env):
+    app_env(demo_warehouse.path, now=dt.datetime.combine(LAST_WEEK + dt.timedelta(days=7), dt.time(0, 0),
+                                                         tzinfo=dt.timezone.utc))
+    at = run_page("overview")
+    picker = at.selectbox(key="overview.week")
+    assert picker.value == iso_week(LAST_WEEK) and picker.options[0] == iso_week(LAST_WEEK)
+    week_captions = [t.value for t in at.caption if t.value.startswith("Week ")]
+    assert week_captions and not any("in progress" in t for t in week_captions)
 
 
 # -- leaderboard -------------------------------------------------------------------------------------------------------

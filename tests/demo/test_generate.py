@@ -12,7 +12,7 @@ import hashlib
 import json
 import statistics
 from collections import defaultdict
-from datetime import date, datetime, timezone
+from datetime import date, datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
@@ -488,3 +488,31 @@ def test_a_monday_end_date_keeps_the_last_week_to_that_day(tmp_path: Path) -> No
     days += [datetime.fromtimestamp(float(a["retrieved_timestamp"]), timezone.utc).date().isoformat()
              for a in _aggregates(summary)]
     assert max(days) == monday.isoformat()
+
+
+# --- the default end date: the last complete week, whatever the weekday --------------------------------------------
+
+def _forms_by_eval_id(summary) -> dict[str, datetime]:
+    return {r["eval_id"]: _moment(r["created_at"]) for _, _, r in _records(summary, "eval_forms/")}
+
+
+def test_by_default_the_demo_ends_on_the_sunday_before_the_week_it_is_generated_in(tmp_path: Path) -> None:
+    monday = date(2026, 11, 23)  # generated on a Monday: the old default put a whole week into its first hour
+    summary = generate_demo(tmp_path / "monday", weeks=4, today=monday)
+    assert summary.end_date == date(2026, 11, 22) and summary.weeks[-1] == "2026-W47"
+    created = _forms_by_eval_id(summary).values()
+    assert max(created) < datetime(2026, 11, 23, tzinfo=timezone.utc)
+    last_week = {moment.date() for moment in created if moment.date() >= date(2026, 11, 16)}
+    assert len(last_week) >= 5  # the last week's ratings spread over its days, as every other week's
+    sunday = generate_demo(tmp_path / "sunday", weeks=4, today=date(2026, 11, 29))
+    assert sunday.files == summary.files
+    assert all((sunday.out_dir / f).read_bytes() == (summary.out_dir / f).read_bytes() for f in summary.files)
+
+
+def test_a_demo_generated_a_week_later_is_the_same_data_a_week_later(tmp_path: Path) -> None:
+    first = generate_demo(tmp_path / "first", weeks=4, today=date(2026, 11, 25))
+    later = generate_demo(tmp_path / "later", weeks=4, today=date(2026, 12, 2))
+    assert later.weeks[-1] == "2026-W48" and later.record_counts == first.record_counts
+    before, after = _forms_by_eval_id(first), _forms_by_eval_id(later)
+    assert before.keys() == after.keys()
+    assert {after[eval_id] - before[eval_id] for eval_id in before} == {timedelta(weeks=1)}

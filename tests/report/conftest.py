@@ -23,6 +23,8 @@ def _monday(day: dt.date) -> dt.date:
 LAST_WEEK = _monday(dt.date.fromisoformat(DEMO_END_DATE))
 SHIFTED_WEEK = LAST_WEEK - dt.timedelta(weeks=DEFAULT_WEEKS - 1 - SHIFTED_WEEK_INDEX)
 EMPTY_WEEK = dt.date.fromisocalendar(2025, 1, 1)
+# The demo's last day, an hour in: LAST_WEEK holds data (to 00:50) and is not over. GENERATED_AT is after it.
+DURING_LAST_WEEK = dt.datetime.combine(dt.date.fromisoformat(DEMO_END_DATE), dt.time(1, 0), tzinfo=dt.timezone.utc)
 
 
 def report_text(db_path, week: dt.date | None, format: str = "html", generated_at=GENERATED_AT) -> str:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+
 import pytest
 
 from evalhouse.cli import main
+from evalhouse.report import cli as report_cli
 from evalhouse.report import write_weekly_report
+from tests.report.conftest import DURING_LAST_WEEK, GENERATED_AT
 
 pytestmark = pytest.mark.slow
 
@@ -38,9 +42,21 @@ def test_report_command_without_a_warehouse_says_what_to_do(tmp_path, capsys):
     assert "run `evalhouse build`" in capsys.readouterr().err
 
 
-def test_demo_writes_this_weeks_report(demo_warehouse, tmp_path):
+def test_report_command_defaults_to_the_latest_complete_week(demo_warehouse, capsys):
+    parser = argparse.ArgumentParser()
+    report_cli.add_arguments(parser)
+    assert report_cli.run(parser.parse_args(["--format", "md"]), demo_warehouse.path, now=DURING_LAST_WEEK) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("# Weekly quality report: 2026-W46\n") and "report --week 2026-W46 --format md" in out
+
+
+def test_demo_writes_the_latest_complete_weeks_report(demo_warehouse, tmp_path):
     path = write_weekly_report(demo_warehouse.path, tmp_path / "reports", db="warehouse.duckdb",
-                               relative_to=tmp_path)
+                               relative_to=tmp_path, now=GENERATED_AT)
     assert path == tmp_path / "reports" / "weekly_2026-W47.html"
     html = path.read_text(encoding="utf-8")
     assert "evalhouse --db warehouse.duckdb report --week 2026-W47 --out reports/weekly_2026-W47.html" in html
+    assert "(in progress)" not in html and "is not over" not in html
+    # Run an hour into the demo's last day, that week is under way: the report is of the week before.
+    during = write_weekly_report(demo_warehouse.path, tmp_path / "reports", now=DURING_LAST_WEEK)
+    assert during == tmp_path / "reports" / "weekly_2026-W46.html"

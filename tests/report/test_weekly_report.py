@@ -16,7 +16,8 @@ from evalhouse.demo.world import (
 from evalhouse.report import ReportRequest, build_report, iso_week_label, latest_week
 from evalhouse.report.sections import judge_drift, model_scores, operations, promotions, safety
 from tests.report.conftest import (
-    EMPTY_WEEK, LAST_WEEK, SHIFTED_WEEK, report_text, section_html, without_generated_line,
+    DURING_LAST_WEEK, EMPTY_WEEK, GENERATED_AT, LAST_WEEK, SHIFTED_WEEK, report_text, section_html,
+    without_generated_line,
 )
 
 pytestmark = pytest.mark.slow
@@ -104,10 +105,44 @@ def test_same_week_renders_the_same_bytes_apart_from_the_generation_time(demo_wa
         assert without_generated_line(first) == without_generated_line(second)
 
 
-def test_default_week_is_the_latest_week_with_results(demo_warehouse):
-    assert latest_week(demo_warehouse.path) == LAST_WEEK
-    report = build_report(ReportRequest(demo_warehouse.path))
+def test_default_week_is_the_latest_week_with_results_once_it_is_over(demo_warehouse):
+    assert latest_week(demo_warehouse.path, GENERATED_AT.date()) == LAST_WEEK
+    report = build_report(ReportRequest(demo_warehouse.path, generated_at=GENERATED_AT))
     assert report.title == "Weekly quality report: 2026-W47"
+    assert "in progress" not in report.subtitle
+
+
+def test_default_week_is_the_latest_complete_week_not_the_one_under_way(demo_warehouse):
+    previous = LAST_WEEK - dt.timedelta(weeks=1)
+    assert latest_week(demo_warehouse.path, DURING_LAST_WEEK.date()) == previous
+    report = build_report(ReportRequest(demo_warehouse.path, generated_at=DURING_LAST_WEEK))
+    assert report.title == f"Weekly quality report: {iso_week_label(previous)}"
+    assert "in progress" not in report.subtitle
+
+
+def test_the_week_under_way_asked_for_says_it_is_in_progress_and_as_of_when(demo_warehouse):
+    html = report_text(demo_warehouse.path, LAST_WEEK, generated_at=DURING_LAST_WEEK)
+    header = html[:html.index("</header>")]
+    assert "Weekly quality report: 2026-W47 (in progress)" in header
+    assert "Sunday 22 November 2026 (UTC): in progress, as of 2026-11-21 01:00 UTC" in header
+    assert "This week so far" in header
+    glance = section_html(html, "at-a-glance")
+    assert "2026-W47 is not over: this report covers it up to 2026-11-21 01:00 UTC" in glance
+    assert "The latest complete week with results is 2026-W46: evalhouse report --week 2026-W46" in glance
+    md = report_text(demo_warehouse.path, LAST_WEEK, "md", generated_at=DURING_LAST_WEEK)
+    assert md.startswith("# Weekly quality report: 2026-W47 (in progress)\n") and "is not over" in md
+
+
+def test_with_no_complete_week_the_default_is_the_week_under_way_marked_so(demo_warehouse, tmp_path):
+    copy = tmp_path / "only_this_week.duckdb"
+    shutil.copy(demo_warehouse.path, copy)
+    with duckdb.connect(str(copy)) as con:
+        con.execute("update marts.rpt_weekly_summary set has_results = false where week_start < ?", [LAST_WEEK])
+    assert latest_week(copy, DURING_LAST_WEEK.date()) == LAST_WEEK
+    report = build_report(ReportRequest(copy, generated_at=DURING_LAST_WEEK))
+    assert report.title == "Weekly quality report: 2026-W47 (in progress)"
+    glance = report.sections[0]
+    assert "is not over" in glance.blocks[0].text and "latest complete week" not in glance.blocks[0].text
 
 
 def test_header_shows_span_counts_and_the_command(last_week_html):
