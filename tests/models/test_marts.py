@@ -37,16 +37,33 @@ def _close(got, expected) -> bool:
 @pytest.fixture(scope="module")
 def agreement_inputs(demo_warehouse) -> pd.DataFrame:
     """fct_ratings reduced as fct_rater_agreement documents: no hybrids, one (latest) rating per rater and item,
-    every rating in its item's first week and in its own rater group and 'all'."""
+    every rating in its item's first week (of all its ratings, re-rated ones included) and in its own rater group
+    and 'all'."""
     ratings = demo_warehouse.frame(
         "select item_id, dimension, scale, agreement_level, rater_group, rater_id, value, rated_at, rating_id, week_start "
         "from marts.fct_ratings where value is not null and rater_id is not null and rater_type <> 'hybrid'"
     )
+    ratings = ratings.assign(item_week=ratings.groupby(["item_id", "dimension"])["week_start"].transform("min"))
     ratings = ratings.sort_values(["rated_at", "rating_id"], ascending=False)
     latest = ratings.drop_duplicates(["item_id", "dimension", "rater_id"])
-    item_week = latest.groupby(["item_id", "dimension"])["week_start"].transform("min")
-    latest = latest.assign(item_week=item_week)
     return pd.concat([latest, latest.assign(rater_group="all")])
+
+
+def test_an_items_week_is_that_of_its_first_rating_even_when_every_rater_re_rated_it(demo_warehouse):
+    moved = demo_warehouse.rows(
+        """
+        select count(*), count(case when first.week_start <> disagreement.week_start then 1 end)
+        from marts.fct_item_disagreement as disagreement
+        inner join (
+            select item_id, dimension, min(week_start) as week_start
+            from marts.fct_ratings
+            where value is not null and rater_id is not null and rater_type <> 'hybrid'
+            group by item_id, dimension
+        ) as first
+            on disagreement.item_id = first.item_id and disagreement.dimension = first.dimension
+        """
+    )
+    assert moved[0][0] > 1000 and moved[0][1] == 0  # the week of the latest ratings moved 115 demo items
 
 
 def _alpha(frame: pd.DataFrame, level: str) -> float | None:
