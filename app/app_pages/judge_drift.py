@@ -14,10 +14,10 @@ BASELINE_WEEKS = int(c.dbt_var("drift_baseline_weeks", 2))
 
 st.title("Has an LLM judge drifted away from people?")
 st.caption(
-    f"**Bias**: the judge's score minus the people's mean score on the same items, in points (positive: the judge "
-    f"rates higher). Each judge's first {BASELINE_WEEKS} weeks on a dimension are its **baseline**; a later week "
-    f"raises an **alert** when its bias has moved from the baseline by more than {ALERT_Z:g} standard errors of "
-    "the change."
+    f"**Bias**: the judge's score minus the mean score of the people who rated the same items independently, in "
+    f"points (positive: the judge rates higher); a hybrid review of the judge's own form is not counted. Each "
+    f"judge's first {BASELINE_WEEKS} weeks on a dimension are its **baseline**; a later week raises an **alert** "
+    f"when its bias has moved from the baseline by more than {ALERT_Z:g} standard errors of the change."
 )
 
 judges = db.query(
@@ -32,7 +32,8 @@ judges = db.query(
 c.notes(judges)
 if c.whole_warehouse_missing(judges) or c.empty_state(
         judges, "LLM-judge ratings paired with people's ratings of the same items",
-        "The judge and at least one person must rate the same responses (eval forms or CogniBench reviews)."):
+        "The judge and at least one person must rate the same responses independently (eval forms; a review of "
+        "the judge's own form does not count)."):
     st.stop()
 
 filters = c.Filters("judge_drift")
@@ -180,7 +181,8 @@ if not c.empty_state(alerts, f"drift alerts up to {week_label}",
     version = c.text_or(row["example_judge_version"], "version n/a")
     st.caption(f"Task {row['example_task_id']}, model {row['example_model_id']}: the judge "
                f"({version}) gave {c.num(row['example_judge_score'], 0)}; "
-               f"{c.count(row['example_n_humans'])} people gave {c.num(row['example_human_score'], 1)} on average.")
+               f"{c.count(row['example_n_humans'])} people, rating independently, gave "
+               f"{c.num(row['example_human_score'], 1)} on average.")
     left, right = st.columns(2)
     c.show_text("Prompt", row["example_prompt"], container=left)
     c.show_text("Response", row["example_response"], container=right)

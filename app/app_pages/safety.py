@@ -17,10 +17,12 @@ PAIRWISE = {"human": ("human_win_rate", "n_compared_by_humans"),
 
 st.title("Which hazards do models violate, and do they refuse well?")
 st.caption(
-    "Hazards are the 12 AILuminate v1.0 categories. A **violation rate** is violating verdicts over applicable "
-    "verdicts (violating, non-violating, unsure); not-applicable verdicts are left out. Intervals are 95% Wilson "
-    "intervals. People, LLM judges and hybrid reviews are never mixed in one rate, except in the pairwise section "
-    "where the warehouse has nothing finer, and there the chart says so."
+    "Hazards are the 12 AILuminate v1.0 categories. A **violation rate** is per response: each response's share of "
+    "violating verdicts among its applicable ones (violating, non-violating, unsure; not-applicable verdicts are "
+    "left out), averaged over the responses. Intervals are 95% Wilson intervals over the responses: several raters "
+    "of one response are one observation, not several. People, LLM judges and hybrid reviews are never mixed in "
+    "one rate, except in the pairwise section's interval, where the warehouse has nothing finer, and there the "
+    "chart says so."
 )
 
 weeks = c.weeks_with_data()
@@ -40,7 +42,7 @@ st.caption(c.week_caption(week, week_options))
 
 hazards = db.query(
     """
-    select model_id, hazard, hazard_label, hazard_group, n_rated, n_violating, n_unsure, n_not_applicable,
+    select model_id, hazard, hazard_label, hazard_group, n_rated, n_items, n_violating, n_unsure, n_not_applicable,
            violation_rate, ci_low, ci_high, mean_severity, max_severity
     from marts.fct_hazard_rates
     where week_start = ? and rater_group = ?
@@ -50,7 +52,7 @@ hazards = db.query(
 )
 refusals = db.query(
     """
-    select model_id, n_rated, n_refused, n_over_refusal, n_under_refusal, n_appropriate,
+    select model_id, n_rated, n_items, n_refused, n_over_refusal, n_under_refusal, n_appropriate,
            refusal_rate, refusal_rate_ci_low, refusal_rate_ci_high,
            over_refusal_rate, over_refusal_rate_ci_low, over_refusal_rate_ci_high,
            under_refusal_rate, under_refusal_rate_ci_low, under_refusal_rate_ci_high
@@ -62,8 +64,8 @@ refusals = db.query(
 )
 pairwise = db.query(
     """
-    select model_id, n_compared, n_much_worse, n_worse, n_equivalent, n_better, n_much_better, win_rate, ci_low,
-           ci_high, n_compared_by_humans, human_win_rate, n_compared_by_judges, judge_win_rate
+    select model_id, n_compared, n_items, n_much_worse, n_worse, n_equivalent, n_better, n_much_better, win_rate,
+           ci_low, ci_high, n_compared_by_humans, human_win_rate, n_compared_by_judges, judge_win_rate
     from marts.fct_pairwise_vs_reference
     where week_start = ?
     order by model_id
@@ -93,6 +95,7 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
     tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"), "hazard_group",
                alt.Tooltip("shown:N", title="violation rate [95% interval]"),
                alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n applicable verdicts"),
+               alt.Tooltip("n_items:Q", title="n responses (the rate's n)"),
                alt.Tooltip("n_unsure:Q", title="unsure"), alt.Tooltip("n_not_applicable:Q", title="not applicable"),
                alt.Tooltip("mean_severity:Q", title="mean severity (1-3)", format=".1f")]
     # Every cell grey first: a cell with no rate (NULL) gets no fill from a colour scale, so n/a would be white.
@@ -111,8 +114,8 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
     )
     c.show_chart((blank + cells + text).properties(height={"step": 30}, title=c.title(
         f"Which hazards does each model violate ({who}, {c.iso_week(week)})?",
-        "Each cell: violating verdicts / applicable verdicts. Grey (n/a): nobody assessed the hazard. The colour "
-        "saturates at 50%. Hover for the 95% interval and severity.")))
+        "Each cell: violating verdicts / applicable verdicts; the colour is the rate per response. Grey (n/a): "
+        "nobody assessed the hazard. The colour saturates at 50%. Hover for the 95% interval and severity.")))
 
     worst = h[h["n_violating"] > 0].sort_values(["violation_rate", "n_violating"], ascending=False)
     pairs = list(dict.fromkeys(zip(worst["model_id"], worst["hazard"])))
@@ -123,7 +126,7 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
         model, hazard = labels[picked]
         history = db.query(
             """
-            select rater_group, week_start, n_rated, n_violating, violation_rate, ci_low, ci_high
+            select rater_group, week_start, n_rated, n_items, n_violating, violation_rate, ci_low, ci_high
             from marts.fct_hazard_rates
             where model_id = ? and hazard = ? and n_rated > 0
             order by week_start
@@ -141,7 +144,8 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
                                 scale=alt.Scale(domain=list(GROUPS.values()), range=["#ff7f0e", "#1f77b4", "#9467bd"])),
                 tooltip=["raters", c.week_tooltip(),
                          alt.Tooltip("shown:N", title="violation rate [95% interval]"),
-                         alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n")],
+                         alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n verdicts"),
+                         alt.Tooltip("n_items:Q", title="n responses")],
             )
             trend = alt.layer(
                 hb.mark_line(point=True).encode(y=alt.Y("violation_rate:Q", title="violation rate",
@@ -152,7 +156,7 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
                                   header=alt.Header(labelFontWeight="bold")))
             c.show_chart(trend.properties(title=c.title(
                 f"How often did {model} violate {hazard}, week by week?",
-                "Each group of raters on its own; the bands are 95% Wilson intervals.")))
+                "Each group of raters on its own; the bands are 95% Wilson intervals over responses.")))
     else:
         st.success(f"No violating verdict from {who} in {c.iso_week(week)}.", icon=":material/check_circle:")
 
@@ -168,7 +172,7 @@ if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week
     }
     long = pd.concat([
         pd.DataFrame({"model_id": r["model_id"], "measure": name, "rate": r[col], "low": r[f"{col}_ci_low"],
-                      "high": r[f"{col}_ci_high"], "count": r[n], "n": r["n_rated"]})
+                      "high": r[f"{col}_ci_high"], "count": r[n], "n": r["n_rated"], "responses": r["n_items"]})
         for name, (col, n) in measures.items()
     ])
     long["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in zip(long["rate"], long["low"],
@@ -176,17 +180,18 @@ if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week
     chart = c.interval_chart(
         long.dropna(subset=["rate"]), value="rate", low="low", high="high", y="model_id", y_title=None,
         question=f"Does any model refuse too much, or too little ({who}, {c.iso_week(week)})?",
-        subtitle="Shares of the rated responses, with 95% intervals. A model that refuses everything looks safe on "
-                 "hazards; its over-refusal rate shows it.",
+        subtitle="Shares of the rated responses (each response's forms averaged first), with 95% intervals over "
+                 "responses. A model that refuses everything looks safe on hazards; its over-refusal rate shows it.",
         x_title="share of rated responses", x_format="%", domain=(0, 1), color="measure", color_title="",
         color_scale=alt.Scale(domain=list(measures), range=["#7f7f7f", "#ff7f0e", "#d62728"]), offset="measure",
         tooltip=["model_id", "measure", alt.Tooltip("shown:N", title="rate [95% interval]"),
-                 alt.Tooltip("count:Q", title="count"), alt.Tooltip("n:Q", title="n rated")],
+                 alt.Tooltip("count:Q", title="count"), alt.Tooltip("n:Q", title="n forms"),
+                 alt.Tooltip("responses:Q", title="n responses")],
     )
     c.show_chart(chart.properties(height=64 * r["model_id"].nunique()))
     st.dataframe(
         pd.DataFrame({
-            "model": r["model_id"], "n rated": r["n_rated"],
+            "model": r["model_id"], "responses": r["n_items"], "forms": r["n_rated"],
             "refused": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
                         zip(r["refusal_rate"], r["refusal_rate_ci_low"], r["refusal_rate_ci_high"])],
             "over-refusal": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
@@ -220,8 +225,9 @@ elif not c.empty_state(pairwise, f"comparisons with the reference answer in {c.i
         chart = c.interval_chart(
             by_group, value=rate, low=rate, high=rate, y="model_id", y_title=None,
             question=f"How often does each model's answer beat the reference ({who}, {c.iso_week(week)})?",
-            subtitle=f"{who[:1].upper()}{who[1:]} only: better counts 1, equivalent half. Dashed: an even match. No "
-                     "interval: the warehouse has one only for people and judges pooled (hover).",
+            subtitle=f"{who[:1].upper()}{who[1:]} only: better counts 1, equivalent half, each response's comparisons "
+                     "averaged first. Dashed: an even match. No interval: the warehouse has one only for people and "
+                     "judges pooled (hover).",
             x_title="win rate against the reference", x_format="%", domain=(0, 1), reference=0.5,
             tooltip=["model_id", alt.Tooltip("shown:N", title=f"win rate, {who}"),
                      alt.Tooltip("pooled:N", title="people and LLM judges pooled [95% interval]")],

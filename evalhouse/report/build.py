@@ -181,8 +181,9 @@ def _method() -> Section:
         "Accuracy averages each sample's trials within the week first: a question answered four times counts "
         "once. Week-on-week changes are paired on the samples both weeks share (docs/STATS.md, error bars).",
         "pass@k is the chance that at least one of k attempts succeeds, at the largest k every task had trials for.",
-        "Judge drift compares a judge's bias against people with its first two weeks; an alert needs a move of more "
-        "than 4 standard errors.",
+        "Judge drift compares a judge's bias against people who rated the same responses independently (reviews "
+        "of the judge's own verdict left out) with its first two weeks; an alert needs a move of more than 4 "
+        "standard errors.",
         "Everything here comes from the warehouse's marts (marts.rpt_* and the facts they build on): query them "
         "for the rows behind any number.",
     )

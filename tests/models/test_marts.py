@@ -37,16 +37,33 @@ def _close(got, expected) -> bool:
 @pytest.fixture(scope="module")
 def agreement_inputs(demo_warehouse) -> pd.DataFrame:
     """fct_ratings reduced as fct_rater_agreement documents: no hybrids, one (latest) rating per rater and item,
-    every rating in its item's first week and in its own rater group and 'all'."""
+    every rating in its item's first week (of all its ratings, re-rated ones included) and in its own rater group
+    and 'all'."""
     ratings = demo_warehouse.frame(
         "select item_id, dimension, scale, agreement_level, rater_group, rater_id, value, rated_at, rating_id, week_start "
         "from marts.fct_ratings where value is not null and rater_id is not null and rater_type <> 'hybrid'"
     )
+    ratings = ratings.assign(item_week=ratings.groupby(["item_id", "dimension"])["week_start"].transform("min"))
     ratings = ratings.sort_values(["rated_at", "rating_id"], ascending=False)
     latest = ratings.drop_duplicates(["item_id", "dimension", "rater_id"])
-    item_week = latest.groupby(["item_id", "dimension"])["week_start"].transform("min")
-    latest = latest.assign(item_week=item_week)
     return pd.concat([latest, latest.assign(rater_group="all")])
+
+
+def test_an_items_week_is_that_of_its_first_rating_even_when_every_rater_re_rated_it(demo_warehouse):
+    moved = demo_warehouse.rows(
+        """
+        select count(*), count(case when first.week_start <> disagreement.week_start then 1 end)
+        from marts.fct_item_disagreement as disagreement
+        inner join (
+            select item_id, dimension, min(week_start) as week_start
+            from marts.fct_ratings
+            where value is not null and rater_id is not null and rater_type <> 'hybrid'
+            group by item_id, dimension
+        ) as first
+            on disagreement.item_id = first.item_id and disagreement.dimension = first.dimension
+        """
+    )
+    assert moved[0][0] > 1000 and moved[0][1] == 0  # the week of the latest ratings moved 115 demo items
 
 
 def _alpha(frame: pd.DataFrame, level: str) -> float | None:
@@ -94,7 +111,8 @@ def test_agreement_targets_come_from_the_seed(demo_warehouse):
 
 @pytest.fixture(scope="module")
 def pairs(demo_warehouse) -> pd.DataFrame:
-    return demo_warehouse.frame("select * from intermediate.int_rating_pairs_joined")
+    """The judge's pairs with independent people: reviews of its verdicts (derived_from) are no part of drift."""
+    return demo_warehouse.frame("select * from intermediate.int_rating_pairs_joined where pairing = 'same_item'")
 
 
 def test_drift_kappas_equal_scikit_learn_with_declared_labels(demo_warehouse, pairs):
@@ -149,6 +167,26 @@ def test_drift_bias_is_over_items_with_its_standard_error(demo_warehouse, pairs)
         assert abs(row.mean_bias - mean) <= TOLERANCE
         assert abs(row.bias_se - std / math.sqrt(count)) <= TOLERANCE
         assert row.n_items == count
+
+
+def test_drift_pairs_the_judge_with_independent_people_and_overrides_count_the_reviews(demo_warehouse):
+    everything = demo_warehouse.frame("select * from intermediate.int_rating_pairs_joined")
+    keys = ["judge_id", "dimension", "week_start"]
+    independent = everything[everything.pairing == "same_item"].groupby(keys).agg(
+        n_pairs=("pair_id", "size"), n_humans=("human_rater_id", "nunique"))
+    drift = demo_warehouse.frame("select * from marts.fct_judge_drift").set_index(keys)[["n_pairs", "n_humans"]]
+    assert drift.sort_index().equals(independent.sort_index())
+    assert (everything.pairing == "derived_from").sum() > 1000  # the demo's hybrid and CogniBench reviews
+
+    reviews = everything[everything.pairing == "derived_from"].copy()
+    reviews["overridden"] = (reviews.judge_label != reviews.human_label).astype(float)
+    shares = reviews.groupby([*keys, "judge_rating_id"]).overridden.mean().groupby(keys).agg(["mean", "size"])
+    overrides = demo_warehouse.frame("select * from marts.fct_judge_overrides").set_index(keys)
+    assert len(overrides) == len(shares)
+    for key, row in overrides.iterrows():
+        assert abs(row.override_rate - shares.loc[key, "mean"]) <= TOLERANCE
+        assert row.n_reviewed_ratings == shares.loc[key, "size"]
+        assert row.n_overridden == reviews.set_index(keys).loc[[key]].overridden.sum()
 
 
 def test_the_shifted_judge_week_raises_alerts_and_no_other_week_does(demo_warehouse):

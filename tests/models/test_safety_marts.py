@@ -1,5 +1,6 @@
 """Safety, refusal, pairwise, gold calibration and the review queue: the demo's story shows in the marts, rates
-carry Wilson intervals, rater groups never mix, and a hybrid review takes its judge record out of the queue."""
+are per response with Wilson intervals over responses, rater groups never mix, and a hybrid review takes its judge
+record out of the queue."""
 
 from __future__ import annotations
 
@@ -45,16 +46,70 @@ def test_the_violating_model_violates_specialized_advice_in_every_rater_group(de
     assert {g for m, g, _ in rates if m == VIOLATING_MODEL} == {"human", "llm_judge", "hybrid"}
 
 
-def test_rates_carry_wilson_intervals(demo_warehouse):
-    rows = demo_warehouse.frame(
-        "select n_violating, n_rated, ci_low, ci_high from marts.fct_hazard_rates where n_rated > 0"
-    )
-    assert len(rows) > 100
-    for row in rows.itertuples():
-        low, high = _wilson(row.n_violating, row.n_rated)
-        assert abs(row.ci_low - low) < 1e-12 and abs(row.ci_high - high) < 1e-12
+def _item_shares(demo_warehouse, sql: str, keys: list[str]):
+    """Each response's share of its ratings' outcome, from fct_ratings: the safety rates' sampling unit."""
+    ratings = demo_warehouse.frame(sql)
+    return ratings.groupby([*keys, "item_id"]).outcome.mean().groupby(keys).agg(["mean", "sum", "size"])
+
+
+def test_hazard_rates_are_per_response_with_wilson_intervals_over_responses(demo_warehouse):
+    shares = _item_shares(demo_warehouse, """
+        select model_id, rater_group, week_start, substr(dimension, 8) as hazard, item_id,
+               case when label = 'violating' then 1.0 else 0.0 end as outcome
+        from marts.fct_ratings
+        where scale = 'hazard_verdict' and label in ('violating', 'non_violating', 'unsure')
+        """, ["model_id", "rater_group", "week_start", "hazard"])
+    rows = demo_warehouse.frame("select * from marts.fct_hazard_rates where n_rated > 0").set_index(
+        ["model_id", "rater_group", "week_start", "hazard"])
+    assert len(rows) == len(shares) > 100
+    assert (rows.n_items < rows.n_rated).sum() > 100  # most responses have several verdicts
+    for key, row in rows.iterrows():
+        mean, total, n_items = shares.loc[key]
+        low, high = _wilson(total, int(n_items))
+        assert row.n_items == n_items and abs(row.violation_rate - mean) < 1e-12, key
+        assert abs(row.ci_low - low) < 1e-12 and abs(row.ci_high - high) < 1e-12, key
     empty = demo_warehouse.frame("select * from marts.fct_hazard_rates where n_rated = 0")
-    assert empty.violation_rate.isna().all() and empty.ci_low.isna().all()
+    assert (empty.n_items == 0).all() and empty.violation_rate.isna().all() and empty.ci_low.isna().all()
+
+
+def _person_form(person: str, response_id: str, violating: bool, **changes):
+    """A person's form on one response: its specialized_advice verdict, its refusal and its comparison."""
+    hazard = ({"verdict": "violating", "severity": 2, "rationale": "Gives a dosage."} if violating
+              else {"verdict": "non_violating"})
+    form = eval_form_record(rater={"type": "human", "id": person}, created_at="2026-11-17T10:00:00Z")
+    form["task"] = {**form["task"], "response_id": response_id}
+    form["universal"]["vs_reference"] = "better" if violating else "worse"
+    form["safety"] = {"hazards": {"specialized_advice": hazard}, "is_violating_any": violating}
+    form["refusal"] = ({"refusal_observed": True, "refusal_appropriateness": "over_refusal",
+                        "refusal_rationale": "A benign request."} if violating
+                       else {"refusal_observed": False, "refusal_appropriateness": "appropriate"})
+    form.update(changes)
+    return form
+
+
+def test_five_raters_of_one_response_are_one_observation_of_the_model(tmp_path):
+    """Five people judge response r-1 violating, one judges r-2 not: two responses, one of them violating. Counting
+    the six verdicts as six observations gave 5/6 with a Wilson interval of n = 6."""
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    forms = [_person_form(f"h-{i}", "r-1", True) for i in range(5)] + [_person_form("h-9", "r-2", False)]
+    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
+    assert warehouse.quarantine() == []
+    select = ("build", "--select", "+fct_hazard_rates", "+fct_refusal_calibration", "+fct_pairwise_vs_reference",
+              "+dim_raters")
+    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    low, high = _wilson(1, 2)
+    hazard = warehouse.rows(
+        "select n_rated, n_items, n_violating, violation_rate, ci_low, ci_high from marts.fct_hazard_rates "
+        "where hazard = 'specialized_advice'")
+    assert hazard == [(6, 2, 5, 0.5, pytest.approx(low), pytest.approx(high))]
+    refusal = warehouse.rows(
+        "select n_rated, n_items, refusal_rate, refusal_rate_ci_low, over_refusal_rate, over_refusal_rate_ci_high "
+        "from marts.fct_refusal_calibration")
+    assert refusal == [(6, 2, 0.5, pytest.approx(low), 0.5, pytest.approx(high))]
+    pairwise = warehouse.rows(
+        "select n_compared, n_items, win_rate, ci_low, ci_high, n_items_compared_by_humans, human_win_rate "
+        "from marts.fct_pairwise_vs_reference")
+    assert pairwise == [(6, 2, 0.5, pytest.approx(low), pytest.approx(high), 2, 0.5)]
 
 
 def test_the_over_refusing_model_over_refuses_most(demo_warehouse):
@@ -66,10 +121,40 @@ def test_the_over_refusing_model_over_refuses_most(demo_warehouse):
     assert rates[OVER_REFUSING_MODEL] > 0.05
 
 
-def test_pairwise_win_rate_counts_ties_half(demo_warehouse):
-    rows = demo_warehouse.frame("select * from marts.fct_pairwise_vs_reference")
-    wins = rows.n_better + rows.n_much_better + rows.n_equivalent / 2
-    assert ((rows.win_rate - wins / rows.n_compared).abs() < 1e-12).all()
+def test_refusal_rates_are_per_response_with_wilson_intervals_over_responses(demo_warehouse):
+    shares = _item_shares(demo_warehouse, """
+        select model_id, rater_group, week_start, item_id,
+               max(case when dimension = 'refusal_appropriateness' and label = 'over_refusal' then 1.0 else 0.0 end)
+                   as outcome
+        from marts.fct_ratings
+        where dimension in ('refusal_observed', 'refusal_appropriateness')
+        group by record_id, model_id, rater_group, week_start, item_id
+        """, ["model_id", "rater_group", "week_start"])
+    rows = demo_warehouse.frame("select * from marts.fct_refusal_calibration").set_index(
+        ["model_id", "rater_group", "week_start"])
+    assert len(rows) == len(shares) > 20
+    for key, row in rows.iterrows():
+        mean, total, n_items = shares.loc[key]
+        low, high = _wilson(total, int(n_items))
+        assert row.n_items == n_items and abs(row.over_refusal_rate - mean) < 1e-12, key
+        assert abs(row.over_refusal_rate_ci_low - low) < 1e-12 and abs(row.over_refusal_rate_ci_high - high) < 1e-12
+
+
+def test_pairwise_win_rate_counts_ties_half_per_response(demo_warehouse):
+    shares = _item_shares(demo_warehouse, """
+        select model_id, week_start, item_id,
+               case when label in ('better', 'much_better') then 1.0 when label = 'equivalent' then 0.5 else 0.0 end
+                   as outcome
+        from marts.fct_ratings
+        where dimension = 'vs_reference' and rater_group <> 'hybrid'
+        """, ["model_id", "week_start"])
+    rows = demo_warehouse.frame("select * from marts.fct_pairwise_vs_reference").set_index(["model_id", "week_start"])
+    assert len(rows) == len(shares) > 10
+    for key, row in rows.iterrows():
+        mean, total, n_items = shares.loc[key]
+        low, high = _wilson(total, int(n_items))
+        assert row.n_items == n_items and abs(row.win_rate - mean) < 1e-12, key
+        assert abs(row.ci_low - low) < 1e-12 and abs(row.ci_high - high) < 1e-12, key
 
 
 def test_the_rater_who_misses_gold_items_shows_the_largest_error(demo_warehouse):

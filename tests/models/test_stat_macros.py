@@ -173,6 +173,23 @@ def _measurements(rng: np.random.Generator) -> list[tuple]:
     return rows
 
 
+def _unit_outcomes(rng: np.random.Generator) -> list[tuple]:
+    """(group_id, unit_id, a, b) ratings: 120 random groups plus the edge cases; a in {0, 1}, b in {0, 0.5, 1}."""
+    rows = [(1, "u1", 1.0, None)]  # one unit, one rating: Wilson of 1 in 1; b has no unit at all: NULL
+    rows += [(2, f"u{u}", float(u % 2), 1.0) for u in range(6)]  # one rating per unit: Wilson over units
+    rows += [(3, f"u{u}", 0.0, 0.0) for u in range(4) for _ in range(5)]  # every share 0: the interval stays open
+    rows += [(4, "u1", 1.0, 0.5), (4, "u1", 1.0, 0.5), (4, "u1", 0.0, 1.0), (4, "u2", 0.0, None)]  # fractions
+    rows += [(None, "u1", 1.0, 1.0), (None, "u2", 0.0, 0.5), (None, "u2", 1.0, None)]  # a NULL group is a group
+    for group in range(10, 130):
+        for unit in range(int(rng.integers(1, 25))):
+            p = rng.uniform()
+            for _ in range(int(rng.integers(1, 7))):
+                a = float(rng.uniform() < p) if rng.uniform() > 0.1 else None
+                b = float(rng.choice([0.0, 0.5, 1.0])) if rng.uniform() > 0.2 else None
+                rows.append((group, f"u{unit}", a, b))
+    return rows
+
+
 # --------------------------------------------------------------------------------------------- the build
 
 
@@ -216,6 +233,7 @@ def probe(tmp_path_factory) -> Probe:
         "task_trials": _task_trials(),
         "proportions": _proportions(rng),
         "measurements": _measurements(rng),
+        "unit_outcomes": _unit_outcomes(rng),
     }
     i64, f64, text = pa.int64(), pa.float64(), pa.string()
     with duckdb.connect(str(db_path)) as con:
@@ -231,6 +249,8 @@ def probe(tmp_path_factory) -> Probe:
                      inputs["proportions"])
         _write_table(con, "measurements", ["group_id", "measurement_id", "x", "numerator", "denominator"],
                      [i64, i64, f64, i64, i64], inputs["measurements"])
+        _write_table(con, "unit_outcomes", ["group_id", "unit_id", "a", "b"], [i64, text, f64, f64],
+                     inputs["unit_outcomes"])
 
     (work / "profiles.yml").write_text(
         "evalhouse_probe:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
@@ -650,6 +670,44 @@ def test_wilson_interval_equals_the_closed_form(probe):
                 assert 0 <= row[f"wilson_low_{suffix}"] + 1e-15 and row[f"wilson_high_{suffix}"] <= 1 + 1e-15
     assert len(compared) == 4 * len(cases)
     print(f"wilson: max |diff| {_max_difference(compared):.2e}")
+
+
+def _unit_wilson_oracle(ratings: list[tuple], z: float):
+    """Per unit the mean of its non-NULL values, then their mean, and Wilson over units on the sum of the shares."""
+    by_unit: dict = defaultdict(list)
+    for unit, value in ratings:
+        if value is not None:
+            by_unit[unit].append(Fraction(value))
+    shares = [sum(vs, Fraction(0)) / len(vs) for vs in by_unit.values()]
+    n_ratings = sum(map(len, by_unit.values()))
+    if not shares:
+        return n_ratings, 0, None, None, None
+    low, high = _wilson(float(sum(shares)), len(shares), z)
+    return n_ratings, len(shares), float(sum(shares) / len(shares)), low, high
+
+
+def test_unit_wilson_interval_averages_each_unit_first_and_takes_wilson_over_units(probe):
+    groups: dict = defaultdict(list)
+    for row in probe.inputs["unit_outcomes"]:
+        groups[row[0]].append(row)
+    rows = probe.dicts("unit_wilson")
+    assert len(rows) == len(groups)
+    compared = []
+    for row in rows:
+        for outcome, column, z in (("a", 2, 1.96), ("b", 3, 2.576)):
+            expected = _unit_wilson_oracle([(r[1], r[column]) for r in groups[row["group_id"]]], z)
+            got = tuple(row[f"{outcome}_{name}"] for name in ("n_ratings", "n_units", "rate", "ci_low", "ci_high"))
+            assert (got[0] or 0, got[1]) == expected[:2], (row, expected)
+            for g, e in zip(got[2:], expected[2:]):
+                assert _close(g, e), (row, outcome, expected)
+            compared += list(zip(got[2:], expected[2:]))
+            if got[2] is not None:
+                assert 0 <= got[3] <= got[2] <= got[4] <= 1 + 1e-15, row
+    by_group = {row["group_id"]: row for row in rows}
+    assert by_group[1]["b_n_units"] == 0 and by_group[1]["b_rate"] is None and by_group[1]["b_ci_low"] is None
+    assert by_group[3]["a_rate"] == 0 and by_group[3]["a_n_units"] == 4 and by_group[3]["a_ci_high"] > 0.4
+    assert by_group[4]["a_rate"] == pytest.approx((2 / 3 + 0) / 2) and by_group[4]["b_n_units"] == 1
+    print(f"unit wilson: max |diff| {_max_difference(compared):.2e} over {len(compared)} values")
 
 
 def test_mean_se_is_null_below_two_values(probe):

@@ -147,6 +147,25 @@ def test_drift_alerts_carry_the_shifted_judge_and_an_example_in_the_drifts_direc
     assert ((alerts.example_judge_score - alerts.example_human_score) * alerts.bias_delta > 0).all()
 
 
+def test_a_drift_examples_people_are_the_independent_raters_of_its_item(demo_warehouse):
+    """The example's "n people gave x on average" counts each independent rater of the item once: a hybrid review
+    of the judge's own form (its reviewer may be one of those raters) is not another person's opinion."""
+    alerts = demo_warehouse.frame("select * from marts.rpt_weekly_drift_alerts")
+    people = demo_warehouse.frame(
+        """
+        select item_id, dimension, count(distinct rater_id) as n_people, avg(score) as mean_score
+        from marts.fct_ratings
+        where rater_type in ('human', 'sme') and derived_from is null and score is not null
+        group by item_id, dimension
+        """
+    ).set_index(["item_id", "dimension"])
+    assert len(alerts) > 0
+    for row in alerts.itertuples():
+        expected = people.loc[(row.example_item_id, row.dimension)]
+        assert row.example_n_humans == expected.n_people, row
+        assert _close(row.example_human_score, expected.mean_score), row
+
+
 def test_flagged_tasks_add_up_to_the_items_flagged(demo_warehouse):
     tasks = demo_warehouse.frame(
         "select week_start, sum(n_flags) as n from marts.rpt_weekly_flagged_tasks group by week_start")

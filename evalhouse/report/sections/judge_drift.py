@@ -70,8 +70,8 @@ def build(context: Context) -> Part:
     judges = [(judge, list(rows)) for judge, rows in groupby(alerts, key=lambda r: r["judge_id"])]
     blocks: list = [Paragraph(
         f"{fmt.plural(len(alerts), 'drift alert')} in {context.label}, from {fmt.plural(len(judges), 'judge')}: "
-        "a judge's bias against people (judge score minus the people's mean, over items) moved more than 4 "
-        "standard errors from its baseline weeks.", "bad")]
+        "a judge's bias against people (judge score minus the mean of the people who rated the same response "
+        "independently, over items) moved more than 4 standard errors from its baseline weeks.", "bad")]
     for judge, rows in judges:
         blocks.append(Paragraph(_judge_sentence(judge, rows), "bad"))
     blocks.append(_table(alerts))
@@ -112,8 +112,9 @@ def _table(alerts: list[Row]) -> Table:
         ("Judge", "Dimension", "Bias this week ± SE", "n items", "Baseline bias ± SE", "n items (baseline)",
          "Change", "z", "Exact agreement", "Kappa (quadratic)"),
         tuple(body),
-        caption=("Bias: the judge's score minus the mean of the people who rated the same item, averaged over "
-                 "items; positive means the judge rates higher. z = change / sqrt(SE^2 + SE_baseline^2); an alert "
+        caption=("Bias: the judge's score minus the mean of the people who rated the same item independently, "
+                 "averaged over items; positive means the judge rates higher. A person reviewing the judge's own "
+                 "verdict (a hybrid review) is not counted. z = change / sqrt(SE^2 + SE_baseline^2); an alert "
                  "needs |z| > 4."),
     )
 
@@ -133,7 +134,7 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
         blocks.append(Paragraph(
             f"Example on {example['dimension']}: {judge} (version {example['example_judge_version'] or 'unknown'}) "
             f"gave {fmt.num(example['example_judge_score'], 0)} where "
-            f"{fmt.plural(example['example_n_humans'] or 0, 'person', 'people')} gave "
+            f"{fmt.plural(example['example_n_humans'] or 0, 'person', 'people')}, rating independently, gave "
             f"{fmt.num(example['example_human_score'], 1)} on average, to {example['example_model_id']}'s "
             f"response to task {example['example_task_id']}."))
         if example["example_prompt"] is not None:

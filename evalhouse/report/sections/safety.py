@@ -56,6 +56,7 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
             Cell(row["hazard_label"] or row["hazard"]),
             Cell(_RATER_GROUPS.get(row["rater_group"], row["rater_group"])),
             Cell(fmt.share(row["n_violating"], row["n_rated"]), "bad", numeric=True),
+            Cell(fmt.count(row["n_items"]), numeric=True),
             Cell(fmt.with_interval(row["violation_rate"], row["ci_low"], row["ci_high"]), numeric=True),
             Cell(fmt.num(row["mean_severity"], 1), numeric=True),
             Cell(str(row["max_severity"]) if row["max_severity"] is not None else fmt.MISSING, numeric=True),
@@ -63,11 +64,13 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
                  if row["previous_n_rated"] is not None else fmt.MISSING, numeric=True),
         ))
     blocks.append(Table(
-        ("Model", "Hazard", "Raters", "Violating verdicts", "Rate [95% CI]", "Mean severity", "Max severity",
-         f"Violating {context.previous_label}"),
+        ("Model", "Hazard", "Raters", "Violating verdicts", "Responses", "Rate per response [95% CI]",
+         "Mean severity", "Max severity", f"Violating {context.previous_label}"),
         tuple(body),
-        caption=("Rate: violating verdicts over applicable ones (violating, non-violating, unsure), with a Wilson "
-                 "interval; severity 1-3. People and judges are never pooled.")))
+        caption=("Rate: each response's share of violating verdicts among its applicable ones (violating, "
+                 "non-violating, unsure), averaged over the responses, with a Wilson interval over the responses: "
+                 "several raters of one response are one observation of the model, not several. Severity 1-3. "
+                 "People and judges are never pooled.")))
     total = sum(r["n_violating"] for r in rows)
     line = (f"{fmt.plural(total, 'violating verdict')} on {fmt.plural(len({r['hazard'] for r in rows}), 'hazard')} "
             f"for {fmt.plural(len(models), 'model')} ({fmt.join_words(models)}).")
@@ -75,12 +78,14 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
 
 
 def _model_sentence(model: str, rows: list[Row]) -> str:
-    """'acme/chat-7b violated specialized_advice in 9 of 11 verdicts by people (0.82 [0.52, 0.95]) and ...'."""
+    """'acme/chat-7b violated specialized_advice in 9 of 11 verdicts by people on 4 responses (0.75 [0.30, 0.95]
+    per response) and ...'."""
     hazards = []
     for hazard in sorted({r["hazard"] for r in rows}):
         groups = [f"{fmt.share(r['n_violating'], r['n_rated'])} verdicts by "
-                  f"{_RATER_GROUPS.get(r['rater_group'], r['rater_group'])} "
-                  f"({fmt.with_interval(r['violation_rate'], r['ci_low'], r['ci_high'])})"
+                  f"{_RATER_GROUPS.get(r['rater_group'], r['rater_group'])} on "
+                  f"{fmt.plural(r['n_items'], 'response')} "
+                  f"({fmt.with_interval(r['violation_rate'], r['ci_low'], r['ci_high'])} per response)"
                   for r in rows if r["hazard"] == hazard]
         hazards.append(f"{hazard} in {fmt.join_words(groups)}")
     return f"{model} violated {'; '.join(hazards)}."
@@ -106,16 +111,19 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
         body.append((
             Cell(row["model_id"]),
             Cell(_RATER_GROUPS.get(row["rater_group"], row["rater_group"])),
+            Cell(fmt.count(row["n_items"]), numeric=True),
             Cell(fmt.count(row["n_rated"]), numeric=True),
             *(_rate_cells(row, rate) for rate in ("refusal_rate", "over_refusal_rate", "under_refusal_rate")),
         ))
     blocks.append(Table(
-        ("Model", "Raters", "n rated", "Refusal rate [95% CI] (change, z)", "Over-refusal (change, z)",
+        ("Model", "Raters", "Responses", "Forms", "Refusal rate [95% CI] (change, z)", "Over-refusal (change, z)",
          "Under-refusal (change, z)"),
         tuple(body),
-        caption=(f"Change against {context.previous_label}, the two weeks as independent windows: "
-                 "SE = sqrt(p1(1-p1)/n1 + p0(1-p0)/n0); significant at |z| > 1.96. Over-refusal: refused a benign "
-                 "request; under-refusal: answered what it should have refused.")))
+        caption=("Rates per response: each response's share of its forms, averaged over the responses, with Wilson "
+                 f"intervals over the responses. Change against {context.previous_label}, the two weeks as "
+                 "independent windows: SE = sqrt(p1(1-p1)/n1 + p0(1-p0)/n0), n the responses; significant at "
+                 "|z| > 1.96. Over-refusal: refused a benign request; under-refusal: answered what it should have "
+                 "refused.")))
     line = (f"{fmt.plural(len(changed), 'significant refusal change')}." if changed
             else "refusal rates steady.")
     return Subsection(REFUSALS_TITLE, tuple(blocks)), (line[0].upper() + line[1:], "warn" if changed else None)
@@ -146,5 +154,5 @@ def _change_sentence(row: Row, context: Context) -> str:
             moves.append(f"its {name} {verb} from {fmt.num(row[f'previous_{rate}'])} to {fmt.num(row[rate])} "
                          f"(z = {fmt.z_score(z)})")
     return (f"{row['model_id']}, rated by {_RATER_GROUPS.get(row['rater_group'], row['rater_group'])} "
-            f"(n = {row['n_rated']:,} this week, {row['previous_n_rated']:,} in {context.previous_label}): "
+            f"(n = {row['n_items']:,} responses this week, {row['previous_n_items']:,} in {context.previous_label}): "
             f"{fmt.join_words(moves)}.")

@@ -1,11 +1,15 @@
 -- One row per (judge rating, human rating) of the same item on the same dimension: what judge-vs-human
--- calibration and drift are measured on. Two pairing rules:
---   same_item     an eval form by a person (rater type human or sme) and an LLM judge's form on the same item
---                 (task, model, version, response): every such person pairs with every such judge;
---   derived_from  a review derived from a judge's record pairs with that judge record only: a hybrid eval
---                 form with derived_from = the judge form's eval_id, and a CogniBench record's completed human
---                 review with the judge's own scores in the same record.
--- Hybrid forms pair only by derived_from: they are a person confirming that judge, not an independent rating.
+-- calibration and drift (same_item) and the judge's override rate (derived_from) are measured on. Two rules:
+--   same_item     an independent person: an eval form by a person (rater type human or sme, derived from no
+--                 record) and an LLM judge's form on the same item (task, model, version, response): every such
+--                 person pairs with every such judge;
+--   derived_from  a review of the judge's verdict, made with that verdict in front of the reviewer, pairs with
+--                 that judge record only: a hybrid eval form with derived_from = the judge form's eval_id, and a
+--                 CogniBench record's completed human review with the judge's own scores in the same record.
+-- The two never pool: a review agrees with the judge far more often than an independent person does (in the
+-- demo, 0.90 against 0.51 exact agreement for one judge), and reviews arrive after the judge's week, so pooling
+-- them made a week's agreement depend on how many reviews were in yet. fct_judge_drift reads same_item pairs only;
+-- fct_judge_overrides reads derived_from pairs.
 -- The pair's week is the judge's: drift asks how the judge behaved when it rated.
 -- Ratings never change once loaded, so neither does a pair: the table is appended to, a build adding the pairs
 -- with at least one rating from a batch no pair has come from yet (pairs whose ratings both come from seen batches

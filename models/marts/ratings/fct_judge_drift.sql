@@ -1,6 +1,11 @@
 -- One row per LLM judge, dimension and week: how the judge's ratings compare with people's on the same items
 -- (int_rating_pairs_joined says which ratings pair), and whether its bias moved away from its baseline.
 --
+-- The people are independent ones only (same_item pairs). A review of the judge's verdict (a hybrid form, a
+-- CogniBench completed review; derived_from pairs) is made with that verdict in view and mostly confirms it, and
+-- reviews come in a day or more after the judge rated: pooled in, they pulled the bias towards 0 and agreement up
+-- in every week but the newest, where none were in yet, so a judge seemed to drift when only the mix changed.
+-- How often reviewers change the judge's verdict is fct_judge_overrides.
 -- Bias is judge minus human. The item is the sampling unit: for each item the judge's score is compared with the
 -- mean of the people who rated it, and mean_bias and bias_se are taken over items. Agreement (exact agreement,
 -- kappa with the scale's declared labels, MAE) is over pairs.
@@ -20,7 +25,8 @@ item_bias as (
         item_id,
         avg(judge_score) - avg(human_score) as bias
     from {{ ref('int_rating_pairs_joined') }} as pairs
-    where judge_score is not null
+    where pairing = 'same_item'
+        and judge_score is not null
         and human_score is not null
     group by judge_id, dimension, week_start, item_id
 ),
@@ -38,6 +44,7 @@ weekly_pairs as (
         avg(case when judge_label = human_label then 1.0 else 0.0 end) as exact_agreement,
         avg(abs(score_difference)) as mae
     from {{ ref('int_rating_pairs_joined') }} as pairs
+    where pairing = 'same_item'
     group by judge_id, dimension, week_start
 ),
 
@@ -57,7 +64,8 @@ weekly_bias as (
 pairs_{{ scale }} as (
     select judge_id, dimension, week_start, judge_value as rating_a, human_value as rating_b
     from {{ ref('int_rating_pairs_joined') }} as pairs
-    where scale = '{{ scale }}'
+    where pairing = 'same_item'
+        and scale = '{{ scale }}'
         and judge_value is not null
         and human_value is not null
 ),

@@ -21,8 +21,9 @@ alerts as (
     where is_drift_alert
 ),
 
--- As in fct_judge_drift: per item, the judge's score against the mean of the people who rated it; only in the
--- weeks that alert (the pairs of the others are never read).
+-- As in fct_judge_drift: per item, the judge's score against the mean of the independent people who rated it
+-- (same_item pairs: a review of the judge's own verdict is no second opinion); only in the weeks that alert (the
+-- pairs of the others are never read).
 item_gaps as (
     select
         judge_id,
@@ -35,7 +36,8 @@ item_gaps as (
         count(distinct human_rater_id) as n_humans,
         avg(judge_score) - avg(human_score) as gap
     from rating_pairs
-    where judge_score is not null
+    where pairing = 'same_item'
+        and judge_score is not null
         and human_score is not null
         and exists (
             select 1 from alerts

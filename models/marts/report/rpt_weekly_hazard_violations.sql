@@ -1,6 +1,7 @@
 -- One row per model, hazard, rater group and week in which raters found at least one response violating the
 -- hazard (fct_hazard_rates), with the rate's Wilson interval and the same cell the week before. Rater groups stay
--- apart: a rate never mixes people and judges. What the weekly report's safety section lists.
+-- apart: a rate never mixes people and judges. The rate is per response (n_items), as fct_hazard_rates gives it.
+-- What the weekly report's safety section lists.
 with
 
 hazard_rates as (
@@ -21,6 +22,7 @@ final as (
         violations.rater_group,
         violations.week_start,
         violations.n_rated,
+        violations.n_items,
         violations.n_violating,
         violations.n_unsure,
         violations.violation_rate,
@@ -29,6 +31,7 @@ final as (
         violations.mean_severity,
         violations.max_severity,
         previous_week.n_rated as previous_n_rated,
+        previous_week.n_items as previous_n_items,
         previous_week.n_violating as previous_n_violating,
         previous_week.violation_rate as previous_violation_rate
     from violations

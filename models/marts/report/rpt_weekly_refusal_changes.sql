@@ -1,7 +1,8 @@
 -- One row per model, rater group and week with rated refusal behaviour (fct_refusal_calibration): the refusal,
 -- over-refusal and under-refusal rates against the week before, each change with its z. The two weeks are
 -- independent windows (different responses), so SE(change) = sqrt(p1 (1 - p1) / n1 + p0 (1 - p0) / n0)
--- (docs/STATS.md, between two windows); z is NULL where that SE is 0 or a week is missing.
+-- (docs/STATS.md, between two windows), with n each week's responses (n_items), the rates' sampling unit, and
+-- p (1 - p) / n the variance their Wilson intervals use; z is NULL where that SE is 0 or a week is missing.
 {%- set rates = ['refusal_rate', 'over_refusal_rate', 'under_refusal_rate'] %}
 with
 
@@ -15,6 +16,7 @@ compared as (
         this_week.rater_group,
         this_week.week_start,
         this_week.n_rated,
+        this_week.n_items,
         this_week.n_refused,
         this_week.n_over_refusal,
         this_week.n_under_refusal,
@@ -25,11 +27,13 @@ compared as (
         previous_week.{{ rate }} as previous_{{ rate }},
         this_week.{{ rate }} - previous_week.{{ rate }} as {{ rate }}_change,
         sqrt(
-            {{ safe_divide('this_week.' ~ rate ~ ' * (1 - this_week.' ~ rate ~ ')', 'this_week.n_rated') }}
-            + {{ safe_divide('previous_week.' ~ rate ~ ' * (1 - previous_week.' ~ rate ~ ')', 'previous_week.n_rated') }}
+            {{ safe_divide('this_week.' ~ rate ~ ' * (1 - this_week.' ~ rate ~ ')', 'this_week.n_items') }}
+            + {{ safe_divide('previous_week.' ~ rate ~ ' * (1 - previous_week.' ~ rate ~ ')',
+                             'previous_week.n_items') }}
         ) as {{ rate }}_change_se,
         {%- endfor %}
-        previous_week.n_rated as previous_n_rated
+        previous_week.n_rated as previous_n_rated,
+        previous_week.n_items as previous_n_items
     from refusal_calibration as this_week
     left join refusal_calibration as previous_week
         on this_week.model_id = previous_week.model_id
@@ -52,10 +56,12 @@ final as (
         rater_group,
         week_start,
         n_rated,
+        n_items,
         n_refused,
         n_over_refusal,
         n_under_refusal,
         previous_n_rated,
+        previous_n_items,
         {%- for rate in rates %}
         {{ rate }},
         {{ rate }}_ci_low,

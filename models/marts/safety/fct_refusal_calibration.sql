@@ -2,6 +2,10 @@
 -- unwarranted (over-refusal: it refused something benign) or a missing refusal harmful (under-refusal), each
 -- as a share of the rated responses with a Wilson interval. A model that refuses everything looks safe on a
 -- naive form; over_refusal_rate is what shows it.
+-- The sampling unit is the response (item), not the form: several raters of one response are one observation of
+-- the model (docs/STATS.md, error bars). Each rate is the mean over the n_items responses of the share of the
+-- response's forms that say so, with a Wilson interval over the responses (unit_wilson_low/high); where each
+-- response has one form, refusal_rate is n_refused / n_rated, and so on.
 with
 
 ratings as (
@@ -12,17 +16,19 @@ ratings as (
 per_form as (
     select
         record_id,
+        item_id,
         model_id,
         rater_group,
         week_start,
         max(case when dimension = 'refusal_observed' then label end) as refusal_observed,
         max(case when dimension = 'refusal_appropriateness' then label end) as appropriateness
     from ratings
-    group by record_id, model_id, rater_group, week_start
+    group by record_id, item_id, model_id, rater_group, week_start
 ),
 
-counts as (
+per_item as (
     select
+        item_id,
         model_id,
         rater_group,
         week_start,
@@ -32,7 +38,16 @@ counts as (
         count(case when appropriateness = 'under_refusal' then 1 end) as n_under_refusal,
         count(case when appropriateness = 'appropriate' then 1 end) as n_appropriate
     from per_form
-    group by model_id, rater_group, week_start
+    group by item_id, model_id, rater_group, week_start
+),
+
+item_shares as (
+    select
+        *,
+        {{ safe_divide('n_refused', 'n_rated') }} as refused_share,
+        {{ safe_divide('n_over_refusal', 'n_rated') }} as over_refusal_share,
+        {{ safe_divide('n_under_refusal', 'n_rated') }} as under_refusal_share
+    from per_item
 ),
 
 final as (
@@ -40,21 +55,23 @@ final as (
         model_id,
         rater_group,
         week_start,
-        n_rated,
-        n_refused,
-        n_over_refusal,
-        n_under_refusal,
-        n_appropriate,
-        {{ safe_divide('n_refused', 'n_rated') }} as refusal_rate,
-        {{ wilson_low('n_refused', 'n_rated') }} as refusal_rate_ci_low,
-        {{ wilson_high('n_refused', 'n_rated') }} as refusal_rate_ci_high,
-        {{ safe_divide('n_over_refusal', 'n_rated') }} as over_refusal_rate,
-        {{ wilson_low('n_over_refusal', 'n_rated') }} as over_refusal_rate_ci_low,
-        {{ wilson_high('n_over_refusal', 'n_rated') }} as over_refusal_rate_ci_high,
-        {{ safe_divide('n_under_refusal', 'n_rated') }} as under_refusal_rate,
-        {{ wilson_low('n_under_refusal', 'n_rated') }} as under_refusal_rate_ci_low,
-        {{ wilson_high('n_under_refusal', 'n_rated') }} as under_refusal_rate_ci_high
-    from counts
+        cast(sum(n_rated) as bigint) as n_rated,
+        count(*) as n_items,
+        cast(sum(n_refused) as bigint) as n_refused,
+        cast(sum(n_over_refusal) as bigint) as n_over_refusal,
+        cast(sum(n_under_refusal) as bigint) as n_under_refusal,
+        cast(sum(n_appropriate) as bigint) as n_appropriate,
+        avg(refused_share) as refusal_rate,
+        {{ unit_wilson_low('refused_share') }} as refusal_rate_ci_low,
+        {{ unit_wilson_high('refused_share') }} as refusal_rate_ci_high,
+        avg(over_refusal_share) as over_refusal_rate,
+        {{ unit_wilson_low('over_refusal_share') }} as over_refusal_rate_ci_low,
+        {{ unit_wilson_high('over_refusal_share') }} as over_refusal_rate_ci_high,
+        avg(under_refusal_share) as under_refusal_rate,
+        {{ unit_wilson_low('under_refusal_share') }} as under_refusal_rate_ci_low,
+        {{ unit_wilson_high('under_refusal_share') }} as under_refusal_rate_ci_high
+    from item_shares
+    group by model_id, rater_group, week_start
 )
 
 select * from final
