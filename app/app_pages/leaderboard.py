@@ -12,7 +12,8 @@ st.title("Benchmark results per model")
 st.caption(
     "Each eval run's score with its 95% interval. **Reported** is what the harness published in its aggregate record; "
     "**computed** is what the warehouse computes from the run's own trials (each sample's trials averaged first, "
-    "the error taken over samples). A gap between the two is worth a look."
+    "the error taken over samples), one metric at a time: an eval whose responses are scored on several rubrics or "
+    "metrics shows each (eval · metric). A gap between the two is worth a look."
 )
 
 options = db.query(
@@ -47,14 +48,14 @@ start, end = (chosen if isinstance(chosen, (tuple, list)) and len(chosen) == 2 e
 results = db.query(
     """
     select
-        evaluation_name, model_id, metric_name, result_origin, run_id, score, standard_error, ci_low, ci_high,
-        interval_method, n_samples, lower_is_better, evaluated_at, week_start
+        evaluation_name, trial_metric, model_id, metric_name, result_origin, run_id, score, standard_error, ci_low,
+        ci_high, interval_method, n_samples, lower_is_better, evaluated_at, week_start
     from marts.fct_benchmark_results
     where metric_name = ?
         and list_contains(?, evaluation_name)
         and list_contains(?, model_id)
         and cast(evaluated_at as date) between ? and ?
-    order by evaluation_name, model_id, evaluated_at
+    order by evaluation_name, trial_metric, model_id, evaluated_at
     """,
     [metric, evaluations or sorted(frame["evaluation_name"].unique()), models or sorted(frame["model_id"].unique()),
      start, end],
@@ -65,12 +66,15 @@ if c.empty_state(results, f"{metric} results for this selection", "Widen the fil
 
 runs = results.frame
 runs["origin"] = runs["result_origin"]
+# An eval scored on one metric keeps its name; one scored on several is shown per metric (never averaged together).
+several = runs.groupby("evaluation_name")["trial_metric"].transform("nunique") > 1
+runs["eval"] = runs["evaluation_name"].where(~several, runs["evaluation_name"] + " · " + runs["trial_metric"])
 lower_is_better = bool(runs["lower_is_better"].fillna(False).any())
 
-# -- the latest run in the range, per model and eval ------------------------------------------------------------
-latest_run = (runs.sort_values("evaluated_at").groupby(["evaluation_name", "model_id"])["run_id"].last()
+# -- the latest run in the range, per model and eval (and metric) -----------------------------------------------
+latest_run = (runs.sort_values("evaluated_at").groupby(["eval", "model_id"])["run_id"].last()
               .rename("latest_run_id").reset_index())
-latest = runs.merge(latest_run, on=["evaluation_name", "model_id"])
+latest = runs.merge(latest_run, on=["eval", "model_id"])
 latest = latest[latest["run_id"] == latest["latest_run_id"]].copy()
 latest["shown"] = latest.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
 latest["run_day"] = latest["evaluated_at"].dt.strftime("%Y-%m-%d")
@@ -82,8 +86,8 @@ chart = c.interval_chart(
              + ("Lower is better." if lower_is_better else "Higher is better."),
     x_title=f"{metric} (95% interval)", color="origin", color_title="result",
     color_scale=alt.Scale(domain=["reported", "computed"], range=["#9aa5b1", "#1f77b4"]), offset="origin",
-    facet="evaluation_name", facet_title=None, domain=(0, 1) if metric == "accuracy" else None,
-    tooltip=["evaluation_name", "model_id", "origin", alt.Tooltip("shown:N", title=metric),
+    facet="eval", facet_title=None, domain=(0, 1) if metric == "accuracy" else None,
+    tooltip=["eval", "model_id", "origin", alt.Tooltip("shown:N", title=metric),
              alt.Tooltip("n_samples:Q", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
              alt.Tooltip("run_day:N", title="evaluated"), "run_id"],
 )
@@ -92,9 +96,9 @@ c.show_chart(chart)
 # -- scores over the range ----------------------------------------------------------------------------------------
 computed = runs[runs["result_origin"] == "computed"]
 if computed["run_id"].nunique() > computed["model_id"].nunique():
-    eval_for_trend = filters.selectbox("Trend of", sorted(computed["evaluation_name"].unique()), param="trend",
+    eval_for_trend = filters.selectbox("Trend of", sorted(computed["eval"].unique()), param="trend",
                                  help="Which eval's runs to follow over time.")
-    trend = computed[computed["evaluation_name"] == eval_for_trend].copy()
+    trend = computed[computed["eval"] == eval_for_trend].copy()
     trend["shown"] = trend.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
     base = alt.Chart(trend).encode(
         x=alt.X("evaluated_at:T", title="evaluated (UTC)", axis=alt.Axis(format="%d %b")),
@@ -113,7 +117,7 @@ if computed["run_id"].nunique() > computed["model_id"].nunique():
 
 # -- reported against computed, run by run -----------------------------------------------------------------------
 st.subheader("Reported against computed, run by run")
-keys = ["evaluation_name", "model_id", "run_id"]
+keys = ["eval", "trial_metric", "model_id", "run_id"]
 wide = runs.pivot_table(index=keys, columns="result_origin",
                         values=["score", "ci_low", "ci_high", "n_samples", "evaluated_at"], aggfunc="first")
 wide.columns = [f"{origin}_{value}" for value, origin in wide.columns]
@@ -126,18 +130,19 @@ wide["evaluated_at"] = pd.to_datetime(wide["computed_evaluated_at"]).combine_fir
     pd.to_datetime(wide["reported_evaluated_at"]))
 wide["computed_minus_reported"] = wide["computed_score"] - wide["reported_score"]
 wide["note"] = [
-    "n/a: the harness published no aggregate for this run" if c.is_na(rep)
-    else "n/a: no trials of this run were ingested" if c.is_na(comp) else ""
-    for rep, comp in zip(wide["reported_score"], wide["computed_score"])
+    f"n/a: the harness published no {metric} for {scored} in this run" if c.is_na(rep)
+    else f"n/a: none of this run's trials is scored on {scored}" if c.is_na(comp) else ""
+    for rep, comp, scored in zip(wide["reported_score"], wide["computed_score"], wide["trial_metric"])
 ]
 shown = wide[[
-    "evaluation_name", "model_id", "evaluated_at", "reported_score", "reported_ci_low", "reported_ci_high",
+    "eval", "trial_metric", "model_id", "evaluated_at", "reported_score", "reported_ci_low", "reported_ci_high",
     "computed_score", "computed_ci_low", "computed_ci_high", "computed_minus_reported", "computed_n_samples", "note",
     "run_id",
-]].sort_values(["evaluation_name", "model_id", "evaluated_at"], ascending=[True, True, False])
+]].sort_values(["eval", "model_id", "evaluated_at"], ascending=[True, True, False])
 # The table shows text, so an undefined number reads "n/a" (the note says why); the CSV keeps the numbers.
 table = pd.DataFrame({
-    "eval": shown["evaluation_name"],
+    "eval": shown["eval"],
+    "scored on": shown["trial_metric"],
     "model": shown["model_id"],
     "evaluated (UTC)": shown["evaluated_at"].dt.strftime("%Y-%m-%d %H:%M"),
     "reported [95% interval]": [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
@@ -149,7 +154,7 @@ table = pd.DataFrame({
     "why n/a": shown["note"],
     "run": shown["run_id"],
 })
-st.caption(f"{len(shown):,} runs of {shown['model_id'].nunique()} model(s) on {shown['evaluation_name'].nunique()} "
+st.caption(f"{len(shown):,} runs of {shown['model_id'].nunique()} model(s) on {shown['eval'].nunique()} "
            f"eval(s), {metric}.")
 st.dataframe(table, hide_index=True, width="stretch")
 c.csv_download(shown, file_name=f"evalhouse_leaderboard_{metric}_{start:%Y%m%d}_{end:%Y%m%d}.csv", key="csv")

@@ -68,11 +68,12 @@ hazards = db.query(
 )
 changes = db.query(
     """
-    select model_id, evaluation_name, n_samples, accuracy, ci_low, ci_high, previous_accuracy, accuracy_change,
-           comparison, change_z, is_regression, is_improvement, pass_k, pass_at_k, pass_hat_k, previous_pass_at_k
+    select model_id, evaluation_name, trial_metric, n_samples, accuracy, ci_low, ci_high, previous_accuracy,
+           accuracy_change, comparison, change_z, is_regression, is_improvement, pass_k, pass_at_k, pass_hat_k,
+           previous_pass_at_k
     from marts.rpt_weekly_model_changes
     where week_start = ?
-    order by model_id, evaluation_name
+    order by model_id, evaluation_name, trial_metric
     """,
     [week],
 )
@@ -211,12 +212,17 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
     header[0].markdown("**eval**")
     for column, model in zip(header[1:], models):
         column.markdown(f"**{model}**")
-    for evaluation in sorted(frame["evaluation_name"].unique()):
+    # One row per eval and metric: an eval whose responses are scored on several metrics (rubrics) shows each.
+    pairs = (frame[["evaluation_name", "trial_metric"]].drop_duplicates()
+             .sort_values(["evaluation_name", "trial_metric"]))
+    n_metrics = pairs.groupby("evaluation_name")["trial_metric"].transform("size")
+    for evaluation, metric, several in zip(pairs["evaluation_name"], pairs["trial_metric"], n_metrics > 1):
         st.divider()
         row = st.columns(widths)
-        row[0].markdown(evaluation)
+        row[0].markdown(f"{evaluation}  \n*{metric}*" if several else evaluation)
         for column, model in zip(row[1:], models):
-            cell = frame[(frame["model_id"] == model) & (frame["evaluation_name"] == evaluation)]
+            cell = frame[(frame["model_id"] == model) & (frame["evaluation_name"] == evaluation)
+                         & (frame["trial_metric"] == metric)]
             if cell.empty:
                 column.caption("n/a: no scored trials this week")
                 continue
@@ -239,7 +245,8 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
             else:
                 k = int(r["pass_k"])
                 c.link("reliability", f"pass@{k} {c.num(r['pass_at_k'])} · pass^{k} {c.num(r['pass_hat_k'])}",
-                       params={"evaluation": evaluation, "model": [model]}, icon=":material/repeat:",
+                       params={"evaluation": evaluation, "metric": metric, "model": [model]},
+                       icon=":material/repeat:",
                        container=column,
                        help=(f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. " if not c.is_na(
                            r["previous_pass_at_k"]) else "") + "Open the pass@k and pass^k curves")

@@ -76,6 +76,7 @@ if source == PICK:
                               key="rate.model", persist_state="session")
     samples = list(pairs.frame[pairs.frame["model_id"] == model]["sample_id"]) if not pairs.empty else []
     sample = cols[2].selectbox("Task (sample)", samples, key="rate.sample", persist_state="session")
+    # A response scored on several metrics is one trial_index on each: one row per attempt (its first metric's).
     trials = db.query(
         """
         select t.trial_id, t.trial_index, t.interaction_type, t.output_text, t.evaluated_at,
@@ -84,6 +85,7 @@ if source == PICK:
         left join marts.dim_samples as s
             on s.evaluation_name = t.evaluation_name and s.sample_id = t.sample_id
         where t.evaluation_name = ? and t.model_id = ? and t.sample_id = ? and t.output_text is not null
+        qualify row_number() over (partition by t.trial_index order by t.trial_metric, t.trial_id) = 1
         order by t.trial_index
         """,
         [evaluation, model, sample],

@@ -14,15 +14,16 @@ st.title("How reliable is each model over repeated trials?")
 st.caption(
     "**pass@k**: the chance that at least one of k attempts at a task succeeds (Chen et al. 2021, unbiased "
     "estimator). **pass^k**: the chance that all k attempts succeed (Yao et al. 2024): what a user who asks k times "
-    "sees. Both are averaged over tasks; the bands are 95% intervals (1.96 standard errors over tasks)."
+    "sees. Both are averaged over tasks; the bands are 95% intervals (1.96 standard errors over tasks). Attempts are "
+    "counted on one metric: one response scored on several rubrics is one attempt on each."
 )
 
 available = db.query(
     """
-    select evaluation_name, model_id, max(k) as max_k
+    select evaluation_name, trial_metric, model_id, max(k) as max_k
     from marts.fct_pass_at_k
-    group by evaluation_name, model_id
-    order by evaluation_name, model_id
+    group by evaluation_name, trial_metric, model_id
+    order by evaluation_name, trial_metric, model_id
     """
 )
 c.notes(available)
@@ -31,13 +32,18 @@ if c.whole_warehouse_missing(available) or c.empty_state(
     st.stop()
 
 filters = c.Filters("reliability")
-left, right = st.columns([2, 3])
+left, middle, right = st.columns([2, 1, 3])
 evaluations = sorted(available.frame["evaluation_name"].unique())
 most_trials = available.frame.sort_values(["max_k", "evaluation_name"], ascending=[False, True])["evaluation_name"]
 evaluation = filters.selectbox("Eval", evaluations, param="evaluation", container=left,
                                index=evaluations.index(most_trials.iloc[0]),
                                help="Opens on the eval with the most trials per task.")
-in_eval = available.frame[available.frame["evaluation_name"] == evaluation]
+metrics = sorted(available.frame[available.frame["evaluation_name"] == evaluation]["trial_metric"].unique())
+metric = filters.selectbox("Metric", metrics, param="metric", container=middle,
+                           help="What the trials were scored on: an eval scored on several rubrics or metrics has "
+                                "pass@k for each.")
+in_eval = available.frame[(available.frame["evaluation_name"] == evaluation)
+                          & (available.frame["trial_metric"] == metric)]
 models = filters.multiselect("Models", sorted(in_eval["model_id"].unique()), param="model", container=right,
                              placeholder="All models")
 chosen_models = models or sorted(in_eval["model_id"].unique())
@@ -46,28 +52,28 @@ curves = db.query(
     """
     select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se
     from marts.fct_pass_at_k
-    where evaluation_name = ? and list_contains(?, model_id)
+    where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id)
     order by model_id, k
     """,
-    [evaluation, chosen_models],
+    [evaluation, metric, chosen_models],
 )
 stability = db.query(
     """
     select model_id, coalesce(stability, 'no verdict') as stability, count(*) as n_tasks
     from marts.fct_task_stability
-    where evaluation_name = ? and list_contains(?, model_id)
+    where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id)
     group by model_id, coalesce(stability, 'no verdict')
     """,
-    [evaluation, chosen_models],
+    [evaluation, metric, chosen_models],
 )
 flaky = db.query(
     """
     select model_id, sample_id, n_correct, n_trials, pass_rate, n_runs, first_evaluated_at, last_evaluated_at
     from marts.fct_task_stability
-    where evaluation_name = ? and list_contains(?, model_id) and stability = 'flaky'
+    where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and stability = 'flaky'
     order by abs(pass_rate - 0.5), model_id, sample_id
     """,
-    [evaluation, chosen_models],
+    [evaluation, metric, chosen_models],
 )
 c.notes(curves, stability, flaky)
 
@@ -116,7 +122,8 @@ if not c.empty_state(curves, f"pass@k for {evaluation}"):
         )
         dots = base.mark_point(filled=True, size=30).encode(y="value:Q", detail="measure:N")
         c.show_chart((lines + dots + band).properties(height=340, title=c.title(
-            f"On {evaluation}, how does success grow with more attempts, and how fast does consistency fall?",
+            f"On {evaluation} ({metric}), how does success grow with more attempts, and how fast does consistency "
+            "fall?",
             "Solid: pass@k rises with k. Dashed: pass^k falls with k; a steep fall means the model's successes are "
             "luck more than skill.")))
     undefined = long[long["value"].isna()]
@@ -184,10 +191,10 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
         """
         select trial_index, evaluated_at, is_correct, score, run_id, output_text, source_path, source_line
         from marts.fct_trials
-        where evaluation_name = ? and model_id = ? and sample_id = ?
+        where evaluation_name = ? and trial_metric = ? and model_id = ? and sample_id = ?
         order by trial_index
         """,
-        [evaluation, task["model_id"], task["sample_id"]],
+        [evaluation, metric, task["model_id"], task["sample_id"]],
     )
     c.notes(sample, trials)
     left, right = st.columns(2)

@@ -222,11 +222,14 @@ def _pass_hat_k(n: int, c: int, k: int) -> Fraction:
 
 
 def test_pass_at_k_and_pass_hat_k_equal_exact_fractions(demo_warehouse):
-    tasks = demo_warehouse.frame("select model_id, evaluation_name, n_trials, n_correct from marts.fct_task_stability where n_trials > 0")
+    tasks = demo_warehouse.frame(
+        "select model_id, evaluation_name, trial_metric, n_trials, n_correct from marts.fct_task_stability "
+        "where n_trials > 0")
     rows = demo_warehouse.frame("select * from marts.fct_pass_at_k")
     assert len(rows) > 50
     for row in rows.itertuples():
-        group = tasks[(tasks.model_id == row.model_id) & (tasks.evaluation_name == row.evaluation_name)]
+        group = tasks[(tasks.model_id == row.model_id) & (tasks.evaluation_name == row.evaluation_name)
+                      & (tasks.trial_metric == row.trial_metric)]
         assert row.n_tasks == len(group)
         assert row.n_tasks_with_enough_trials == int((group.n_trials >= row.k).sum())
         if (group.n_trials < row.k).any():
@@ -251,6 +254,22 @@ def test_k_runs_over_powers_of_two_up_to_the_most_trials(demo_warehouse):
     assert dict(rows)["mmlu_physics"] == [1, 2, 4, 8, 16]
 
 
+def test_a_response_scored_on_three_rubrics_is_not_three_attempts(demo_warehouse):
+    """The demo's draft-standard spec scores each triage response on three rubrics (one record each): one attempt
+    a week, so pass@k that week is pass@1 per rubric, and no mean averages a 0/1 flag with a 1 to 5 judge score."""
+    week = "select * from marts.{} where evaluation_name = 'support_triage_v1' and week_start = date '2026-11-16'"
+    trials = demo_warehouse.frame(week.format("fct_trials"))
+    per_response = trials.groupby(["model_id", "sample_id"]).agg(
+        indexes=("trial_index", "nunique"), metrics=("trial_metric", "nunique"), rows=("trial_id", "size"))
+    assert len(per_response) == 4 * 12 and (per_response.indexes == 1).all()
+    assert (per_response.metrics == 3).all() and (per_response.rows == 3).all()
+    assert set(demo_warehouse.frame(week.format("fct_pass_at_k_weekly")).k) == {1}
+    means = demo_warehouse.frame(week.format("fct_benchmark_results") + " and metric_name = 'mean_score'")
+    assert set(means.trial_metric) == {"label_accuracy", "label_format", "triage_rationale"}
+    assert (means[means.trial_metric != "triage_rationale"].score <= 1).all()
+    assert (means[means.trial_metric == "triage_rationale"].score >= 1).all()
+
+
 def test_pass_at_k_is_null_where_some_task_has_fewer_than_k_trials(demo_warehouse):
     # CogniBench tasks come back one to three times: k = 2 and 3 cannot be estimated for every task.
     rows = demo_warehouse.frame(
@@ -270,27 +289,68 @@ def _wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
     return centre - half, centre + half
 
 
-def test_computed_accuracy_averages_samples_first_and_uses_wilson(demo_warehouse):
+def _wilson_from_se(mean: float, se: float, n: int) -> tuple[float, float]:
+    """Wilson on the effective sample size p(1 - p) / se^2 (on n where that is undefined)."""
+    effective_n = mean * (1 - mean) / se ** 2 if se and 0 < mean < 1 else n
+    return _wilson(mean * effective_n, effective_n)
+
+
+def test_computed_accuracy_averages_samples_first_and_uses_wilson_on_the_effective_n(demo_warehouse):
     results = demo_warehouse.frame(
         "select * from marts.fct_benchmark_results where result_origin = 'computed' and metric_name = 'accuracy'"
     )
-    trials = demo_warehouse.frame("select run_id, model_id, evaluation_name, sample_id, is_correct from marts.fct_trials where is_correct is not null")
-    samples = (trials.assign(ok=trials.is_correct.astype(float))
-               .groupby(["run_id", "model_id", "evaluation_name", "sample_id"])["ok"].mean().reset_index())
-    per_run = samples.groupby(["run_id", "model_id", "evaluation_name"])["ok"]
+    trials = demo_warehouse.frame(
+        "select run_id, model_id, evaluation_name, trial_metric, sample_id, is_correct from marts.fct_trials "
+        "where is_correct is not null")
+    keys = ["run_id", "model_id", "evaluation_name", "trial_metric"]
+    samples = trials.assign(ok=trials.is_correct.astype(float)).groupby([*keys, "sample_id"])["ok"].mean().reset_index()
+    per_run = samples.groupby(keys)["ok"]
+    assert len(results) == per_run.ngroups  # one per run and trial metric
     for row in results.sample(100, random_state=2).itertuples():
-        values = per_run.get_group((row.run_id, row.model_id, row.evaluation_name))
+        values = per_run.get_group((row.run_id, row.model_id, row.evaluation_name, row.trial_metric))
         assert row.n_samples == len(values)
         assert abs(row.score - values.mean()) <= TOLERANCE
-        assert abs(row.standard_error - values.std() / math.sqrt(len(values))) <= TOLERANCE
-        low, high = _wilson(values.sum(), len(values))
+        se = values.std() / math.sqrt(len(values)) if len(values) > 1 else None
+        assert _close(row.standard_error, se)
+        low, high = _wilson_from_se(values.mean(), se, len(values))
         assert abs(row.ci_low - low) <= TOLERANCE and abs(row.ci_high - high) <= TOLERANCE
+        assert row.interval_method == "wilson" and (row.min_score, row.max_score) == (0, 1)
+
+
+def test_computed_accuracys_interval_agrees_with_its_standard_error(demo_warehouse):
+    """The reported standard error is the one the interval is built from: with 40 questions answered several
+    times each, a Wilson interval on n_samples would be a quarter wider than 1.96 standard errors."""
+    rows = demo_warehouse.frame(
+        "select (ci_high - ci_low) / 2 / (1.96 * standard_error) as ratio from marts.fct_benchmark_results "
+        "where result_origin = 'computed' and metric_name = 'accuracy' and n_samples >= 20 "
+        "and score between 0.2 and 0.8")
+    assert len(rows) > 50
+    assert rows.ratio.between(0.9, 1.1).all(), rows.ratio.describe()
+
+
+def test_every_interval_stays_within_its_metrics_bounds(demo_warehouse):
+    """Rates stay in [0, 1] and a 1 to 5 judge score in [1, 5], whatever the standard error and n: 0.5 with n = 2
+    is not [-0.48, 1.48]."""
+    outside = demo_warehouse.scalar(
+        "select count(*) from marts.fct_benchmark_results where ci_low < min_score - 1e-12 "
+        "or ci_high > max_score + 1e-12 or (metric_name = 'accuracy' and (ci_low < 0 or ci_high > 1))")
+    assert outside == 0
+    bounded = demo_warehouse.rows(
+        "select metric_name, trial_metric, min(min_score), max(max_score), count(*) from marts.fct_benchmark_results "
+        "where evaluation_name = 'support_triage_v1' and result_origin = 'computed' group by all order by all")
+    assert [row[:4] for row in bounded] == [
+        ("accuracy", "label_accuracy", 0, 1), ("accuracy", "label_format", 0, 1),
+        ("accuracy", "triage_rationale", 0, 1), ("mean_score", "label_accuracy", 0, 1),
+        ("mean_score", "label_format", 0, 1), ("mean_score", "triage_rationale", 1, 5)]  # the rubric's own scale
+    assert demo_warehouse.scalar(
+        "select count(*) from marts.fct_benchmark_results where min_score is null or max_score is null") == 0
 
 
 def test_reported_results_keep_their_published_error_bars(demo_warehouse):
     rows = demo_warehouse.frame(
         "select r.*, b.standard_error as published_se from marts.fct_benchmark_results as r "
-        "inner join intermediate.int_benchmark_results_unnested as b using (run_id, model_id, metric_name) "
+        "inner join intermediate.int_benchmark_results_unnested as b using (run_id, model_id, metric_name, "
+        "trial_metric) "
         "where r.result_origin = 'reported'"
     )
     assert len(rows) >= 96  # one per demo eval run, and more as sources are added

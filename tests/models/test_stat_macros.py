@@ -161,6 +161,38 @@ def _proportions(rng: np.random.Generator) -> list[tuple]:
     return rows
 
 
+def _bounded_means(rng: np.random.Generator) -> list[tuple]:
+    """(case_id, mean, se, n, min_value, max_value, z): the edge cases, then bounded means with any SE, then
+    proportions s/n with their binomial SE (where the interval is the plain Wilson interval on n)."""
+    rows = [
+        (0, 0.5, 0.5, 2, 0.0, 1.0, 1.96),  # 0.5 +- 1.96 * 0.5 would be [-0.48, 1.48]
+        (1, 0.9, 0.1, 10, 0.0, 1.0, 1.96),  # would end at 1.096
+        (2, 1.0, 0.0, 12, 0.0, 1.0, 1.96),  # at a bound, SE 0: Wilson on n
+        (3, 0.0, None, 5, 0.0, 1.0, 2.576),  # SE undefined: Wilson on n
+        (4, 0.5, 0.0, 8, 0.0, 1.0, 1.96),  # every value equal inside the bounds: Wilson on n
+        (5, 3.1, 0.26, 12, 1.0, 5.0, 1.96),  # a 1 to 5 judge score
+        (6, 1.2, 0.1, 10, 0.0, 1.0, 1.96),  # outside its bounds: NULL
+        (7, 0.5, 0.1, None, 0.0, 1.0, 1.96),  # n not needed
+        (8, 0.5, None, None, 0.0, 1.0, 1.96),  # neither: NULL
+        (9, 0.5, 0.1, 10, 1.0, 1.0, 1.96),  # no range: NULL
+        (10, None, 0.1, 10, 0.0, 1.0, 1.96),  # no mean: NULL
+        (11, 0.999999, 1e-4, 40, 0.0, 1.0, 1.96),  # near a bound
+        (12, -2.0, 3.0, 7, -10.0, 10.0, 1.645),
+    ]
+    for case in range(20, 220):
+        low, high = [(0.0, 1.0), (1.0, 5.0), (-10.0, 10.0), (0.0, 100.0)][case % 4]
+        mean = float(rng.uniform(low, high))
+        spread = float(rng.choice([rng.uniform(0.001, 0.01), rng.uniform(0.01, 0.5)]))  # some with many observations
+        rows.append((case, mean, spread * (high - low), int(rng.integers(1, 500)), low, high,
+                     float(rng.uniform(0.5, 3.5))))
+    for case in range(300, 350):
+        n = int(rng.integers(2, 2000))
+        successes = int(rng.integers(1, n))
+        p = successes / n
+        rows.append((case, p, math.sqrt(p * (1 - p) / n), n, 0.0, 1.0, float(rng.uniform(0.5, 3.5))))
+    return rows
+
+
 def _measurements(rng: np.random.Generator) -> list[tuple]:
     """(group_id, measurement_id, x, numerator, denominator)."""
     rows = [(0, 0, None, 7, 2), (1, 1, 0.5, 1, 0), (2, 2, 0.25, 3, None), (2, 3, 0.75, None, 4), (2, 4, None, 0, 5)]
@@ -232,6 +264,7 @@ def probe(tmp_path_factory) -> Probe:
         "pass_tasks": _pass_tasks(rng),
         "task_trials": _task_trials(),
         "proportions": _proportions(rng),
+        "bounded_means": _bounded_means(rng),
         "measurements": _measurements(rng),
         "unit_outcomes": _unit_outcomes(rng),
     }
@@ -247,6 +280,8 @@ def probe(tmp_path_factory) -> Probe:
         _write_table(con, "task_trials", ["task_id", "n_trials", "n_correct"], [text, i64, i64], inputs["task_trials"])
         _write_table(con, "proportions", ["case_id", "successes", "n", "z"], [i64, i64, i64, f64],
                      inputs["proportions"])
+        _write_table(con, "bounded_means", ["case_id", "mean", "se", "n", "min_value", "max_value", "z"],
+                     [i64, f64, f64, i64, f64, f64, f64], inputs["bounded_means"])
         _write_table(con, "measurements", ["group_id", "measurement_id", "x", "numerator", "denominator"],
                      [i64, i64, f64, i64, i64], inputs["measurements"])
         _write_table(con, "unit_outcomes", ["group_id", "unit_id", "a", "b"], [i64, text, f64, f64],
@@ -381,6 +416,18 @@ def _wilson(successes, n, z):
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z / (1 + z * z / n) * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n))
     return centre - half, centre + half
+
+
+def _wilson_from_se(mean, se, n, low, high, z):
+    """The Wilson interval on the effective sample size (mean - low)(high - mean) / se^2, on [low, high]."""
+    if mean is None or low is None or high is None or high <= low or not low <= mean <= high:
+        return None, None
+    effective_n = (mean - low) * (high - mean) / se ** 2 if se and low < mean < high else n
+    if not effective_n:
+        return None, None
+    p = (mean - low) / (high - low)
+    lower, upper = _wilson(p * effective_n, effective_n, z)
+    return low + (high - low) * lower, low + (high - low) * upper
 
 
 # -------------------------------------------------------------------------------------------------- tests
@@ -708,6 +755,35 @@ def test_unit_wilson_interval_averages_each_unit_first_and_takes_wilson_over_uni
     assert by_group[3]["a_rate"] == 0 and by_group[3]["a_n_units"] == 4 and by_group[3]["a_ci_high"] > 0.4
     assert by_group[4]["a_rate"] == pytest.approx((2 / 3 + 0) / 2) and by_group[4]["b_n_units"] == 1
     print(f"unit wilson: max |diff| {_max_difference(compared):.2e} over {len(compared)} values")
+
+
+def test_wilson_from_se_stays_within_the_bounds_and_agrees_with_the_standard_error(probe):
+    cases = {row[0]: row[1:] for row in probe.inputs["bounded_means"]}
+    compared = near_normal = 0
+    for row in probe.dicts("wilson_from_se"):
+        mean, se, n, low, high, z = cases[row["case_id"]]
+        for suffix, zz, bounds in (("95", 1.96, (low, high)), ("z", z, (low, high)), ("unit", 1.96, (0.0, 1.0))):
+            expected = _wilson_from_se(mean, se, n, *bounds, zz)
+            got = (row[f"low_{suffix}"], row[f"high_{suffix}"])
+            assert _close(got[0], expected[0], 1e-9) and _close(got[1], expected[1], 1e-9), (row, expected)
+            if expected[0] is None:
+                continue
+            compared += 1
+            assert bounds[0] - 1e-12 <= got[0] <= mean + 1e-12 and mean - 1e-12 <= got[1] <= bounds[1] + 1e-12, row
+        if row["case_id"] >= 300:  # a proportion with its binomial SE: the plain Wilson interval on n
+            low_n, high_n = _wilson(mean * n, n, z)
+            assert _close(row["low_z"], low_n, 1e-9) and _close(row["high_z"], high_n, 1e-9), row
+        elif row["case_id"] >= 20 and se and (mean - low) * (high - mean) / se ** 2 > 2000 and \
+                0.2 < (mean - low) / (high - low) < 0.8:  # many effective observations: about mean +- 1.96 SE
+            assert abs((row["high_95"] - row["low_95"]) / 2 - 1.96 * se) <= 0.01 * 1.96 * se, row
+            near_normal += 1
+    got = {row["case_id"]: row for row in probe.dicts("wilson_from_se")}
+    for case in (6, 8, 9, 10):
+        assert got[case]["low_95"] is None and got[case]["high_95"] is None
+    assert got[0]["low_95"] > 0 and got[0]["high_95"] < 1 and got[1]["high_95"] < 1
+    assert got[2]["high_95"] == 1 and got[2]["low_95"] == pytest.approx(_wilson(12, 12, 1.96)[0])
+    assert 1 < got[5]["low_95"] < 3.1 < got[5]["high_95"] < 5
+    assert compared > 600 and near_normal >= 3
 
 
 def test_mean_se_is_null_below_two_values(probe):

@@ -40,25 +40,34 @@ def model_changes(demo_warehouse) -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def sample_scores(demo_warehouse) -> pd.DataFrame:
     trials = demo_warehouse.frame(
-        "select model_id, evaluation_name, week_start, sample_id, is_correct from marts.fct_trials "
+        "select model_id, evaluation_name, trial_metric, week_start, sample_id, is_correct from marts.fct_trials "
         "where is_correct is not null")
     trials["score"] = trials["is_correct"].astype(float)
-    scores = trials.groupby(["model_id", "evaluation_name", "week_start", "sample_id"], as_index=False)["score"].mean()
+    scores = trials.groupby(["model_id", "evaluation_name", "trial_metric", "week_start", "sample_id"],
+                            as_index=False)["score"].mean()
     return _with_dates(scores)
 
 
 def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores):
-    weekly = sample_scores.groupby(["model_id", "evaluation_name", "week_start"])
+    weekly = sample_scores.groupby(["model_id", "evaluation_name", "trial_metric", "week_start"])
     assert len(model_changes) == weekly.ngroups
     for row in model_changes.itertuples():
-        key = (row.model_id, row.evaluation_name)
-        this = sample_scores[(sample_scores.model_id == key[0]) & (sample_scores.evaluation_name == key[1])
-                             & (sample_scores.week_start == row.week_start)].set_index("sample_id")["score"]
-        before = sample_scores[(sample_scores.model_id == key[0]) & (sample_scores.evaluation_name == key[1])
-                               & (sample_scores.week_start == row.previous_week_start)].set_index("sample_id")["score"]
+        cell = sample_scores[(sample_scores.model_id == row.model_id)
+                             & (sample_scores.evaluation_name == row.evaluation_name)
+                             & (sample_scores.trial_metric == row.trial_metric)]
+        this = cell[cell.week_start == row.week_start].set_index("sample_id")["score"]
+        before = cell[cell.week_start == row.previous_week_start].set_index("sample_id")["score"]
         assert row.n_samples == len(this)
         assert _close(row.accuracy, this.mean())
-        assert _close(row.accuracy_se, this.std(ddof=1) / math.sqrt(len(this)) if len(this) > 1 else None)
+        se = this.std(ddof=1) / math.sqrt(len(this)) if len(this) > 1 else None
+        assert _close(row.accuracy_se, se)
+        # Wilson on the effective sample size p(1 - p) / se^2 (on n_samples where that is undefined)
+        p = this.mean()
+        effective_n = p * (1 - p) / se ** 2 if se and 0 < p < 1 else len(this)
+        centre = (p + 1.96 ** 2 / (2 * effective_n)) / (1 + 1.96 ** 2 / effective_n)
+        half = 1.96 * math.sqrt(p * (1 - p) / effective_n + 1.96 ** 2 / (4 * effective_n ** 2)) / (
+            1 + 1.96 ** 2 / effective_n)
+        assert _close(row.ci_low, centre - half) and _close(row.ci_high, centre + half)
         shared = this.index.intersection(before.index)
         assert row.n_shared_samples == len(shared)
         if len(before) == 0:
@@ -112,7 +121,7 @@ def test_pass_at_k_columns_come_from_the_weekly_mart(demo_warehouse, model_chang
     weekly = _with_dates(demo_warehouse.frame("select * from marts.fct_pass_at_k_weekly"))
     for row in model_changes.itertuples():
         cells = weekly[(weekly.model_id == row.model_id) & (weekly.evaluation_name == row.evaluation_name)
-                       & (weekly.week_start == row.week_start)]
+                       & (weekly.trial_metric == row.trial_metric) & (weekly.week_start == row.week_start)]
         assert _close(row.pass_at_1, cells[cells.k == 1].pass_at_k.iloc[0])
         defined = cells[(cells.k > 1) & cells.pass_at_k.notna()]
         if defined.empty:

@@ -1,4 +1,5 @@
-"""Did any model get worse this week? Each model and eval against the week before, regressions first."""
+"""Did any model get worse this week? Each model and eval (and metric, for an eval scored on several) against the
+week before, regressions first."""
 
 from __future__ import annotations
 
@@ -10,15 +11,24 @@ from evalhouse.report.warehouse import Row
 ANCHOR = "model-scores"
 TITLE = "Did any model get worse this week?"
 
+# An eval whose responses are scored on several metrics (rubrics) is compared per metric: its label names it.
 _SQL = """
-select *
+select
+    *,
+    case
+        when min(trial_metric) over metrics < max(trial_metric) over metrics
+            then evaluation_name || ' (' || trial_metric || ')'
+        else evaluation_name
+    end as eval_label
 from marts.rpt_weekly_model_changes
 where week_start = ?
+window metrics as (partition by evaluation_name)
 order by
     case when is_regression then 0 when is_improvement then 1 else 2 end,
     case when is_regression then change_z when is_improvement then -change_z end,
     model_id,
-    evaluation_name
+    evaluation_name,
+    trial_metric
 """
 
 
@@ -37,7 +47,7 @@ def build(context: Context) -> Part:
     if not regressions:
         blocks.append(Paragraph(
             f"No model's accuracy fell significantly from {context.previous_label} "
-            f"({fmt.plural(len(rows), 'model and eval pair')} compared).", "good"))
+            f"({fmt.plural(len(rows), 'model and eval score')} compared).", "good"))
     blocks.append(_table(rows, context))
     blocks.append(Paragraph(_chance_note(rows), "muted"))
 
@@ -46,7 +56,7 @@ def build(context: Context) -> Part:
                              + fmt.join_words([short_change(r) for r in regressions]) + ".", "bad")
     else:
         headline = Paragraph(
-            f"No regressions: {fmt.plural(len(rows), 'model and eval pair')} compared with {context.previous_label}"
+            f"No regressions: {fmt.plural(len(rows), 'model and eval score')} compared with {context.previous_label}"
             + (f"; {fmt.plural(len(improvements), 'significant improvement')}: "
                + fmt.join_words([short_change(r) for r in improvements]) if improvements else "") + ".", "good")
     return Part(Section(ANCHOR, TITLE, tuple(blocks)), headline)
@@ -67,12 +77,12 @@ def change_sentence(row: Row, previous_label: str) -> str:
         pass_k = (f"; pass@{row['pass_k']} went from {fmt.num(row['previous_pass_at_k'])} "
                   f"to {fmt.num(row['pass_at_k'])}")
     return (f"{row['model_id']} {verb} from {fmt.num(row['previous_accuracy'])} to {fmt.num(row['accuracy'])} "
-            f"on {row['evaluation_name']} ({evidence}{pass_k}).")
+            f"on {row['eval_label']} ({evidence}{pass_k}).")
 
 
 def short_change(row: Row) -> str:
     """'acme/chat-13b on gsm8k (0.71 to 0.56, z = -4.3)'."""
-    return (f"{row['model_id']} on {row['evaluation_name']} ({fmt.num(row['previous_accuracy'])} to "
+    return (f"{row['model_id']} on {row['eval_label']} ({fmt.num(row['previous_accuracy'])} to "
             f"{fmt.num(row['accuracy'])}, z = {fmt.z_score(row['change_z'])})")
 
 
@@ -97,7 +107,7 @@ def _table(rows: list[Row], context: Context) -> Table:
         pass_k = (f"{fmt.num(row['pass_at_k'])} (k = {row['pass_k']})" if row["pass_k"] is not None else fmt.MISSING)
         body.append((
             Cell(row["model_id"]),
-            Cell(row["evaluation_name"]),
+            Cell(row["eval_label"]),
             Cell(fmt.with_interval(row["accuracy"], row["ci_low"], row["ci_high"]), numeric=True),
             Cell(fmt.count(row["n_samples"]), numeric=True),
             Cell(fmt.with_interval(row["previous_accuracy"], row["previous_ci_low"], row["previous_ci_high"]),
@@ -114,7 +124,9 @@ def _table(rows: list[Row], context: Context) -> Table:
         ("Model", "Eval", f"Accuracy {context.label} [95% CI]", "n samples",
          f"Accuracy {context.previous_label} [95% CI]", "Change", "n shared", "z", "r", "pass@1", "pass@k", "Verdict"),
         tuple(body),
-        caption=("Accuracy: each sample's trials averaged first, then the mean over samples, with a Wilson interval. "
+        caption=("Accuracy: the trials of one metric (an eval scored on several is listed per metric), each sample's "
+                 "trials averaged first, then the mean over samples, with a Wilson interval on the effective sample "
+                 "size (it agrees with the standard error). "
                  "Change tested on the samples both weeks share (paired differences, SE = sqrt(var(d)/n)); "
                  "r is the correlation of the two weeks' per-sample scores. Without shared samples the weeks are "
                  "compared as independent windows (pooled SE). A change is significant at |z| > 1.96, tested from 10 "

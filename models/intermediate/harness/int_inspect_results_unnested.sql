@@ -1,7 +1,8 @@
 -- One row per result an Inspect AI log reports: one metric of one scorer (accuracy, mean...), with the scorer's
 -- stderr metric as its standard error. The first scorer's metrics keep their names, so the reported accuracy lines
 -- up with the accuracy computed from the trials (which carry the first scorer's value); another scorer's metrics
--- are named <scorer>/<metric>. n_samples counts samples, not sample-epochs (completed sample-epochs / epochs).
+-- are named <scorer>/<metric>. trial_metric names the scorer, as a trial scored by it names its metric.
+-- n_samples counts samples, not sample-epochs (completed sample-epochs / epochs).
 with
 
 logs as (
@@ -28,6 +29,9 @@ scores as (
         logs.source_line,
         score_index,
         {{ json_text('score_element', '$.name') }} as score_name,
+        coalesce(
+            {{ json_text('score_element', '$.scorer') }}, {{ json_text('score_element', '$.name') }}
+        ) as scorer_name,
         {{ json_fragment('score_element', '$.metrics') }} as metrics_json
     from logs
     {{ json_array_elements('logs.results_scores_json', 'score') }}
@@ -68,6 +72,7 @@ final as (
             when metrics.score_index = 0 then metrics.metric_name
             else metrics.score_name || '/' || metrics.metric_name
         end as metric_name,
+        metrics.scorer_name as trial_metric,
         cast(null as boolean) as lower_is_better,
         metrics.metric_value as score,
         standard_errors.standard_error,

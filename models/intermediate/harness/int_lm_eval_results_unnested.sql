@@ -2,6 +2,7 @@
 -- ("exact_match,strict-match": value), with "<metric>_stderr,<filter>" as its standard error (lm-eval writes "N/A"
 -- where it computed none: NULL here). The eval is named as the trials name it: the task, or task/filter when the
 -- filter is not "none". n_samples is the task's effective sample count; lower_is_better from higher_is_better.
+-- trial_metric is the metric: a samples line whose primary metric it is carries it as its trial's metric.
 with
 
 results as (
@@ -91,6 +92,7 @@ final as (
             else tasks.task_name || '/' || metric_values.filter_name
         end as reported_evaluation_name,
         metric_values.metric_name,
+        metric_values.metric_name as trial_metric,
         not directions.higher_is_better as lower_is_better,
         metric_values.value as score,
         standard_errors.value as standard_error,

@@ -65,6 +65,7 @@ final as (
         unioned.sample_id,
         unioned.run_id,
         unioned.evaluation_name,
+        unioned.trial_metric,
         unioned.score,
         unioned.is_correct,
         unioned.latency_ms,

@@ -3,6 +3,9 @@
 -- aggregate is linked to instance files, evaluation_name is the instances' name, so reported and computed results
 -- of the same eval line up; the aggregate's own name is kept beside it. Names go through the seeds
 -- evaluation_aliases and metric_vocabulary, as trials' names do; a harness's result is named as its trials are.
+-- trial_metric is the metric the result's trials carry (int_trials_unioned.trial_metric): an aggregate's metric, an
+-- Inspect scorer, an lm-eval metric. min_score and max_score bound the metric: as its metric_config declares them,
+-- else as the vocabulary does (rates are [0, 1]).
 with
 
 aggregates as (
@@ -106,9 +109,10 @@ aggregate_results as (
         ) as evaluation_name,
         coalesce(vocabulary.metric_name, lower(trim(typed.metric_name))) as metric_name,
         typed.metric_name as reported_metric_name,
+        coalesce(vocabulary.metric_name, lower(trim(typed.metric_name))) as trial_metric,
         coalesce(typed.lower_is_better, vocabulary.lower_is_better, false) as lower_is_better,
-        typed.min_score,
-        typed.max_score,
+        coalesce(typed.min_score, vocabulary.min_score) as min_score,
+        coalesce(typed.max_score, vocabulary.max_score) as max_score,
         typed.score,
         typed.standard_error,
         typed.ci_low,
@@ -134,10 +138,16 @@ harness_named as (
         harness_results.*,
         coalesce(aliases.evaluation_name, harness_results.reported_evaluation_name) as evaluation_name,
         coalesce(vocabulary.metric_name, lower(trim(harness_results.metric_name))) as canonical_metric_name,
-        vocabulary.lower_is_better as vocabulary_lower_is_better
+        vocabulary.lower_is_better as vocabulary_lower_is_better,
+        vocabulary.min_score as vocabulary_min_score,
+        vocabulary.max_score as vocabulary_max_score,
+        coalesce(
+            trial_vocabulary.metric_name, lower(trim(harness_results.trial_metric))
+        ) as canonical_trial_metric
     from harness_results
     left join aliases on harness_results.reported_evaluation_name = aliases.alias
     left join vocabulary on lower(trim(harness_results.metric_name)) = vocabulary.alias
+    left join vocabulary as trial_vocabulary on lower(trim(harness_results.trial_metric)) = trial_vocabulary.alias
 ),
 
 harness_ranked as (
@@ -162,9 +172,10 @@ harness_final as (
         evaluation_name,
         case when name_rank = 1 then canonical_metric_name else lower(trim(metric_name)) end as metric_name,
         metric_name as reported_metric_name,
+        canonical_trial_metric as trial_metric,
         coalesce(lower_is_better, vocabulary_lower_is_better, false) as lower_is_better,
-        cast(null as double) as min_score,
-        cast(null as double) as max_score,
+        vocabulary_min_score as min_score,
+        vocabulary_max_score as max_score,
         score,
         standard_error,
         cast(null as double) as ci_low,

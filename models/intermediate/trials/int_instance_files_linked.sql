@@ -5,6 +5,8 @@
 --   file_path      the aggregate's detailed_evaluation_results.file_path names the file (':' written as '-')
 --   file_name_uuid the instance file's name carries the aggregate file's UUID
 -- NULL link_method: no aggregate found; the run stands on its own.
+-- n_evaluation_results counts the aggregate results its records name (evaluation_result_id): the format writes one
+-- instance record per result, so a run naming several scores each response once per result (metric).
 with
 
 instances as (
@@ -23,6 +25,7 @@ runs as (
         model_id,
         min(ingested_at) as ingested_at,
         count(*) as n_records,
+        count(distinct evaluation_result_id) as n_evaluation_results,
         regexp_extract(source_path, '([^/]+)$', 1) as file_name,
         regexp_extract(
             source_path, '([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})', 1
@@ -88,6 +91,7 @@ final as (
         runs.evaluation_id,
         runs.model_id,
         runs.n_records,
+        runs.n_evaluation_results,
         best.aggregate_record_id,
         best.aggregate_evaluation_id,
         best.link_method,

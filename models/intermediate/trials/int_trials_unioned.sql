@@ -1,19 +1,31 @@
--- One row per scored attempt, from every source that has them: Every Eval Ever instance records, CogniBench
--- judge records (whose outcomes are final_answer_verified and aggregated_score), Inspect AI samples (one trial per
--- epoch) and lm-evaluation-harness samples lines (one trial per doc and filter). trial_index numbers the
--- attempts of one model on one sample of one eval (1, 2, ... in time order): the trials pass@k counts.
+-- One row per scored attempt on one metric, from every source that has them: Every Eval Ever instance records,
+-- CogniBench judge records (whose outcomes are final_answer_verified and aggregated_score), Inspect AI samples (one
+-- trial per epoch) and lm-evaluation-harness samples lines (one trial per doc and filter). trial_index numbers the
+-- attempts of one model on one sample of one eval scored on one metric (1, 2, ... in time order): the trials pass@k
+-- counts. A response scored on three rubrics is three rows with the same trial_index, never three attempts.
+-- trial_metric names the metric, through the seed metric_vocabulary:
+--   Every Eval Ever  metadata.metric_id (an ADP suite metric), else metadata.rubric_id (a draft-standard rubric),
+--                    else the metric of the linked aggregate's result the record names (evaluation_result_id: the
+--                    format's rule is one instance record per aggregate result), else the linked aggregate's metric
+--                    when all its results name one (records older than evaluation_result_id), else, in a run whose
+--                    records name several results and no aggregate says which metrics they are, the record's
+--                    evaluation_result_id (its metrics kept apart, if not matched across runs), else 'score';
+--   CogniBench       judge_verdict; Inspect AI the primary scorer; lm-evaluation-harness the primary metric.
 -- Eval names are made canonical through the seed evaluation_aliases (source_evaluation_name keeps the original).
 --
--- Incremental by trial group (evaluation_name, model_id, sample_id), since one new trial can renumber its group's
--- trial_index. New instance records (record ids that are not trials yet) evaluated after their group's last
--- stored trial are added, numbered on from the group's count: the common case, new runs being newer. A group is
+-- Incremental by trial group (evaluation_name, model_id, sample_id), all of its metrics together: one new trial can
+-- renumber its metric's trial_index, and a late aggregate can rename a trial's metric without moving it out of the
+-- group. New instance records (record ids that are not trials yet) evaluated after their group's last stored trial
+-- are added, numbered on from their metric's count: the common case, new runs being newer. A group is
 -- recomputed whole, from all of its sources' rows, and replaced (strategy replace_groups,
 -- macros/incremental_groups.sql: a tombstone row marks each replaced group, so one left with no rows is emptied) when
---   a new instance record is evaluated no later than the group's last stored trial (an old run arriving late),
---   an instance run's link changed (a new aggregate record names it: its run_id and evaluated_at move), or
+--   a new instance record is evaluated no later than its group's last stored trial (an old run arriving late),
+--   an instance run's link changed (a new aggregate record names it: its run_id, evaluated_at and the aggregate
+--   that names its metrics move), or
 --   a trial of the other sources differs from the one stored (they are small: compared column by column; a
 --   rewritten Inspect log replaces its samples' records).
--- A changed project makes `evalhouse build` rebuild it in full (the alias and label seeds are part of the project).
+-- A changed project makes `evalhouse build` rebuild it in full (the alias, label and vocabulary seeds are part of
+-- the project).
 -- written_in numbers the builds that wrote the row (next_build_stamp: one more than the table's highest, a full
 -- refresh numbering on): the grain tests check the rows written since the last build that passed.
 {{ config(
@@ -24,13 +36,26 @@
     on_schema_change='fail',
 ) }}
 {%- set group_keys = ['evaluation_name', 'model_id', 'sample_id'] %}
+{#- the trials trial_index numbers: a trial group's attempts scored on one metric #}
+{%- set partition_keys = group_keys + ['trial_metric'] %}
 {%- if is_incremental() %}
 {#- what a stored trial of the other sources is compared on: every column but the three derived in `final` #}
 {%- set compared = adapter.get_columns_in_relation(this) | map(attribute='name')
     | reject('in', ['trial_index', 'week_start', 'written_in']) | list %}
 {%- endif %}
-{%- set link_columns = 'source_path, evaluation_id, model_id, run_id, evaluated_at, evaluated_at_source' %}
+{%- set link_columns = 'source_path, evaluation_id, model_id, aggregate_record_id, run_id, evaluated_at, '
+    ~ 'evaluated_at_source' %}
 {%- set run_keys = ['source_path', 'file_sha256', 'evaluation_id', 'model_id'] %}
+{#- the metric an instance record names, before the vocabulary (the header says in which order) #}
+{%- set written_metric -%}
+coalesce(
+            nullif(trim(instances.metadata_metric_id), ''),
+            nullif(trim(instances.metadata_rubric_id), ''),
+            result_metrics.trial_metric,
+            aggregate_metrics.trial_metric,
+            case when links.n_evaluation_results > 1 then instances.evaluation_result_id end
+        )
+{%- endset %}
 with
 
 links as (
@@ -53,8 +78,33 @@ aliases as (
     select * from {{ ref('evaluation_aliases') }}
 ),
 
+vocabulary as (
+    select * from {{ ref('metric_vocabulary') }}
+),
+
 aggregate_labels as (
     select label, score_value from {{ ref('score_label_map') }} where scale = 'cognibench_aggregate'
+),
+
+aggregate_results as (
+    select * from {{ ref('int_benchmark_results_unnested') }}
+),
+
+result_metrics as (
+    -- each aggregate result's metric, by the evaluation_result_id instance records name it with
+    select aggregate_record_id, evaluation_result_id, min(trial_metric) as trial_metric
+    from aggregate_results
+    where evaluation_result_id is not null
+    group by aggregate_record_id, evaluation_result_id
+    having count(distinct trial_metric) = 1
+),
+
+aggregate_metrics as (
+    -- the metric of an aggregate whose results all name one
+    select aggregate_record_id, min(trial_metric) as trial_metric
+    from aggregate_results
+    group by aggregate_record_id
+    having count(distinct trial_metric) = 1
 ),
 
 judge_trials as (
@@ -65,6 +115,7 @@ judge_trials as (
         'cognibench/'
         || regexp_extract(judge_records.judge_prompt_template_path, '([^/]+?)(\.[a-z]+)?$', 1)
         || '@' || cast({{ week_start('judge_records.created_at') }} as varchar) as run_id,
+        cast(null as varchar) as aggregate_record_id,
         cast(null as varchar) as evaluation_id,
         'cognibench/'
         || regexp_extract(judge_records.judge_prompt_template_path, '([^/]+?)(\.[a-z]+)?$', 1) as evaluation_name,
@@ -73,6 +124,8 @@ judge_trials as (
             as source_evaluation_name,
         judge_records.model_id,
         judge_records.task_id as sample_id,
+        -- One judgement per record: its verdict (is_correct) and its grade (score) read the same metric.
+        'judge_verdict' as trial_metric,
         cast(null as integer) as trial_number,
         aggregate_labels.score_value as score,
         judge_records.final_answer_verified as is_correct,
@@ -99,11 +152,13 @@ inspect_trials as (
         inspect_samples.trial_id,
         'inspect_sample' as source_format,
         inspect_samples.run_id,
+        cast(null as varchar) as aggregate_record_id,
         inspect_samples.eval_id as evaluation_id,
         coalesce(aliases.evaluation_name, inspect_samples.task_name) as evaluation_name,
         inspect_samples.task_name as source_evaluation_name,
         inspect_samples.model_id,
         inspect_samples.sample_id,
+        coalesce(vocabulary.metric_name, lower(trim(inspect_samples.scorer)), 'score') as trial_metric,
         inspect_samples.epoch as trial_number,
         inspect_samples.score,
         inspect_samples.is_correct,
@@ -123,6 +178,7 @@ inspect_trials as (
         inspect_samples.source_line
     from inspect_samples
     left join aliases on inspect_samples.task_name = aliases.alias
+    left join vocabulary on lower(trim(inspect_samples.scorer)) = vocabulary.alias
 ),
 
 lm_eval_trials as (
@@ -130,11 +186,13 @@ lm_eval_trials as (
         lm_eval_samples.trial_id,
         'lm_eval_sample' as source_format,
         lm_eval_samples.run_id,
+        cast(null as varchar) as aggregate_record_id,
         cast(null as varchar) as evaluation_id,
         coalesce(aliases.evaluation_name, lm_eval_samples.evaluation_name) as evaluation_name,
         lm_eval_samples.evaluation_name as source_evaluation_name,
         lm_eval_samples.model_id,
         lm_eval_samples.sample_id,
+        coalesce(vocabulary.metric_name, lower(trim(lm_eval_samples.primary_metric)), 'score') as trial_metric,
         -- One line per doc and filter: lm-eval numbers no attempts (repeats are collapsed by the filter).
         cast(null as integer) as trial_number,
         lm_eval_samples.score,
@@ -155,6 +213,7 @@ lm_eval_trials as (
         lm_eval_samples.source_line
     from lm_eval_samples
     left join aliases on lm_eval_samples.evaluation_name = aliases.alias
+    left join vocabulary on lower(trim(lm_eval_samples.primary_metric)) = vocabulary.alias
 ),
 
 other_trials as (
@@ -184,20 +243,26 @@ fresh_instances as (
     )
 ),
 
-stored_groups as (
-    -- what the table holds of the groups that receive fresh records
-    select evaluation_name, model_id, sample_id, count(*) as n_trials, max(evaluated_at) as last_evaluated_at
+stored_partitions as (
+    -- what the table holds of each metric of the groups that receive fresh records
+    select
+        evaluation_name,
+        model_id,
+        sample_id,
+        trial_metric,
+        count(*) as n_trials,
+        max(evaluated_at) as last_evaluated_at
     from {{ this }} as stored
     where exists (select 1 from fresh_instances where {{ keys_equal('fresh_instances', 'stored', group_keys) }})
-    group by evaluation_name, model_id, sample_id
+    group by evaluation_name, model_id, sample_id, trial_metric
 ),
 
 renumbered_groups as (
-    -- fresh records evaluated no later than the group's last stored trial: they may sort before it
+    -- fresh records evaluated no later than some stored trial of their group: they may sort before it
     select fresh_instances.evaluation_name, fresh_instances.model_id, fresh_instances.sample_id
     from fresh_instances
-    inner join stored_groups on {{ keys_equal('fresh_instances', 'stored_groups', group_keys) }}
-    where not coalesce(fresh_instances.evaluated_at > stored_groups.last_evaluated_at, false)
+    inner join stored_partitions on {{ keys_equal('fresh_instances', 'stored_partitions', group_keys) }}
+    where not coalesce(fresh_instances.evaluated_at > stored_partitions.last_evaluated_at, false)
 
     union
 
@@ -233,12 +298,18 @@ renumbered_groups as (
     ) as differing
 ),
 
-appended_groups as (
-    -- groups whose fresh records all come after every stored trial: numbered on from the stored count
-    select stored_groups.evaluation_name, stored_groups.model_id, stored_groups.sample_id, stored_groups.n_trials
-    from stored_groups
+appended_partitions as (
+    -- each metric of the groups whose fresh records all come after every stored trial: numbered on from the
+    -- metric's stored count (a metric new to the group starts at 1)
+    select
+        stored_partitions.evaluation_name,
+        stored_partitions.model_id,
+        stored_partitions.sample_id,
+        stored_partitions.trial_metric,
+        stored_partitions.n_trials
+    from stored_partitions
     where not exists (
-        select 1 from renumbered_groups where {{ keys_equal('renumbered_groups', 'stored_groups', group_keys) }}
+        select 1 from renumbered_groups where {{ keys_equal('renumbered_groups', 'stored_partitions', group_keys) }}
     )
 ),
 
@@ -266,12 +337,14 @@ instance_trials as (
         instances.record_id as trial_id,
         'eee_instance' as source_format,
         links.run_id,
+        links.aggregate_record_id,
         instances.evaluation_id,
         -- One name per eval: producers name the same eval differently (the seed evaluation_aliases says how).
         coalesce(aliases.evaluation_name, instances.evaluation_name) as evaluation_name,
         instances.evaluation_name as source_evaluation_name,
         instances.model_id,
         instances.sample_id,
+        coalesce(vocabulary.metric_name, lower(trim({{ written_metric }})), 'score') as trial_metric,
         instances.trial_number,
         instances.score,
         instances.is_correct,
@@ -292,6 +365,11 @@ instance_trials as (
     from instances
     left join links on {{ keys_equal('instances', 'links', run_keys) }}
     left join aliases on instances.evaluation_name = aliases.alias
+    left join result_metrics
+        on links.aggregate_record_id = result_metrics.aggregate_record_id
+        and instances.evaluation_result_id = result_metrics.evaluation_result_id
+    left join aggregate_metrics on links.aggregate_record_id = aggregate_metrics.aggregate_record_id
+    left join vocabulary on lower(trim({{ written_metric }})) = vocabulary.alias
 ),
 
 unioned as (
@@ -309,16 +387,16 @@ final as (
     select
         unioned.*,
         row_number() over (
-            partition by unioned.evaluation_name, unioned.model_id, unioned.sample_id
+            partition by unioned.evaluation_name, unioned.model_id, unioned.sample_id, unioned.trial_metric
             -- trial_id last: two loads of one path (a file changed and loaded again) can share every other key
             order by unioned.evaluated_at, unioned.run_id, unioned.trial_number, unioned.source_path,
                 unioned.source_line, unioned.trial_id
-        ) {% if is_incremental() %}+ coalesce(appended_groups.n_trials, 0){% endif %} as trial_index,
+        ) {% if is_incremental() %}+ coalesce(appended_partitions.n_trials, 0){% endif %} as trial_index,
         {{ week_start('unioned.evaluated_at') }} as week_start,
         {{ next_build_stamp('written_in') }} as written_in
     from unioned
     {% if is_incremental() %}
-    left join appended_groups on {{ keys_equal('unioned', 'appended_groups', group_keys) }}
+    left join appended_partitions on {{ keys_equal('unioned', 'appended_partitions', partition_keys) }}
     {% endif %}
 )
 

@@ -1,9 +1,12 @@
--- One row per model, eval and week with scored trials: the week's accuracy with its interval against the week
--- before, and whether the change is more than noise. What the weekly report's "Did any model get worse?" reads.
+-- One row per model, eval, metric and week with scored trials: the week's accuracy with its interval against the
+-- week before, and whether the change is more than noise. What the weekly report's "Did any model get worse?" reads.
+-- A metric's own trials only (trial_metric): the verdicts of one response on three rubrics are not averaged together.
 --
 -- The sample (question) is the unit: each sample's trials within the week are averaged first (docs/STATS.md,
--- error bars), as fct_benchmark_results does for a run. The comparison with the week before (the calendar week,
--- seven days earlier) is paired on the samples both weeks share: d_i = this week's score - last week's,
+-- error bars), as fct_benchmark_results does for a run; the interval is the one it gives accuracy, Wilson's on the
+-- effective sample size (wilson_low_from_se), so it agrees with accuracy_se. The comparison with the week before
+-- (the calendar week, seven days earlier) is paired on the samples both weeks share: d_i = this week's score - last
+-- week's,
 -- SE = sqrt(var_samp(d) / n_shared), z = mean(d) / SE, significant at |z| > 1.96. With fewer than two shared
 -- samples it falls back to the two weeks as independent windows with the pooled two-proportion SE,
 -- sqrt(p (1 - p) (1/n1 + 1/n0)) with p the pooled accuracy: a sample's averaged score lies in [0, 1], so its
@@ -26,27 +29,35 @@ sample_scores as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         week_start,
         sample_id,
         count(*) as n_trials,
         avg(case when is_correct then 1.0 else 0.0 end) as sample_score
     from trials
-    group by model_id, evaluation_name, week_start, sample_id
+    group by model_id, evaluation_name, trial_metric, week_start, sample_id
 ),
 
-weekly_scores as (
+weekly_means as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         week_start,
         count(*) as n_samples,
         cast(sum(n_trials) as bigint) as n_trials,
         avg(sample_score) as accuracy,
-        {{ mean_se('sample_score') }} as accuracy_se,
-        {{ wilson_low('sum(sample_score)', 'count(*)') }} as ci_low,
-        {{ wilson_high('sum(sample_score)', 'count(*)') }} as ci_high
+        {{ mean_se('sample_score') }} as accuracy_se
     from sample_scores
-    group by model_id, evaluation_name, week_start
+    group by model_id, evaluation_name, trial_metric, week_start
+),
+
+weekly_scores as (
+    select
+        *,
+        {{ wilson_low_from_se('accuracy', 'accuracy_se', 'n_samples') }} as ci_low,
+        {{ wilson_high_from_se('accuracy', 'accuracy_se', 'n_samples') }} as ci_high
+    from weekly_means
 ),
 
 -- Portable date arithmetic: DuckDB and Spark both parse `date - interval 7 day`; the cast keeps it a date.
@@ -61,6 +72,7 @@ paired_samples as (
     select
         this_week.model_id,
         this_week.evaluation_name,
+        this_week.trial_metric,
         this_week.week_start,
         this_week.sample_score as score_this_week,
         previous_week.sample_score as score_previous_week,
@@ -69,6 +81,7 @@ paired_samples as (
     inner join sample_scores as previous_week
         on this_week.model_id = previous_week.model_id
         and this_week.evaluation_name = previous_week.evaluation_name
+        and this_week.trial_metric = previous_week.trial_metric
         and this_week.sample_id = previous_week.sample_id
         and previous_week.week_start = cast(this_week.week_start - interval 7 day as date)
 ),
@@ -77,6 +90,7 @@ paired as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         week_start,
         count(*) as n_shared_samples,
         avg(difference) as paired_mean_difference,
@@ -87,7 +101,7 @@ paired as (
                 then corr(score_this_week, score_previous_week)
         end as paired_correlation
     from paired_samples
-    group by model_id, evaluation_name, week_start
+    group by model_id, evaluation_name, trial_metric, week_start
 ),
 
 -- The two weeks' samples together: the pooled accuracy of the unpaired comparison.
@@ -95,6 +109,7 @@ pooled_scores as (
     select
         this_week.model_id,
         this_week.evaluation_name,
+        this_week.trial_metric,
         this_week.week_start,
         (this_week.accuracy * this_week.n_samples + previous_week.accuracy * previous_week.n_samples)
         / cast(this_week.n_samples + previous_week.n_samples as double) as accuracy
@@ -102,6 +117,7 @@ pooled_scores as (
     inner join weekly_scores as previous_week
         on this_week.model_id = previous_week.model_id
         and this_week.evaluation_name = previous_week.evaluation_name
+        and this_week.trial_metric = previous_week.trial_metric
         and this_week.previous_week_start = previous_week.week_start
 ),
 
@@ -109,16 +125,17 @@ largest_k as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         week_start,
         max(k) as k
     from pass_at_k_weekly
     where k > 1
         and pass_at_k is not null
-    group by model_id, evaluation_name, week_start
+    group by model_id, evaluation_name, trial_metric, week_start
 ),
 
 pass_at_1 as (
-    select model_id, evaluation_name, week_start, pass_at_k as pass_at_1
+    select model_id, evaluation_name, trial_metric, week_start, pass_at_k as pass_at_1
     from pass_at_k_weekly
     where k = 1
 ),
@@ -127,6 +144,7 @@ pass_at_largest_k as (
     select
         largest_k.model_id,
         largest_k.evaluation_name,
+        largest_k.trial_metric,
         largest_k.week_start,
         largest_k.k,
         pass_at_k_weekly.pass_at_k,
@@ -136,6 +154,7 @@ pass_at_largest_k as (
     inner join pass_at_k_weekly
         on largest_k.model_id = pass_at_k_weekly.model_id
         and largest_k.evaluation_name = pass_at_k_weekly.evaluation_name
+        and largest_k.trial_metric = pass_at_k_weekly.trial_metric
         and largest_k.week_start = pass_at_k_weekly.week_start
         and largest_k.k = pass_at_k_weekly.k
 ),
@@ -144,6 +163,7 @@ compared as (
     select
         this_week.model_id,
         this_week.evaluation_name,
+        this_week.trial_metric,
         this_week.week_start,
         this_week.previous_week_start,
         this_week.n_samples,
@@ -180,26 +200,32 @@ compared as (
     left join weekly_scores as previous_week
         on this_week.model_id = previous_week.model_id
         and this_week.evaluation_name = previous_week.evaluation_name
+        and this_week.trial_metric = previous_week.trial_metric
         and this_week.previous_week_start = previous_week.week_start
     left join pooled_scores as pooled
         on this_week.model_id = pooled.model_id
         and this_week.evaluation_name = pooled.evaluation_name
+        and this_week.trial_metric = pooled.trial_metric
         and this_week.week_start = pooled.week_start
     left join paired
         on this_week.model_id = paired.model_id
         and this_week.evaluation_name = paired.evaluation_name
+        and this_week.trial_metric = paired.trial_metric
         and this_week.week_start = paired.week_start
     left join pass_at_1
         on this_week.model_id = pass_at_1.model_id
         and this_week.evaluation_name = pass_at_1.evaluation_name
+        and this_week.trial_metric = pass_at_1.trial_metric
         and this_week.week_start = pass_at_1.week_start
     left join pass_at_largest_k
         on this_week.model_id = pass_at_largest_k.model_id
         and this_week.evaluation_name = pass_at_largest_k.evaluation_name
+        and this_week.trial_metric = pass_at_largest_k.trial_metric
         and this_week.week_start = pass_at_largest_k.week_start
     left join pass_at_k_weekly as previous_pass
         on this_week.model_id = previous_pass.model_id
         and this_week.evaluation_name = previous_pass.evaluation_name
+        and this_week.trial_metric = previous_pass.trial_metric
         and this_week.previous_week_start = previous_pass.week_start
         and pass_at_largest_k.k = previous_pass.k
 ),
@@ -235,6 +261,7 @@ final as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         week_start,
         previous_week_start,
         n_samples,

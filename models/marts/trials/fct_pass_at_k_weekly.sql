@@ -1,5 +1,6 @@
--- One row per model, eval, week and k: pass@k and pass^k over the trials of that week only, for week-over-week
--- comparison (the overview and the weekly report). Same estimators and NULL rules as fct_pass_at_k.
+-- One row per model, eval, metric, week and k: pass@k and pass^k over the trials of that week only, for
+-- week-over-week comparison (the overview and the weekly report). Same estimators, attempts of one metric and NULL
+-- rules as fct_pass_at_k.
 with
 
 trials as (
@@ -10,23 +11,27 @@ weekly_tasks as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         week_start,
         sample_id,
         count(is_correct) as n_trials,
         cast(sum(case when is_correct then 1 else 0 end) as bigint) as n_correct
     from trials
-    group by model_id, evaluation_name, week_start, sample_id
+    group by model_id, evaluation_name, trial_metric, week_start, sample_id
     having count(is_correct) > 0
 ),
 
 pass_at_k as (
-    {{ pass_at_k('weekly_tasks', ['model_id', 'evaluation_name', 'week_start'], n='n_trials', c='n_correct') }}
+    {{ pass_at_k(
+        'weekly_tasks', ['model_id', 'evaluation_name', 'trial_metric', 'week_start'], n='n_trials', c='n_correct'
+    ) }}
 ),
 
 final as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         week_start,
         k,
         n_tasks,

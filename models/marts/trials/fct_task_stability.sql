@@ -1,5 +1,6 @@
--- One row per model, eval and sample (task): how many scored trials it had, how many succeeded, and whether it
--- always passes, always fails, or is flaky. Trials with no verdict (is_correct NULL) are not counted.
+-- One row per model, eval, metric and sample (task): how many scored trials it had, how many succeeded, and whether
+-- it always passes, always fails, or is flaky. Trials with no verdict (is_correct NULL) are not counted. A metric's
+-- own trials only: the verdicts of one response on three rubrics are not three attempts.
 with
 
 trials as (
@@ -10,6 +11,7 @@ tasks as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         sample_id,
         count(is_correct) as n_trials,
         cast(sum(case when is_correct then 1 else 0 end) as bigint) as n_correct,
@@ -18,13 +20,14 @@ tasks as (
         min(evaluated_at) as first_evaluated_at,
         max(evaluated_at) as last_evaluated_at
     from trials
-    group by model_id, evaluation_name, sample_id
+    group by model_id, evaluation_name, trial_metric, sample_id
 ),
 
 final as (
     select
         model_id,
         evaluation_name,
+        trial_metric,
         sample_id,
         n_trials,
         n_correct,

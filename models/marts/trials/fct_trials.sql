@@ -1,6 +1,7 @@
--- One row per trial: one scored attempt of one model on one sample of one eval, from every source, with the
--- file and line it came from. A view: the same rows as int_trials_unioned, without the inputs and references
--- (dim_samples holds those once per sample).
+-- One row per trial: one attempt of one model on one sample of one eval, scored on one metric (a response scored on
+-- three rubrics is three rows sharing a trial_index), from every source, with the file and line it came from. A
+-- view: the same rows as int_trials_unioned, without the inputs and references (dim_samples holds those once per
+-- sample).
 {{ config(materialized='view') }}
 with
 
@@ -18,6 +19,7 @@ final as (
         source_evaluation_name,
         model_id,
         sample_id,
+        trial_metric,
         trial_index,
         trial_number,
         score,
