@@ -17,8 +17,8 @@ st.title("Do our raters agree?")
 st.caption(
     "**Krippendorff's alpha**: agreement beyond chance (1 perfect, 0 chance level, below 0 systematic "
     "disagreement), ordinal on 1 to 5 scales, nominal on labels. **Fleiss' kappa**: the same idea, counting only "
-    "exact matches. Targets: alpha 0.6 for quality dimensions, 0.8 for safety. Hybrid reviews (a person confirming "
-    "a judge's form) are left out: they start from the judge's answer."
+    "exact matches. Targets: alpha 0.6 for quality dimensions, 0.8 for safety. Reviews of a judge's verdict (hybrid "
+    "forms, CogniBench completed reviews) are left out: they start from the judge's answer."
 )
 
 weeks = c.weeks_with_data()

@@ -36,12 +36,14 @@ def _close(got, expected) -> bool:
 
 @pytest.fixture(scope="module")
 def agreement_inputs(demo_warehouse) -> pd.DataFrame:
-    """fct_ratings reduced as fct_rater_agreement documents: no hybrids, one (latest) rating per rater and item,
+    """fct_ratings reduced as fct_rater_agreement documents: no reviews (hybrid forms, CogniBench completed reviews:
+    derived_from set), one (latest) rating per rater and item,
     every rating in its item's first week (of all its ratings, re-rated ones included) and in its own rater group
     and 'all'."""
     ratings = demo_warehouse.frame(
         "select item_id, dimension, scale, agreement_level, rater_group, rater_id, value, rated_at, rating_id, week_start "
-        "from marts.fct_ratings where value is not null and rater_id is not null and rater_type <> 'hybrid'"
+        "from marts.fct_ratings where value is not null and rater_id is not null and rater_type <> 'hybrid' "
+        "and derived_from is null"
     )
     ratings = ratings.assign(item_week=ratings.groupby(["item_id", "dimension"])["week_start"].transform("min"))
     ratings = ratings.sort_values(["rated_at", "rating_id"], ascending=False)
@@ -57,7 +59,7 @@ def test_an_items_week_is_that_of_its_first_rating_even_when_every_rater_re_rate
         inner join (
             select item_id, dimension, min(week_start) as week_start
             from marts.fct_ratings
-            where value is not null and rater_id is not null and rater_type <> 'hybrid'
+            where value is not null and rater_id is not null and rater_type <> 'hybrid' and derived_from is null
             group by item_id, dimension
         ) as first
             on disagreement.item_id = first.item_id and disagreement.dimension = first.dimension

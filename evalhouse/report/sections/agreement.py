@@ -89,9 +89,9 @@ def _table(rows: list[Row], context: Context) -> Table:
         ("Dimension", "Group", "Alpha", "n items", "Target", "Status", "Alpha, people", "Alpha, judges",
          "Raw agreement", "Top value share", f"Alpha {context.previous_label}", "Items flagged"),
         tuple(body),
-        caption=("Krippendorff's alpha of every non-hybrid rater (ordinal on 1-5 scales, nominal on labels), over "
-                 "items first rated this week and rated at least twice (n items), each rater's latest rating of "
-                 "them counted, even one given in a later week. Targets: 0.6 on quality, 0.8 on safety. Raw "
+        caption=("Krippendorff's alpha of every rater but reviews of a judge's verdict (ordinal on 1-5 scales, "
+                 "nominal on labels), over items first rated this week and rated at least twice (n items), each "
+                 "rater's latest rating of them counted, even one given in a later week. Targets: 0.6 on quality, 0.8 on safety. Raw "
                  "agreement beside the top value's share: high raw agreement with a low alpha is what skewed data "
                  "looks like."),
     )

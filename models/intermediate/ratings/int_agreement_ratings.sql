@@ -1,5 +1,5 @@
 -- One row per (dimension, item, rater) as agreement counts it: each rater once per item (the latest rating),
--- hybrid reviews left out, and every rating of an item in the week of the item's first rating (item_week: the
+-- reviews left out, and every rating of an item in the week of the item's first rating (item_week: the
 -- earliest of all its ratings, superseded ones included, so that a re-rating never moves the item to a later week).
 -- The rules of fct_rater_agreement and fct_item_disagreement, kept in one place; the marts count these rows into
 -- their groups (a rater group and 'all', a week and all time) themselves, on counts rather than on copies of rows.
@@ -22,7 +22,11 @@
     select * from {{ ref('int_ratings_unioned') }}
     where value is not null
         and rater_id is not null
+        -- Reviews are not independent ratings: a hybrid form, or a CogniBench completed review (the judge's score
+        -- unless the reviewer changed it), is made with the judge's verdict in view and derived from its record.
+        -- fct_judge_overrides counts them.
         and rater_type <> 'hybrid'
+        and derived_from is null
 {%- endset %}
 with
 

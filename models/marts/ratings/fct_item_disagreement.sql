@@ -5,8 +5,8 @@
 -- expected by chance over all of the dimension's pairable ratings, at the dimension's level (ordinal on midranks,
 -- nominal on label codes). It is the per-item term of Krippendorff's alpha: the all-time alpha of the 'all' rater
 -- group equals the average of item_agreement weighted by n_ratings (a singular test holds that identity).
--- Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item (latest rating), hybrid
--- reviews left out.
+-- Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item (latest rating), reviews
+-- (hybrid forms, CogniBench completed reviews) left out.
 {%- set positions = declared_label_positions() %}
 {%- set label_totals_squared %}{% for a in positions %}cast(total_{{ a }} as double) * total_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
 {%- set label_tallies_squared %}{% for a in positions %}cast(n_{{ a }} as double) * n_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}

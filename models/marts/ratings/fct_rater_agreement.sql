@@ -3,8 +3,9 @@
 -- AC1) and raw (percent agreement, with the most common label's share beside it: high raw agreement with a low
 -- alpha is what skewed data looks like), against the seed's target for the dimension's group.
 --
--- Units are items; each rater counts once per item (their latest rating). Hybrid reviews are left out: they are
--- a person confirming a judge's pre-filled form, not an independent rating. An item's ratings all count in the
+-- Units are items; each rater counts once per item (their latest rating). Reviews are left out (hybrid forms and
+-- CogniBench completed reviews, derived from a judge's record): a person confirming or correcting a judge's
+-- verdict with it in view gives no independent rating. An item's ratings all count in the
 -- week of its first rating (int_agreement_ratings applies these rules). alpha (the primary statistic) is
 -- ordinal on ordinal scales and nominal on nominal ones; alpha_ordinal and alpha_interval are NULL on nominal
 -- scales, whose codes have no order.

@@ -2,7 +2,7 @@
 -- people's and judges' own alphas beside it, last week's alpha and the items newly flagged for rubric
 -- clarification. What the weekly report's "Do our raters agree?" reads.
 -- The primary alpha is fct_rater_agreement's (ordinal on ordinal scales, nominal on nominal ones), rater group
--- 'all' (every non-hybrid rater); the week is the week of an item's first rating.
+-- 'all' (every rater but reviews of a judge's verdict); the week is the week of an item's first rating.
 with
 
 agreement as (
