@@ -261,7 +261,7 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
 st.subheader("Do raters get the known answers right?")
 gold = db.query(
     """
-    select rater_id, rater_type, week_start, n_gold_ratings, exact_match_rate, exact_match_ci_low,
+    select rater_id, rater_type, week_start, n_gold_ratings, n_gold_items, exact_match_rate, exact_match_ci_low,
            exact_match_ci_high, mean_abs_error, within_one_rate
     from marts.fct_gold_calibration
     order by rater_id, week_start
@@ -285,11 +285,12 @@ if not c.empty_state(gold, "ratings of gold (known-answer) items",
                         legend=alt.Legend(format="%", orient="bottom")),
         tooltip=["rater_id", "rater_type", c.week_tooltip(),
                  alt.Tooltip("shown:N", title="exact match [95% interval]"),
+                 alt.Tooltip("n_gold_items:Q", title="n gold items (the interval's n)"),
                  alt.Tooltip("n_gold_ratings:Q", title="n gold ratings"),
                  alt.Tooltip("mean_abs_error:Q", title="mean error (points)", format=".2f")],
     )
     text = base.mark_text(fontSize=11).encode(text="n_gold_ratings:Q")
     c.show_chart((heat + text).properties(height={"step": 26}, title=c.title(
         "How often does each rater give a gold item's expected answer?",
-        "Colour: share of exact matches in the week; the number in each cell is n, the gold ratings behind it. "
-        "Hover for the 95% interval.")))
+        "Colour: share of exact matches in the week, each gold item's dimensions averaged first; the number in each "
+        "cell is the gold ratings behind it. Hover for the 95% interval over gold items.")))

@@ -157,6 +157,22 @@ def test_pairwise_win_rate_counts_ties_half_per_response(demo_warehouse):
         assert abs(row.ci_low - low) < 1e-12 and abs(row.ci_high - high) < 1e-12, key
 
 
+def test_gold_exact_match_is_per_gold_item_with_wilson_intervals_over_items(demo_warehouse):
+    shares = _item_shares(demo_warehouse, """
+        select rater_id, week_start, item_id, case when label = expected_label then 1.0 else 0.0 end as outcome
+        from marts.fct_ratings
+        where is_gold and expected_label is not null and rater_type <> 'hybrid'
+        """, ["rater_id", "week_start"])
+    rows = demo_warehouse.frame("select * from marts.fct_gold_calibration").set_index(["rater_id", "week_start"])
+    assert len(rows) == len(shares) > 10
+    assert (rows.n_gold_items < rows.n_gold_ratings).sum() > 10  # gold items are rated on several dimensions
+    for key, row in rows.iterrows():
+        mean, total, n_items = shares.loc[key]
+        low, high = _wilson(total, int(n_items))
+        assert row.n_gold_items == n_items and abs(row.exact_match_rate - mean) < 1e-12, key
+        assert abs(row.exact_match_ci_low - low) < 1e-12 and abs(row.exact_match_ci_high - high) < 1e-12, key
+
+
 def test_the_rater_who_misses_gold_items_shows_the_largest_error(demo_warehouse):
     errors = dict(demo_warehouse.rows(
         "select rater_id, sum(mean_abs_error * n_scored) / sum(n_scored) from marts.fct_gold_calibration group by 1"

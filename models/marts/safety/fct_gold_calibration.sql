@@ -3,6 +3,9 @@
 -- compares labels; on scales with scores (1-5, vs_reference) the absolute error and the share within one
 -- point are given too (NULL on label-only scales such as hazard verdicts). Hybrid reviews are left out: they
 -- start from a judge's pre-filled answer, so they would not measure the person.
+-- The exact-match rate's sampling unit is the gold item (docs/STATS.md): a rater's ratings of one item's
+-- dimensions are averaged first, and the Wilson interval is over items (unit_wilson_low/high), so an item rated on
+-- five dimensions is one observation, not five.
 with
 
 ratings as (
@@ -21,6 +24,7 @@ scored as (
         ratings.rater_id,
         ratings.rater_type,
         ratings.week_start,
+        ratings.item_id,
         ratings.label = ratings.expected_label as is_exact,
         abs(ratings.score - expected.score_value) as abs_error
     from ratings
@@ -29,19 +33,35 @@ scored as (
         and ratings.expected_label = expected.label
 ),
 
+items as (
+    select
+        rater_id,
+        max(rater_type) as rater_type,
+        week_start,
+        item_id,
+        count(*) as n_ratings,
+        avg(case when is_exact then 1.0 else 0.0 end) as exact_share,
+        count(abs_error) as n_scored,
+        sum(abs_error) as sum_abs_error,
+        sum(case when abs_error is null then null when abs_error <= 1 then 1 else 0 end) as n_within_one
+    from scored
+    group by rater_id, week_start, item_id
+),
+
 final as (
     select
         rater_id,
         max(rater_type) as rater_type,
         week_start,
-        count(*) as n_gold_ratings,
-        avg(case when is_exact then 1.0 else 0.0 end) as exact_match_rate,
-        {{ wilson_low('sum(case when is_exact then 1 else 0 end)', 'count(*)') }} as exact_match_ci_low,
-        {{ wilson_high('sum(case when is_exact then 1 else 0 end)', 'count(*)') }} as exact_match_ci_high,
-        count(abs_error) as n_scored,
-        avg(abs_error) as mean_abs_error,
-        avg(case when abs_error is null then null when abs_error <= 1 then 1.0 else 0.0 end) as within_one_rate
-    from scored
+        cast(sum(n_ratings) as bigint) as n_gold_ratings,
+        count(*) as n_gold_items,
+        avg(exact_share) as exact_match_rate,
+        {{ unit_wilson_low('exact_share') }} as exact_match_ci_low,
+        {{ unit_wilson_high('exact_share') }} as exact_match_ci_high,
+        cast(sum(n_scored) as bigint) as n_scored,
+        sum(sum_abs_error) / nullif(sum(n_scored), 0) as mean_abs_error,
+        cast(sum(n_within_one) as double) / nullif(sum(n_scored), 0) as within_one_rate
+    from items
     group by rater_id, week_start
 )
 
