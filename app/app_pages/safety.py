@@ -10,8 +10,8 @@ import db
 
 GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews"}
 NA_GREY = "#e4e4e4"
-# fct_pairwise_vs_reference gives each group's win rate and count apart from the pooled one (hybrid reviews are
-# left out of it); its interval and its split of verdicts are for the pooled comparisons only.
+# fct_pairwise_vs_reference gives each group's win rate, interval and count apart from the pooled ones (hybrid
+# reviews are left out of it); its split of verdicts is for the pooled comparisons only.
 PAIRWISE = {"human": ("human_win_rate", "n_compared_by_humans"),
             "llm_judge": ("judge_win_rate", "n_compared_by_judges")}
 
@@ -21,8 +21,7 @@ st.caption(
     "violating verdicts among its applicable ones (violating, non-violating, unsure; not-applicable verdicts are "
     "left out), averaged over the responses. Intervals are 95% Wilson intervals over the responses: several raters "
     "of one response are one observation, not several. People, LLM judges and hybrid reviews are never mixed in "
-    "one rate, except in the pairwise section's interval, where the warehouse has nothing finer, and there the "
-    "chart says so."
+    "one rate; only the split of pairwise verdicts pools people and judges, and says so."
 )
 
 weeks = c.weeks_with_data()
@@ -65,7 +64,8 @@ refusals = db.query(
 pairwise = db.query(
     """
     select model_id, n_compared, n_items, n_much_worse, n_worse, n_equivalent, n_better, n_much_better, win_rate,
-           ci_low, ci_high, n_compared_by_humans, human_win_rate, n_compared_by_judges, judge_win_rate
+           ci_low, ci_high, n_compared_by_humans, human_win_rate, human_win_rate_ci_low, human_win_rate_ci_high,
+           n_compared_by_judges, judge_win_rate, judge_win_rate_ci_low, judge_win_rate_ci_high
     from marts.fct_pairwise_vs_reference
     where week_start = ?
     order by model_id
@@ -214,22 +214,21 @@ elif not c.empty_state(pairwise, f"comparisons with the reference answer in {c.i
                        "vs_reference ratings come from eval forms (universal.vs_reference)."):
     p = pairwise.frame.copy()
     rate, n_group = PAIRWISE[group]
-    p["shown"] = [f"{c.pct(v)} (n={c.count(n)})" for v, n in zip(p[rate], p[n_group])]
+    p["shown"] = [f"{c.with_interval(v, lo, hi, as_pct=True)} (n={c.count(n)})"
+                  for v, lo, hi, n in zip(p[rate], p[f"{rate}_ci_low"], p[f"{rate}_ci_high"], p[n_group])]
     p["pooled"] = [f"{c.with_interval(v, lo, hi, as_pct=True)} (n={c.count(n)})"
                    for v, lo, hi, n in zip(p["win_rate"], p["ci_low"], p["ci_high"], p["n_compared"])]
     by_group = p.dropna(subset=[rate])
     if by_group.empty:
         st.info(f"No comparison with the reference by {who} in {c.iso_week(week)}.", icon=":material/info:")
     else:
-        # The mart gives an interval for the pooled rate only: the group's rate is drawn as a point alone.
         chart = c.interval_chart(
-            by_group, value=rate, low=rate, high=rate, y="model_id", y_title=None,
+            by_group, value=rate, low=f"{rate}_ci_low", high=f"{rate}_ci_high", y="model_id", y_title=None,
             question=f"How often does each model's answer beat the reference ({who}, {c.iso_week(week)})?",
             subtitle=f"{who[:1].upper()}{who[1:]} only: better counts 1, equivalent half, each response's comparisons "
-                     "averaged first. Dashed: an even match. No interval: the warehouse has one only for people and "
-                     "judges pooled (hover).",
+                     "averaged first, with its 95% interval over responses. Dashed: an even match.",
             x_title="win rate against the reference", x_format="%", domain=(0, 1), reference=0.5,
-            tooltip=["model_id", alt.Tooltip("shown:N", title=f"win rate, {who}"),
+            tooltip=["model_id", alt.Tooltip("shown:N", title=f"win rate, {who} [95% interval]"),
                      alt.Tooltip("pooled:N", title="people and LLM judges pooled [95% interval]")],
         )
         c.show_chart(chart.properties(height={"step": 34}))

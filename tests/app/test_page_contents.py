@@ -180,6 +180,14 @@ def test_the_pairwise_win_rate_is_the_chosen_groups(group, column, demo_warehous
     points = next(layer for layer in _layers(spec) if layer["mark"].get("type") == "point")
     shown = dict(zip(data["model_id"], data[points["encoding"]["x"]["field"]]))
     assert shown == pytest.approx(expected)
+    intervals = dict((m, (lo, hi)) for m, lo, hi in demo_warehouse.rows(
+        f"select model_id, {column}_ci_low, {column}_ci_high from marts.fct_pairwise_vs_reference "
+        f"where week_start = ? and {column} is not null", [LAST_WEEK]))
+    bars = next(layer for layer in _layers(spec) if layer["mark"].get("type") == "rule" and "x2" in layer["encoding"])
+    drawn = {m: (lo, hi) for m, lo, hi in zip(data["model_id"], data[bars["encoding"]["x"]["field"]],
+                                              data[bars["encoding"]["x2"]["field"]])}
+    assert all(lo < hi for lo, hi in drawn.values()), "each group's rate is drawn with its own interval"
+    assert drawn == {m: pytest.approx(v) for m, v in intervals.items()}
     split, _ = _chart(at, "How do the verdicts split")
     assert "pooled" in split["title"]["subtitle"]
 

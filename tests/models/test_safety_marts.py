@@ -8,6 +8,7 @@ import math
 import time
 import uuid
 
+import pandas as pd
 import pytest
 
 from evalhouse.build import run_dbt
@@ -155,6 +156,28 @@ def test_pairwise_win_rate_counts_ties_half_per_response(demo_warehouse):
         low, high = _wilson(total, int(n_items))
         assert row.n_items == n_items and abs(row.win_rate - mean) < 1e-12, key
         assert abs(row.ci_low - low) < 1e-12 and abs(row.ci_high - high) < 1e-12, key
+
+
+def test_pairwise_win_rates_of_people_and_of_judges_have_their_own_intervals_over_responses(demo_warehouse):
+    rows = demo_warehouse.frame("select * from marts.fct_pairwise_vs_reference").set_index(["model_id", "week_start"])
+    for group, prefix in (("human", "human"), ("llm_judge", "judge")):
+        shares = _item_shares(demo_warehouse, f"""
+            select model_id, week_start, item_id,
+                   case when label in ('better', 'much_better') then 1.0 when label = 'equivalent' then 0.5 else 0.0 end
+                       as outcome
+            from marts.fct_ratings
+            where dimension = 'vs_reference' and rater_group = '{group}'
+            """, ["model_id", "week_start"])
+        assert len(shares) > 10
+        for key, row in rows.iterrows():
+            if key not in shares.index:
+                assert pd.isna(row[f"{prefix}_win_rate"]) and pd.isna(row[f"{prefix}_win_rate_ci_low"]), key
+                continue
+            mean, total, n_items = shares.loc[key]
+            low, high = _wilson(total, int(n_items))
+            assert abs(row[f"{prefix}_win_rate"] - mean) < 1e-12, (group, key)
+            assert abs(row[f"{prefix}_win_rate_ci_low"] - low) < 1e-12, (group, key)
+            assert abs(row[f"{prefix}_win_rate_ci_high"] - high) < 1e-12, (group, key)
 
 
 def test_gold_exact_match_is_per_gold_item_with_wilson_intervals_over_items(demo_warehouse):

@@ -1,7 +1,7 @@
 -- One row per model and week: how the model's responses compared with the reference answers (vs_reference),
 -- as counts per verdict and a win rate where a tie counts half, with a Wilson interval on the win share.
 -- Every non-hybrid rater's comparison counts; the human and LLM-judge win rates are given apart beside the
--- pooled one, so a judge that favours the model shows.
+-- pooled one, each with its own interval, so a judge that favours the model shows.
 -- The sampling unit is the response (item), not the comparison: several raters of one response are one
 -- observation of the model (docs/STATS.md, error bars). Each win rate is the mean over responses of the
 -- response's win share (its comparisons' wins over their number), and the interval is over the n_items responses
@@ -53,9 +53,13 @@ final as (
         cast(sum(n_compared_by_humans) as bigint) as n_compared_by_humans,
         count(human_win_share) as n_items_compared_by_humans,
         avg(human_win_share) as human_win_rate,
+        {{ unit_wilson_low('human_win_share') }} as human_win_rate_ci_low,
+        {{ unit_wilson_high('human_win_share') }} as human_win_rate_ci_high,
         cast(sum(n_compared_by_judges) as bigint) as n_compared_by_judges,
         count(judge_win_share) as n_items_compared_by_judges,
-        avg(judge_win_share) as judge_win_rate
+        avg(judge_win_share) as judge_win_rate,
+        {{ unit_wilson_low('judge_win_share') }} as judge_win_rate_ci_low,
+        {{ unit_wilson_high('judge_win_share') }} as judge_win_rate_ci_high
     from per_item
     group by model_id, week_start
 )
