@@ -54,6 +54,17 @@ def test_regression_comes_first_in_a_plain_sentence_with_n_and_z(last_week_html)
     assert escape(REGRESSING_MODEL) in first_row and "Regression" in first_row
 
 
+def test_each_change_says_the_n_its_z_was_computed_on_and_whether_paired(demo_warehouse, last_week_html):
+    scores = section_html(last_week_html, model_scores.ANCHOR)
+    compared = demo_warehouse.rows(
+        "select n_compared, comparison from marts.rpt_weekly_model_changes where week_start = ? "
+        "and comparison is not null", [LAST_WEEK])
+    assert {kind for _, kind in compared} >= {"paired"}
+    for n, kind in compared:
+        assert f">{n:,} {kind}<" in scores, (n, kind)
+    assert "n shared" not in scores
+
+
 def test_glance_leads_with_the_regression(last_week_html):
     glance = section_html(last_week_html, "at-a-glance")
     first_item = glance[glance.index("<li"):glance.index("</li>")]

@@ -96,8 +96,14 @@ def _verdict(row: Row) -> Cell:
     if row["change_z"] is None:
         return Cell("no variation", "muted")
     if row["is_significant"] is None:
-        return Cell(f"too few samples ({row['n_compared']:,})", "muted")
+        return Cell(f"too few samples to test ({_compared(row)})", "muted")
     return Cell("steady", "muted")
+
+
+def _compared(row: Row) -> str:
+    """The n the change's z was computed on, and how: '40 paired' (shared samples) or '7 unpaired' (the smaller
+    week's samples, when fewer than two are shared)."""
+    return f"{fmt.count(row['n_compared'])} {row['comparison']}"
 
 
 def _table(rows: list[Row], context: Context) -> Table:
@@ -113,7 +119,7 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(fmt.with_interval(row["previous_accuracy"], row["previous_ci_low"], row["previous_ci_high"]),
                  numeric=True),
             Cell(fmt.signed(row["accuracy_change"]), tone, numeric=True),
-            Cell(fmt.count(row["n_shared_samples"]) if row["comparison"] else fmt.MISSING, numeric=True),
+            Cell(_compared(row) if row["comparison"] else fmt.MISSING, numeric=True),
             Cell(fmt.z_score(row["change_z"]), tone, numeric=True),
             Cell(fmt.num(row["paired_correlation"]), numeric=True),
             Cell(fmt.num(row["pass_at_1"]), numeric=True),
@@ -122,16 +128,18 @@ def _table(rows: list[Row], context: Context) -> Table:
         ))
     return Table(
         ("Model", "Eval", f"Accuracy {context.label} [95% CI]", "n samples",
-         f"Accuracy {context.previous_label} [95% CI]", "Change", "n shared", "z", "r", "pass@1", "pass@k", "Verdict"),
+         f"Accuracy {context.previous_label} [95% CI]", "Change", "Compared on", "z", "r", "pass@1", "pass@k",
+         "Verdict"),
         tuple(body),
         caption=("Accuracy: the trials of one metric (an eval scored on several is listed per metric), each sample's "
                  "trials averaged first, then the mean over samples, with a Wilson interval on the effective sample "
-                 "size (it agrees with the standard error). "
-                 "Change tested on the samples both weeks share (paired differences, SE = sqrt(var(d)/n)); "
-                 "r is the correlation of the two weeks' per-sample scores. Without shared samples the weeks are "
-                 "compared as independent windows (pooled SE). A change is significant at |z| > 1.96, tested from 10 "
-                 "samples up (\"too few samples\" below that); \"no variation\": every shared sample's score moved "
-                 "by the same amount (usually not at all), so z is undefined."),
+                 "size (it agrees with the standard error). Change tested on the samples both weeks share "
+                 "(\"paired\": paired differences, SE = sqrt(var(d)/n)); r is the correlation of the two weeks' "
+                 "per-sample scores. With fewer than two shared samples the weeks are compared as independent "
+                 "windows (\"unpaired\": pooled SE, n the smaller week's samples). \"Compared on\" is that n. A "
+                 "change is significant at |z| > 1.96, tested from 10 samples up (\"too few samples to test\" below "
+                 "that); \"no variation\": every shared sample's score moved by the same amount (usually not at all), "
+                 "so z is undefined."),
     )
 
 
