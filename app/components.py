@@ -106,7 +106,7 @@ def today() -> dt.date:
 
 def in_progress(monday: dt.date) -> bool:
     """True for the week that is under way: begun, not over (its Sunday is today or later)."""
-    return monday <= today() and not calendar_weeks.is_complete(monday, today())
+    return calendar_weeks.is_in_progress(monday, today())
 
 
 def default_week(weeks: Sequence[dt.date]) -> dt.date | None:

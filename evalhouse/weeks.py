@@ -29,6 +29,11 @@ def is_complete(week: dt.date, today: dt.date) -> bool:
     return monday_of(week) + dt.timedelta(days=6) < today
 
 
+def is_in_progress(week: dt.date, today: dt.date) -> bool:
+    """True for the ISO week holding `week` (any day of it) when it is under way: begun by `today`, not over."""
+    return monday_of(week) <= today and not is_complete(week, today)
+
+
 def last_complete_sunday(today: dt.date) -> dt.date:
     """The Sunday that ends the last complete week before `today`: the day before this week's Monday."""
     return monday_of(today) - dt.timedelta(days=1)

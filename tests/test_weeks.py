@@ -7,7 +7,7 @@ import datetime as dt
 
 import pytest
 
-from evalhouse.weeks import default_week, is_complete, last_complete_sunday, utc_date
+from evalhouse.weeks import default_week, is_complete, is_in_progress, last_complete_sunday, utc_date
 
 W47 = dt.date(2026, 11, 16)  # Monday 16 to Sunday 22 November 2026
 W48 = dt.date(2026, 11, 23)
@@ -22,6 +22,17 @@ W48 = dt.date(2026, 11, 23)
 def test_a_week_is_complete_once_its_sunday_is_before_today(today, complete):
     assert is_complete(W47, today) is complete
     assert is_complete(W47 + dt.timedelta(days=3), today) is complete  # any day names its week
+
+
+@pytest.mark.parametrize(("today", "in_progress"), [
+    (dt.date(2026, 11, 15), False),  # the Sunday before: not begun
+    (dt.date(2026, 11, 16), True),
+    (dt.date(2026, 11, 22), True),
+    (dt.date(2026, 11, 23), False),  # over
+])
+def test_a_week_is_in_progress_from_its_monday_to_its_sunday(today, in_progress):
+    assert is_in_progress(W47, today) is in_progress
+    assert is_in_progress(W47 + dt.timedelta(days=5), today) is in_progress  # any day names its week, even a later one
 
 
 @pytest.mark.parametrize("today", [W48 + dt.timedelta(days=d) for d in range(7)])

@@ -24,7 +24,7 @@ from evalhouse.report.sections import (
 )
 from evalhouse.report.warehouse import Reader, ReportError, Row, open_reader
 from evalhouse.report.weeks import iso_week_label, week_span
-from evalhouse.weeks import default_week, is_complete, utc_date, utc_now
+from evalhouse.weeks import default_week, is_complete, is_in_progress, utc_date, utc_now
 
 FORMATS = ("html", "md")
 GLANCE_ANCHOR, GLANCE_TITLE = "at-a-glance", "This week at a glance"
@@ -96,7 +96,7 @@ def _assemble(reader: Reader, request: ReportRequest) -> Report:
     week = request.week or default_week(weeks, today) or today
     week = week - dt.timedelta(days=week.weekday())
     label = iso_week_label(week)
-    in_progress = week <= today and not is_complete(week, today)
+    in_progress = is_in_progress(week, today)
     warehouse = reader.one("select * from marts.rpt_warehouse_summary")
     summary = reader.one("select * from marts.rpt_weekly_summary where week_start = ?", [week])
     command = request.command or report_command(week, format=request.format)
