@@ -13,11 +13,14 @@ def utc_now() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc)
 
 
+def in_utc(moment: dt.datetime) -> dt.datetime:
+    """The moment in UTC; a naive moment is taken to be UTC already."""
+    return moment.astimezone(dt.timezone.utc) if moment.tzinfo is not None else moment
+
+
 def utc_date(moment: dt.datetime) -> dt.date:
     """The UTC date of a moment; a naive moment is taken to be UTC already."""
-    if moment.tzinfo is not None:
-        moment = moment.astimezone(dt.timezone.utc)
-    return moment.date()
+    return in_utc(moment).date()
 
 
 def monday_of(day: dt.date) -> dt.date:

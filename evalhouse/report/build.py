@@ -24,7 +24,7 @@ from evalhouse.report.sections import (
 )
 from evalhouse.report.warehouse import Reader, ReportError, Row, open_reader
 from evalhouse.report.weeks import iso_week_label, week_span
-from evalhouse.weeks import default_week, is_complete, is_in_progress, utc_date, utc_now
+from evalhouse.weeks import default_week, in_utc, is_complete, is_in_progress, utc_date, utc_now
 
 FORMATS = ("html", "md")
 GLANCE_ANCHOR, GLANCE_TITLE = "at-a-glance", "This week at a glance"
@@ -104,8 +104,8 @@ def _assemble(reader: Reader, request: ReportRequest) -> Report:
     title = f"Weekly quality report: {label}" + (" (in progress)" if in_progress else "")
     subtitle = f"{week_span(week)} (UTC)"
     if in_progress:
-        subtitle += f": in progress, as of {fmt.minute(_in_utc(generated_at))}"
-    generated = f"Generated {_in_utc(generated_at):%Y-%m-%d %H:%M:%S} UTC"
+        subtitle += f": in progress, as of {fmt.minute(in_utc(generated_at))}"
+    generated = f"Generated {in_utc(generated_at):%Y-%m-%d %H:%M:%S} UTC"
     progress: tuple[Paragraph, ...] = ()
     if in_progress:
         progress = (_in_progress_note(week, generated_at, [w for w in weeks if is_complete(w, today)]),)
@@ -121,17 +121,13 @@ def _assemble(reader: Reader, request: ReportRequest) -> Report:
 def _in_progress_note(week: dt.date, now: dt.datetime, complete_weeks: list[dt.date]) -> Paragraph:
     """The warning a week in progress owes its reader: its counts are of part of a week, the week before's of all."""
     sunday = week + dt.timedelta(days=6)
-    text = (f"{iso_week_label(week)} is not over: this report covers it up to {fmt.minute(_in_utc(now))}, not to the "
+    text = (f"{iso_week_label(week)} is not over: this report covers it up to {fmt.minute(in_utc(now))}, not to the "
             f"end of Sunday {sunday.day} {sunday:%B}. Its counts are of part of a week, set beside whole weeks, so a "
             "drop or a missing result may only mean that the data has not arrived yet.")
     if complete_weeks:
         last = iso_week_label(max(complete_weeks))
         text += f" The latest complete week with results is {last}: evalhouse report --week {last}"
     return Paragraph(text, "warn")
-
-
-def _in_utc(moment: dt.datetime) -> dt.datetime:
-    return moment.astimezone(dt.timezone.utc) if moment.tzinfo is not None else moment
 
 
 def _facts(warehouse: Row | None, summary: Row | None, command: str, in_progress: bool) -> tuple[Fact, ...]:
