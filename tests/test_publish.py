@@ -314,8 +314,11 @@ def test_a_killed_build_leaves_no_dbt_process_holding_the_working_copy(tmp_path)
     (make crashtest found a dbt process left running, the next ingest meeting DuckDB's lock)."""
     db = tmp_path / "w.duckdb"
     assert main(["--db", str(db), "ingest", str(write_lines(tmp_path / "a.jsonl", [instance_record()]))]) == 0
+    scratch = tmp_path / "tmp"  # the killed process cannot remove its scratch folder: keep it out of /tmp
+    scratch.mkdir()
     build_process = subprocess.Popen([sys.executable, "-m", "evalhouse.cli", "--db", str(db), "build"],
-                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     env={**os.environ, "TMPDIR": str(scratch)})
     deadline = time.monotonic() + 60
     dbt_pids: list[int] = []
     while not dbt_pids and time.monotonic() < deadline and build_process.poll() is None:
