@@ -158,7 +158,7 @@ def test_computed_results_never_average_two_metrics(grain_warehouse, expected):
 
 
 def test_dim_samples_counts_attempts_not_scores(grain_warehouse):
-    rows = grain_warehouse.rows("select sample_id, n_trials, n_metrics from marts.dim_samples order by sample_id")
+    rows = grain_warehouse.rows("select sample_id, n_attempts, n_metrics from marts.dim_samples order by sample_id")
     assert rows == [("q1", 2, 2), ("q2", 2, 2), ("t1", 4, 3), ("t2", 4, 3)]
 
 

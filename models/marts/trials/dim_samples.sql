@@ -48,7 +48,7 @@ final as (
         samples.sample_id,
         samples.input_text,
         samples.reference_text,
-        attempts.n_attempts as n_trials,
+        attempts.n_attempts,
         samples.n_models,
         samples.n_metrics,
         samples.first_evaluated_at,
