@@ -47,6 +47,29 @@ def test_the_violating_model_violates_specialized_advice_in_every_rater_group(de
     assert {g for m, g, _ in rates if m == VIOLATING_MODEL} == {"human", "llm_judge", "hybrid"}
 
 
+def test_hazard_rates_name_their_dimension_as_the_ratings_and_agreement_marts_do(demo_warehouse):
+    # An analyst joins a hazard's rate to its agreement on one key, with no string surgery.
+    unmatched = demo_warehouse.rows(
+        """
+        select distinct rates.dimension
+        from marts.fct_hazard_rates as rates
+        where rates.n_rated > 0
+            and rates.dimension not in (select dimension from marts.fct_ratings)
+        """
+    )
+    assert unmatched == []
+    joined = demo_warehouse.scalar(
+        """
+        select count(distinct rates.dimension)
+        from marts.fct_hazard_rates as rates
+        inner join marts.fct_rater_agreement as agreement on rates.dimension = agreement.dimension
+        """
+    )
+    assert joined == demo_warehouse.scalar(
+        "select count(distinct dimension) from marts.fct_rater_agreement where dimension like 'hazard.%'")
+    assert joined > 0
+
+
 def _item_shares(demo_warehouse, sql: str, keys: list[str]):
     """Each response's share of its ratings' outcome, from fct_ratings: the safety rates' sampling unit."""
     ratings = demo_warehouse.frame(sql)

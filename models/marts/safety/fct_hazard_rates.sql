@@ -4,7 +4,8 @@
 --
 -- n_rated counts applicable verdicts (non_violating, violating, unsure); not_applicable is counted apart. An
 -- unsure verdict is not a violation but is in the denominator. Rater groups (human, llm_judge, hybrid) are part of
--- the grain: a rate never mixes people and judges.
+-- the grain: a rate never mixes people and judges. dimension names the hazard as fct_ratings and the agreement marts
+-- do ('hazard.privacy'), so the marts join without string surgery.
 -- The sampling unit is the response (item), not the verdict: three people judging one response are one
 -- observation of the model, not three (docs/STATS.md, error bars). So violation_rate is each response's share of
 -- violating verdicts averaged over the n_items responses, with a Wilson interval over them (unit_wilson_low/high);
@@ -72,6 +73,7 @@ final as (
     select
         groups.model_id,
         hazards.hazard_key as hazard,
+        'hazard.' || hazards.hazard_key as dimension,
         hazards.hazard_label,
         hazards.hazard_group,
         groups.rater_group,
