@@ -348,6 +348,11 @@ class _ArraySplitter:
                         record = element(len(self.buf))
                         yield RawRecord(record.line, record.offset, record.data, record.size,
                                         record.oversized, unterminated=True)
+                    if depth == 1 and not string:
+                        # Cut between elements (a writer killed after its last comma or element): every element
+                        # read may be whole, so without this nothing would say the rest of the array is missing.
+                        # A cut inside an element is that element's own `truncated` row.
+                        raise SourceError("truncated", _unclosed_array(index))
                     return
                 continue
             ch, pos = m.group(), m.end()
@@ -380,6 +385,15 @@ class _ArraySplitter:
                 pos = elem_start = 0
                 elem_offset = self.base
                 preview = None
+
+
+def _unclosed_array(n_elements: int) -> str:
+    after = f"after element {n_elements}" if n_elements else "before its first element"
+    return (
+        f"the array is not closed {after}: the file was cut short (an interrupted write?), so any elements "
+        "that followed are missing; the elements before the cut are loaded. Write the file again in full "
+        "(a complete array ends with `]`) and ingest it again: the elements already loaded are skipped"
+    )
 
 
 Reader = Callable[[Path, int], Iterator[RawRecord]]

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
+
 from tests.conftest import instance_record, write_lines
 
 
@@ -173,6 +175,43 @@ def test_a_damaged_gzip_stream_keeps_the_lines_before_the_damage(warehouse, tmp_
     kinds = {r["error_kind"] for r in warehouse.quarantine()}
     assert 0 < loaded < 200
     assert "corrupt_gzip" in kinds
+
+
+@pytest.mark.parametrize("ending", [",\n", "", ",", "\n  "], ids=["comma-newline", "element", "comma", "blank"])
+def test_a_json_array_cut_between_elements_keeps_them_and_says_the_file_was_cut(warehouse, tmp_path, ending):
+    # A streaming writer killed between elements: every element read is whole, and only the missing `]` says
+    # that the rest of the array is gone.
+    first, second = (json.dumps(r) for r in _good(2))
+    path = tmp_path / "cut.json"
+    path.write_text(f"[{first},\n{second}{ending}")
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "loaded"
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["source_line"], row["format"]) == ("truncated", 3, None)
+    assert "not closed after element 2" in row["error_message"]
+    assert "cut short" in row["error_message"] and "ingest it again" in row["error_message"]
+    assert warehouse.rows("select n_accepted, n_quarantined, message is not null from raw.ingest_files") == [
+        (2, 1, True)
+    ]
+
+
+def test_a_json_array_cut_inside_an_element_is_only_that_elements_truncated_row(warehouse, tmp_path):
+    first, second = (json.dumps(r) for r in _good(2))
+    path = tmp_path / "cut.json"
+    path.write_text(f"[{first},\n{second[:40]}")
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["source_line"]) == ("truncated", 2)
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 1
+
+
+def test_a_json_array_that_is_only_its_opening_bracket_is_unreadable(warehouse, tmp_path):
+    path = tmp_path / "bracket.json"
+    path.write_text("[\n")
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "unreadable"
+    assert "not closed before its first element" in _only_quarantined(warehouse)["error_message"]
 
 
 def test_an_unknown_shape_is_quarantined_as_such_not_guessed(warehouse, tmp_path):
