@@ -230,7 +230,10 @@ class _FileLoad:
     def _stage_quarantine(self, rejected: pa.Table) -> None:
         if rejected.num_rows == 0:
             return
-        for format_name, n in Counter(f or "unknown" for f in rejected.column("format").to_pylist()).items():
+        # "unknown" is a record of no known format; a line that did not parse, or a file-level row, has none.
+        labels = (f or ("unknown" if kind == "unknown_format" else "unparsed")
+                  for f, kind in zip(rejected.column("format").to_pylist(), rejected.column("error_kind").to_pylist()))
+        for format_name, n in Counter(labels).items():
             self.counts[format_name].quarantined += n
         self.staging.append("quarantine", rejected)
 
