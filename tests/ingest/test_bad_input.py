@@ -41,15 +41,46 @@ def test_blank_lines_are_skipped_and_counted_not_quarantined(warehouse, tmp_path
     assert warehouse.quarantine() == []
 
 
-def test_utf8_byte_order_mark_is_removed_and_counted_as_a_file_repair(warehouse, tmp_path):
+@pytest.fixture(params=["jsonl", "json"])
+def bom_file(tmp_path, request):
     good = _good(2)
-    path = tmp_path / "bom.jsonl"
-    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(good[0]).encode() + b"\n" + json.dumps(good[1]).encode() + b"\n")
-    warehouse.ingest(path)
+    path = tmp_path / f"bom.{request.param}"
+    if request.param == "jsonl":
+        path.write_bytes(b"\xef\xbb\xbf" + json.dumps(good[0]).encode() + b"\n" + json.dumps(good[1]).encode() + b"\n")
+    else:  # an array: the mark is before its `[`
+        path.write_bytes(b"\xef\xbb\xbf" + json.dumps(good, indent=1).encode())
+    return path
+
+
+def test_utf8_byte_order_mark_is_removed_and_counted_as_a_repair_of_the_first_record(warehouse, bom_file):
+    summary = warehouse.ingest(bom_file)
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
     # The stored text is the record without the mark (it is not part of the record).
     assert not warehouse.scalar("select record_json from raw.eee_instance where source_line = 1").startswith("\ufeff")
-    assert warehouse.rows("select format, repair, n_records from raw.ingest_repairs") == [("file", "utf8_bom_removed", 1)]
+    # One record was repaired, and every count says so: the CLI's "repaired" column, the manifest's n_repaired
+    # (fct_ingested_files) and the repairs table (fct_compatibility_repairs).
+    assert summary.by_format()["eee_instance"].repaired == 1
+    assert warehouse.scalar("select n_repaired from raw.ingest_files") == 1
+    assert warehouse.rows("select format, repair, n_records from raw.ingest_repairs") == [
+        ("eee_instance", "utf8_bom_removed", 1)
+    ]
+    assert warehouse.rows("select source_line, repairs from raw.eee_instance order by 1") == [
+        (1, '["utf8_bom_removed"]'), (2, None)
+    ]
+    # Offsets still point into the file as it is, mark included.
+    assert warehouse.scalar("select byte_offset from raw.eee_instance where source_line = 1") == (
+        bom_file.read_bytes().index(b"{"))
+
+
+def test_strict_refuses_the_record_behind_a_byte_order_mark_and_repairs_nothing(warehouse, bom_file):
+    summary = warehouse.ingest(bom_file, strict=True)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["source_line"]) == ("byte_order_mark", 1)
+    assert "starts with a UTF-8 byte-order mark" in row["error_message"] and "--strict" in row["error_message"]
+    assert warehouse.rows("select source_line from raw.eee_instance") == [(2,)]
+    assert warehouse.rows("select * from raw.ingest_repairs") == []
+    assert warehouse.scalar("select n_repaired from raw.ingest_files") == 0
+    assert summary.by_format()["unparsed"].quarantined == 1
 
 
 def test_invalid_utf8_is_quarantined_with_the_offending_byte(warehouse, tmp_path):
