@@ -26,7 +26,7 @@ from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 if TYPE_CHECKING:  # the ingest pipeline (pyarrow, jsonschema: a fifth of a second) is imported where it runs
     from ingest.pipeline import IngestOptions, ProgressFn, RunSummary
 
-REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes its weekly report (git-ignored)
+REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes the default warehouse's report (git-ignored)
 
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
@@ -169,15 +169,22 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     return 0
 
 
+def reports_dir(settings: Settings) -> Path:
+    """Where `evalhouse demo` writes its report: the project's reports/ for the default warehouse, else a reports/
+    folder beside the warehouse file, so that demos on other warehouses never overwrite each other's report."""
+    return REPORTS_DIR if settings.db_path == DEFAULT_DB else settings.db_path.parent / "reports"
+
+
 def write_this_weeks_report(settings: Settings, *, out=None, now: dt.datetime | None = None) -> Path | None:
     """The weekly quality report for the latest complete week with results (a week in progress, marked so, only
-    when none is complete), as reports/weekly_<YYYY-Www>.html. now None: the clock (UTC)."""
+    when none is complete), as weekly_<YYYY-Www>.html in reports_dir(settings). now None: the clock (UTC)."""
     from evalhouse.report import ReportError, write_weekly_report
 
     out = out or sys.stdout
     db = None if settings.db_path == DEFAULT_DB else str(settings.db_path)
     try:
-        path = write_weekly_report(settings.db_path, REPORTS_DIR, db=db, relative_to=PROJECT_ROOT, now=now)
+        path = write_weekly_report(settings.db_path, reports_dir(settings), db=db, relative_to=PROJECT_ROOT,
+                                   now=now)
     except ReportError as exc:
         print(f"no weekly report: {exc}", file=out)
         return None

@@ -1,7 +1,9 @@
-"""`evalhouse rebuild` recreates the warehouse the files and their recorded ingest options give, and `evalhouse
-demo` writes its report beside the warehouse it was given."""
+"""`evalhouse rebuild` recreates the warehouse that the files and their recorded ingest options give, and
+`evalhouse demo` writes its report beside the warehouse it was given."""
 
 from __future__ import annotations
+
+import io
 
 import duckdb
 import pytest
@@ -9,7 +11,7 @@ import pytest
 from evalhouse import operations
 from evalhouse.build import BuildResult
 from evalhouse.publish import working_copy
-from evalhouse.settings import Settings
+from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 from ingest.pipeline import IngestOptions
 from tests.conftest import instance_record, write_lines
 
@@ -58,7 +60,7 @@ def test_a_rebuild_ingests_each_file_with_the_strict_and_format_it_was_ingested_
         "plain.jsonl": (False, None, 1, 0), "review.jsonl": (True, None, 0, 1),
     }
 
-    write_lines(settings.landing / "new.jsonl", [_repairable(sample_id="f")])  # not ingested yet
+    write_lines(settings.landing / "new.jsonl", [_repairable(sample_id="f")])  # the manifest does not know it
     with (tmp_path / "rebuild.log").open("w") as log:
         assert operations.rebuild(settings, out=log)
 
@@ -66,7 +68,9 @@ def test_a_rebuild_ingests_each_file_with_the_strict_and_format_it_was_ingested_
     for sql in (RAW_ROWS, QUARANTINE, MANIFEST):
         assert [r for r in after[sql] if _name(r[0]) != "new.jsonl"] == before[sql], sql
     # A landing file the manifest does not know loads with the defaults.
-    assert [(r[1], r[3]) for r in after[RAW_ROWS] if _name(r[0]) == "new.jsonl"] == [(1, '["single_turn_transcript_ignored"]')]
+    assert [(r[1], r[3]) for r in after[RAW_ROWS] if _name(r[0]) == "new.jsonl"] == [
+        (1, '["single_turn_transcript_ignored"]')
+    ]
 
 
 def test_a_rebuild_reports_a_vanished_file_and_a_changed_one_once(settings, tmp_path, no_dbt):
@@ -84,6 +88,22 @@ def test_a_rebuild_reports_a_vanished_file_and_a_changed_one_once(settings, tmp_
         "changed", "vanished"
     ]
     assert _state(settings.db_path)[MANIFEST] == [(str(kept.resolve()), "loaded", 1, 0, 0, True, None)]
+
+
+def test_the_demo_report_goes_beside_the_warehouse_it_was_given(tmp_path, monkeypatch):
+    import evalhouse.report
+
+    written = []
+
+    def write_weekly_report(db_path, reports_dir, **_):
+        written.append(reports_dir)
+        return reports_dir / "weekly_2026-W47.html"
+
+    # Which folder is under test, not the report (tests/report): two demos on two warehouses, and the default.
+    monkeypatch.setattr(evalhouse.report, "write_weekly_report", write_weekly_report)
+    for db in (tmp_path / "a" / "w.duckdb", tmp_path / "b" / "w.duckdb", DEFAULT_DB):
+        operations.write_this_weeks_report(Settings(db, tmp_path / "landing"), out=io.StringIO())
+    assert written == [tmp_path / "a" / "reports", tmp_path / "b" / "reports", PROJECT_ROOT / "reports"]
 
 
 def _name(path: str) -> str:
