@@ -74,7 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     report.set_defaults(handler=_report)
 
     demo = commands.add_parser("demo", parents=[common],
-                               help="generate sample data, ingest it, build, write the latest complete week's report, "
+                               help="generate sample data, ingest it, build, write the latest complete week's report "
+                                    "(in reports/ beside --db, or the project's for the default warehouse), "
                                     "serve the app")
     demo.add_argument("--no-serve", action="store_true", help="stop after the build")
     demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")

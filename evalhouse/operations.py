@@ -12,6 +12,7 @@ import os
 import shutil
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -25,7 +26,7 @@ from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 if TYPE_CHECKING:  # the ingest pipeline (pyarrow, jsonschema: a fifth of a second) is imported where it runs
     from ingest.pipeline import IngestOptions, ProgressFn, RunSummary
 
-REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes its weekly report (git-ignored)
+REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes the default warehouse's report (git-ignored)
 
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
@@ -52,55 +53,90 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
         return result
 
 
-def previously_ingested(db_path: Path) -> list[tuple[str, str]]:
-    """(path, checksum) of every file the warehouse holds records from, as its manifest recorded them."""
+@dataclass(frozen=True)
+class IngestedFile:
+    """A file the manifest says was ingested, and the options it was ingested with."""
+
+    path: str
+    sha256: str
+    strict: bool
+    forced_format: str | None
+
+
+@dataclass(frozen=True)
+class IngestRun:
+    """Inputs ingested together, with one set of options (None: the defaults)."""
+
+    paths: tuple[str, ...]
+    options: IngestOptions | None = None
+
+
+def previously_ingested(db_path: Path) -> list[IngestedFile]:
+    """Every file the warehouse holds records from, with its checksum and options as its manifest recorded
+    them, in the order they were first ingested."""
     if not db_path.exists():
         return []
     with duckdb.connect(str(db_path), read_only=True) as con:
         rows = con.execute(
-            "select source_path, file_sha256 from raw.ingest_files where status <> 'failed' "
-            "group by source_path, file_sha256 order by source_path"
+            "select source_path, file_sha256, strict, forced_format from raw.ingest_files where status <> 'failed' "
+            "group by source_path, file_sha256, strict, forced_format "
+            "order by min(started_at), source_path"
         ).fetchall()
-    return [(path, sha) for path, sha in rows]
+    return [IngestedFile(*row) for row in rows]
 
 
 def rebuild(settings: Settings, *, out=None) -> bool:
-    """A fresh warehouse from every file ingested before plus the landing folder; reports changed and vanished files."""
-    from ingest.sources import file_sha256
+    """A fresh warehouse from every file ingested before, each with the options it was ingested with (--strict
+    and --format decide what loads), plus the landing folder; reports changed and vanished files."""
+    from ingest.pipeline import IngestOptions
+    from ingest.sources import expand_paths, file_sha256
 
     out = out or sys.stdout
-    inputs: list[str] = []
+    runs: list[IngestRun] = []
     # The working copy knows every ingest, including those no build has published yet.
     manifest = working_copy(settings.db_path) if working_copy(settings.db_path).exists() else settings.db_path
-    for path, sha in previously_ingested(manifest):
-        if Path(path).is_relative_to(settings.landing):
-            continue  # the landing folder is read whole below
-        if not Path(path).exists():
-            print(f"vanished: {path} (its records are not in the rebuilt warehouse)", file=out)
+    ingested = previously_ingested(manifest)
+    loaded_shas: dict[str, set[str]] = {}
+    for entry in ingested:
+        loaded_shas.setdefault(entry.path, set()).add(entry.sha256)
+    current: dict[str, str | None] = {}
+    for entry in ingested:
+        path = Path(entry.path)
+        in_landing = path.is_relative_to(settings.landing)  # the app and the API write there: no news to report
+        if entry.path not in current:
+            current[entry.path] = file_sha256(path)[0] if path.exists() else None
+            if current[entry.path] is None and not in_landing:
+                print(f"vanished: {path} (its records are not in the rebuilt warehouse)", file=out)
+            elif current[entry.path] not in loaded_shas[entry.path] and not in_landing:
+                print(f"changed: {path} (its current content is loaded, not what was loaded before)", file=out)
+        if current[entry.path] is None:
             continue
-        if file_sha256(Path(path))[0] != sha:
-            print(f"changed: {path} (its current content is loaded, not what was loaded before)", file=out)
-        inputs.append(path)
-    if settings.landing.exists():
-        inputs.append(str(settings.landing))
-    return fresh_build(settings, inputs, out=out)
+        options = IngestOptions(strict=entry.strict, forced_format=entry.forced_format)
+        if runs and runs[-1].options == options:
+            runs[-1] = IngestRun((*runs[-1].paths, entry.path), options)
+        else:
+            runs.append(IngestRun((entry.path,), options))
+    if settings.landing.exists():  # what the manifest does not know yet, with the defaults
+        new = tuple(str(p) for p in expand_paths([str(settings.landing)]) if str(p) not in loaded_shas)
+        if new:
+            runs.append(IngestRun(new))
+    return fresh_build(settings, runs, out=out)
 
 
-def fresh_build(settings: Settings, inputs: Sequence[str], *, out=None) -> bool:
-    """A new working copy from `inputs` alone, built, and published if the build passed."""
+def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None) -> bool:
+    """A new working copy from `runs` alone, in order, built, and published if the build passed."""
     from ingest.cli import Progress, print_summary
     from ingest.pipeline import IngestOptions, ingest_paths
 
     out = out or sys.stdout
     with writer_lock(settings.db_path, "rebuild"):
         work = prepare_working_copy(settings.db_path, fresh=True)
-        if inputs:
-            summary = ingest_paths(inputs, work, IngestOptions(), Progress())
-            print_summary(summary, "table", out)
-        else:
-            from ingest.load import RawStore
+        from ingest.load import RawStore
 
-            RawStore(work).close()
+        RawStore(work).close()  # the raw tables exist even when there is nothing to ingest
+        for run in runs:
+            summary = ingest_paths(run.paths, work, run.options or IngestOptions(), Progress())
+            print_summary(summary, "table", out)
         result = build_warehouse(work)
         if not result.ok:
             print("dbt build failed; the published warehouse is unchanged:", *result.failures, sep="\n  ", file=out)
@@ -125,7 +161,7 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     summary = generate_demo(demo_dir, seed=DEFAULT_SEED if seed is None else seed, end_date=end_date)
     print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records, "
           f"{summary.weeks[0]} to {summary.weeks[-1]}, last day {summary.end_date})", file=out)
-    if not fresh_build(settings, [str(settings.landing)], out=out):
+    if not fresh_build(settings, [IngestRun((str(settings.landing),))], out=out):
         return 1
     write_this_weeks_report(settings, out=out)
     if serve_app:
@@ -133,15 +169,22 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     return 0
 
 
+def reports_dir(settings: Settings) -> Path:
+    """Where `evalhouse demo` writes its report: the project's reports/ for the default warehouse, else a reports/
+    folder beside the warehouse file, so that demos on other warehouses never overwrite each other's report."""
+    return REPORTS_DIR if settings.db_path == DEFAULT_DB else settings.db_path.parent / "reports"
+
+
 def write_this_weeks_report(settings: Settings, *, out=None, now: dt.datetime | None = None) -> Path | None:
     """The weekly quality report for the latest complete week with results (a week in progress, marked so, only
-    when none is complete), as reports/weekly_<YYYY-Www>.html. now None: the clock (UTC)."""
+    when none is complete), as weekly_<YYYY-Www>.html in reports_dir(settings). now None: the clock (UTC)."""
     from evalhouse.report import ReportError, write_weekly_report
 
     out = out or sys.stdout
     db = None if settings.db_path == DEFAULT_DB else str(settings.db_path)
     try:
-        path = write_weekly_report(settings.db_path, REPORTS_DIR, db=db, relative_to=PROJECT_ROOT, now=now)
+        path = write_weekly_report(settings.db_path, reports_dir(settings), db=db, relative_to=PROJECT_ROOT,
+                                   now=now)
     except ReportError as exc:
         print(f"no weekly report: {exc}", file=out)
         return None

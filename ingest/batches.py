@@ -22,8 +22,11 @@ import pyarrow as pa
 
 from ingest import arrow_files
 from ingest.classify import ACCEPT, BLANK, ClassifyOptions, classify
-from ingest.sources import PREVIEW_BYTES, LinesChunk, RawRecord
+from ingest.sources import PREVIEW_BYTES, UTF8_BOM, LinesChunk, RawRecord
 from ingest.validate import Validators
+
+# The compatibility repair of a file that starts with a UTF-8 byte-order mark (README "Compatibility repairs").
+BOM_REPAIR = "utf8_bom_removed"
 
 # What a row knows by itself; the file's path, checksum, batch and time are added when the file is loaded.
 RECORD_ROW = pa.schema([
@@ -107,6 +110,10 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
     rejected: dict[str, list] = {name: [] for name in QUARANTINE_ROW.names}
     out = BatchTables()
     for raw in records:
+        bom = raw.line == 1 and raw.data.startswith(UTF8_BOM)
+        if bom and not options.strict:  # under --strict the record keeps its mark and is refused for it
+            raw = RawRecord(1, raw.offset + len(UTF8_BOM), raw.data[len(UTF8_BOM):], raw.size - len(UTF8_BOM),
+                            raw.oversized, raw.unterminated)
         outcome = classify(raw, options, validators)
         if outcome[0] == BLANK:
             out.n_blank += 1
@@ -114,6 +121,8 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
         out.n_records += 1
         if outcome[0] == ACCEPT:
             _, sha, format_name, key, version, repairs = outcome
+            if bom:  # counted on the record it was removed from, like every repair, so every count agrees
+                repairs = (*repairs, BOM_REPAIR)
             rows = accepted.get(format_name)
             if rows is None:
                 rows = accepted[format_name] = []

@@ -16,6 +16,7 @@ from typing import Any
 
 from ingest.detect import describe_unknown, detect_format
 from ingest.formats import FORMATS
+from ingest.formats.base import RecordFormat
 from ingest.parse import ParseFailure, parse_record
 from ingest.sources import RawRecord
 from ingest.validate import Validators
@@ -49,11 +50,24 @@ def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -
         key = fmt.natural_key(parsed)  # before validation: repairs may edit the parsed record
         verdict = validators.validate(parsed, fmt, strict=options.strict, versions=versions)
         if not verdict.ok:
-            return (REJECT, sha, fmt.name, declared, verdict.kind or "schema", verdict.pointer, verdict.message or "")
+            message = verdict.message or ""
+            if forced is not None:
+                message += _detection_hint(parsed, forced)
+            return (REJECT, sha, fmt.name, declared, verdict.kind or "schema", verdict.pointer, message)
         return (ACCEPT, sha, fmt.name, key, declared, verdict.repairs)
     except Exception as exc:  # noqa: BLE001 - one record must never stop the file
         return (REJECT, sha, forced.name if forced else None, None, "internal_error", None,
                 f"evalhouse could not process this record ({type(exc).__name__}: {exc}); please report it")
+
+
+def _detection_hint(record: dict[str, Any], forced: RecordFormat) -> str:
+    """When a forced format refuses a record that detection would give another format, say so: the refusal is
+    more likely the wrong --format than a bad record."""
+    detected = detect_format(record)
+    if detected is None or detected is forced:
+        return ""
+    return (f". Detection finds {detected.name}, not {forced.name}: drop --format to load it as {detected.name}, "
+            f"or check that --format {forced.name} is the format you meant")
 
 
 def classify_batch(batch: list[RawRecord], options: ClassifyOptions, validators: Validators) -> list[Outcome]:

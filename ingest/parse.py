@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 
 from ingest.pointer import to_pointer
-from ingest.sources import RawRecord
+from ingest.sources import UTF8_BOM, RawRecord
 
 MAX_DEPTH = 1024  # orjson's own nesting limit
 
@@ -42,6 +42,13 @@ def parse_record(raw: RawRecord, max_record_bytes: int) -> dict[str, Any] | Pars
             "it was not read (raise the limit with --max-record-bytes if it is genuine)",
         )
     data = raw.data
+    if raw.line == 1 and data.startswith(UTF8_BOM):  # only under --strict: otherwise ingest/batches.py removed it
+        return ParseFailure(
+            "byte_order_mark",
+            "the file starts with a UTF-8 byte-order mark, which is not part of JSON; --strict makes no "
+            "compatibility repairs, so this first record is refused. Save the file as UTF-8 without a BOM, or "
+            "ingest it without --strict (the mark is then removed and counted as the repair utf8_bom_removed)",
+        )
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:

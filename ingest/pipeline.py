@@ -23,7 +23,6 @@ from ingest.formats.base import RecordFormat
 from ingest.load import FileRow, FileStaging, KnownKey, RawStore
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
-    UTF8_BOM,
     LinesChunk,
     RawRecord,
     SourceError,
@@ -195,14 +194,7 @@ class _FileLoad:
             self.progress(self.path, self.file_bytes, self.file_bytes)
 
     def _units(self) -> Iterator[LinesChunk | RawRecord]:
-        for unit in read_units(self.path, self.options.max_record_bytes):
-            if isinstance(unit, LinesChunk) and unit.first_line == 1 and unit.data.startswith(UTF8_BOM):
-                self.repairs[("file", "utf8_bom_removed")] += 1
-                unit = LinesChunk(1, unit.offset + 3, unit.data[3:])
-            elif isinstance(unit, RawRecord) and unit.line == 1 and unit.data.startswith(UTF8_BOM):
-                self.repairs[("file", "utf8_bom_removed")] += 1
-                unit = RawRecord(1, unit.offset + 3, unit.data[3:], unit.size - 3, unit.oversized, unit.unterminated)
-            yield unit
+        yield from read_units(self.path, self.options.max_record_bytes)  # a leading BOM: ingest/batches.py
 
     def _stage(self, tables: BatchTables) -> None:
         rejected = tables.rejected
@@ -230,7 +222,10 @@ class _FileLoad:
     def _stage_quarantine(self, rejected: pa.Table) -> None:
         if rejected.num_rows == 0:
             return
-        for format_name, n in Counter(f or "unknown" for f in rejected.column("format").to_pylist()).items():
+        # "unknown" is a record of no known format; a line that did not parse, or a file-level row, has none.
+        labels = (f or ("unknown" if kind == "unknown_format" else "unparsed")
+                  for f, kind in zip(rejected.column("format").to_pylist(), rejected.column("error_kind").to_pylist()))
+        for format_name, n in Counter(labels).items():
             self.counts[format_name].quarantined += n
         self.staging.append("quarantine", rejected)
 

@@ -269,7 +269,7 @@ def _read_document(handle: BinaryIO, max_record_bytes: int) -> Iterator[RawRecor
     body = head[len(UTF8_BOM):] if head.startswith(UTF8_BOM) else head
     first = body.lstrip()[:1]
     if first == b"[":
-        yield from _ArraySplitter(handle, head, max_record_bytes).records()
+        yield from _ArraySplitter(handle, head, max_record_bytes, bom=body is not head).records()
         return
     # A single document (or something that is not JSON: the parser will say so).
     data = bytearray(head)
@@ -297,8 +297,9 @@ class _ArraySplitter:
     _STRUCTURAL = re.compile(rb'["\[\]{},]')
     _IN_STRING = re.compile(rb'["\\]')
 
-    def __init__(self, handle: BinaryIO, head: bytes, max_record_bytes: int) -> None:
+    def __init__(self, handle: BinaryIO, head: bytes, max_record_bytes: int, *, bom: bool = False) -> None:
         self.handle = handle
+        self.bom = bom  # the file starts with a UTF-8 byte-order mark: it goes with the first element
         self.buf = head
         self.base = 0  # stream offset of buf[0]
         self.max = max_record_bytes
@@ -331,6 +332,8 @@ class _ArraySplitter:
             data = raw.lstrip()
             skipped = len(raw) - len(data)
             data = data.rstrip()
+            if index == 1 and self.bom:  # so that it is repaired, or refused under --strict, as a JSONL file's
+                return RawRecord(1, elem_offset + skipped - len(UTF8_BOM), UTF8_BOM + data, len(data) + len(UTF8_BOM))
             return RawRecord(index, elem_offset + skipped, data, len(data))
 
         while True:
@@ -348,6 +351,11 @@ class _ArraySplitter:
                         record = element(len(self.buf))
                         yield RawRecord(record.line, record.offset, record.data, record.size,
                                         record.oversized, unterminated=True)
+                    if depth == 1 and not string:
+                        # Cut between elements (a writer killed after its last comma or element): every element
+                        # read may be whole, so without this nothing would say the rest of the array is missing.
+                        # A cut inside an element is that element's own `truncated` row.
+                        raise SourceError("truncated", _unclosed_array(index))
                     return
                 continue
             ch, pos = m.group(), m.end()
@@ -380,6 +388,15 @@ class _ArraySplitter:
                 pos = elem_start = 0
                 elem_offset = self.base
                 preview = None
+
+
+def _unclosed_array(n_elements: int) -> str:
+    after = f"after element {n_elements}" if n_elements else "before its first element"
+    return (
+        f"the array is not closed {after}: the file was cut short (an interrupted write?), so any elements "
+        "that followed are missing; the elements before the cut are loaded. Write the file again in full "
+        "(a complete array ends with `]`) and ingest it again: the elements already loaded are skipped"
+    )
 
 
 Reader = Callable[[Path, int], Iterator[RawRecord]]

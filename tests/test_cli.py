@@ -21,10 +21,13 @@ def _run(capsys, *args: str) -> tuple[int, str, str]:
 
 
 def test_ingest_exits_0_when_the_run_completed_even_with_quarantined_lines(tmp_path, capsys):
-    path = write_lines(tmp_path / "a.jsonl", [instance_record(), "{bad json", eval_form_record()])
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(), "{bad json", eval_form_record(), {"foo": 1}])
     code, out, _ = _run(capsys, "--db", str(tmp_path / "w.duckdb"), "ingest", str(path))
     assert code == 0
-    assert "eee_instance" in out and "eval_form" in out and "unknown" in out
+    rows = {line.split()[0]: line.split()[1:] for line in out.splitlines()[2:] if line.strip()}
+    assert "eee_instance" in rows and "eval_form" in rows
+    # A line that did not parse is not filed under "unknown", the word of a record of no known format.
+    assert rows["unparsed"][-2:] == ["1", "0"] and rows["unknown"][-2:] == ["1", "0"]
     assert "raw.quarantine" in out
 
 
@@ -130,10 +133,10 @@ def test_demo_end_date_sets_the_sample_datas_last_day(tmp_path, capsys, monkeypa
     # Only the generator is under test here: the build that would follow is recorded, not run, and reports a
     # failure, so the demo stops there (exit 1) instead of writing a report and serving.
     monkeypatch.setattr(evalhouse.operations, "fresh_build",
-                        lambda settings, inputs, out: built.append(inputs) or False)
+                        lambda settings, runs, out: built.append(runs) or False)
     code, out, _ = _run(capsys, "--db", str(tmp_path / "demo.duckdb"), "--landing", str(tmp_path / "landing"),
                         "demo", "--no-serve", "--end-date", "2026-11-21")
-    assert code == 1 and built == [[str(tmp_path / "landing")]]
+    assert code == 1 and built == [[evalhouse.operations.IngestRun((str(tmp_path / "landing"),))]]
     assert "2026-W40 to 2026-W47, last day 2026-11-21" in out
     assert (tmp_path / "landing" / "demo" / "eval_forms" / "eval_forms_2026-W47.jsonl").exists()
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import gzip
 import json
 
+import pytest
+
 from tests.conftest import instance_record, write_lines
 
 
@@ -39,15 +41,46 @@ def test_blank_lines_are_skipped_and_counted_not_quarantined(warehouse, tmp_path
     assert warehouse.quarantine() == []
 
 
-def test_utf8_byte_order_mark_is_removed_and_counted_as_a_file_repair(warehouse, tmp_path):
+@pytest.fixture(params=["jsonl", "json"])
+def bom_file(tmp_path, request):
     good = _good(2)
-    path = tmp_path / "bom.jsonl"
-    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(good[0]).encode() + b"\n" + json.dumps(good[1]).encode() + b"\n")
-    warehouse.ingest(path)
+    path = tmp_path / f"bom.{request.param}"
+    if request.param == "jsonl":
+        path.write_bytes(b"\xef\xbb\xbf" + json.dumps(good[0]).encode() + b"\n" + json.dumps(good[1]).encode() + b"\n")
+    else:  # an array: the mark is before its `[`
+        path.write_bytes(b"\xef\xbb\xbf" + json.dumps(good, indent=1).encode())
+    return path
+
+
+def test_utf8_byte_order_mark_is_removed_and_counted_as_a_repair_of_the_first_record(warehouse, bom_file):
+    summary = warehouse.ingest(bom_file)
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
     # The stored text is the record without the mark (it is not part of the record).
     assert not warehouse.scalar("select record_json from raw.eee_instance where source_line = 1").startswith("\ufeff")
-    assert warehouse.rows("select format, repair, n_records from raw.ingest_repairs") == [("file", "utf8_bom_removed", 1)]
+    # One record was repaired, and every count says so: the CLI's "repaired" column, the manifest's n_repaired
+    # (fct_ingested_files) and the repairs table (fct_compatibility_repairs).
+    assert summary.by_format()["eee_instance"].repaired == 1
+    assert warehouse.scalar("select n_repaired from raw.ingest_files") == 1
+    assert warehouse.rows("select format, repair, n_records from raw.ingest_repairs") == [
+        ("eee_instance", "utf8_bom_removed", 1)
+    ]
+    assert warehouse.rows("select source_line, repairs from raw.eee_instance order by 1") == [
+        (1, '["utf8_bom_removed"]'), (2, None)
+    ]
+    # Offsets still point into the file as it is, mark included.
+    assert warehouse.scalar("select byte_offset from raw.eee_instance where source_line = 1") == (
+        bom_file.read_bytes().index(b"{"))
+
+
+def test_strict_refuses_the_record_behind_a_byte_order_mark_and_repairs_nothing(warehouse, bom_file):
+    summary = warehouse.ingest(bom_file, strict=True)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["source_line"]) == ("byte_order_mark", 1)
+    assert "starts with a UTF-8 byte-order mark" in row["error_message"] and "--strict" in row["error_message"]
+    assert warehouse.rows("select source_line from raw.eee_instance") == [(2,)]
+    assert warehouse.rows("select * from raw.ingest_repairs") == []
+    assert warehouse.scalar("select n_repaired from raw.ingest_files") == 0
+    assert summary.by_format()["unparsed"].quarantined == 1
 
 
 def test_invalid_utf8_is_quarantined_with_the_offending_byte(warehouse, tmp_path):
@@ -173,6 +206,43 @@ def test_a_damaged_gzip_stream_keeps_the_lines_before_the_damage(warehouse, tmp_
     kinds = {r["error_kind"] for r in warehouse.quarantine()}
     assert 0 < loaded < 200
     assert "corrupt_gzip" in kinds
+
+
+@pytest.mark.parametrize("ending", [",\n", "", ",", "\n  "], ids=["comma-newline", "element", "comma", "blank"])
+def test_a_json_array_cut_between_elements_keeps_them_and_says_the_file_was_cut(warehouse, tmp_path, ending):
+    # A streaming writer killed between elements: every element read is whole, and only the missing `]` says
+    # that the rest of the array is gone.
+    first, second = (json.dumps(r) for r in _good(2))
+    path = tmp_path / "cut.json"
+    path.write_text(f"[{first},\n{second}{ending}")
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "loaded"
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["source_line"], row["format"]) == ("truncated", 3, None)
+    assert "not closed after element 2" in row["error_message"]
+    assert "cut short" in row["error_message"] and "ingest it again" in row["error_message"]
+    assert warehouse.rows("select n_accepted, n_quarantined, message is not null from raw.ingest_files") == [
+        (2, 1, True)
+    ]
+
+
+def test_a_json_array_cut_inside_an_element_is_only_that_elements_truncated_row(warehouse, tmp_path):
+    first, second = (json.dumps(r) for r in _good(2))
+    path = tmp_path / "cut.json"
+    path.write_text(f"[{first},\n{second[:40]}")
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["source_line"]) == ("truncated", 2)
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 1
+
+
+def test_a_json_array_that_is_only_its_opening_bracket_is_unreadable(warehouse, tmp_path):
+    path = tmp_path / "bracket.json"
+    path.write_text("[\n")
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "unreadable"
+    assert "not closed before its first element" in _only_quarantined(warehouse)["error_message"]
 
 
 def test_an_unknown_shape_is_quarantined_as_such_not_guessed(warehouse, tmp_path):

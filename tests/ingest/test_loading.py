@@ -138,6 +138,22 @@ def test_forcing_a_format_validates_against_it_instead_of_detecting(warehouse, t
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 0
 
 
+def test_a_forced_format_that_refuses_a_record_says_which_format_detection_finds(warehouse, tmp_path):
+    # The refusal alone ("AIF eval form version '0.2.0' has no schema here") reads as a bad record; the cause
+    # is the --format.
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(), instance_record(sample_id=None)])
+    warehouse.ingest(path, forced_format="eval_form")
+    first = warehouse.quarantine()[0]["error_message"]
+    assert "has no schema here" in first
+    assert "Detection finds eee_instance, not eval_form: drop --format" in first
+    # A record that fails the format detection also finds gets no such hint: its own error is the news.
+    other = tmp_path / "b.jsonl"
+    write_lines(other, [instance_record(sample_id=None)])
+    warehouse.ingest(other, forced_format="eee_instance")
+    rows = [r for r in warehouse.quarantine() if r["source_path"] == str(other)]
+    assert rows and rows[0]["error_kind"] == "schema" and "Detection finds" not in rows[0]["error_message"]
+
+
 def test_a_bug_costs_one_file_not_the_run_and_leaves_nothing_of_it(warehouse, tmp_path, monkeypatch):
     good = write_lines(tmp_path / "a_good.jsonl", [instance_record()])
     bad = write_lines(tmp_path / "b_bad.jsonl", [instance_record(sample_id="x"), instance_record(sample_id="y")])

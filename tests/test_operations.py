@@ -1,0 +1,110 @@
+"""`evalhouse rebuild` recreates the warehouse that the files and their recorded ingest options give, and
+`evalhouse demo` writes its report beside the warehouse it was given."""
+
+from __future__ import annotations
+
+import io
+
+import duckdb
+import pytest
+
+from evalhouse import operations
+from evalhouse.build import BuildResult
+from evalhouse.publish import working_copy
+from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
+from ingest.pipeline import IngestOptions
+from tests.conftest import instance_record, write_lines
+
+RAW_ROWS = "select source_path, source_line, record_sha256, repairs from raw.eee_instance order by 1, 2"
+QUARANTINE = ("select source_path, source_line, format, error_kind, error_pointer, error_message "
+              "from raw.quarantine order by 1, 2")
+MANIFEST = ("select source_path, status, n_accepted, n_repaired, n_quarantined, strict, forced_format "
+            "from raw.ingest_files order by 1")
+
+
+@pytest.fixture
+def settings(tmp_path) -> Settings:
+    return Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+
+
+@pytest.fixture
+def no_dbt(monkeypatch) -> None:
+    """The ingest half of a rebuild is under test; dbt's half is `evalhouse build`'s (tests/test_build_state.py)."""
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: BuildResult(True, (), ()))
+
+
+def _repairable(**changes) -> dict:
+    """A single-turn record that also carries its transcript: refused under --strict, repaired otherwise."""
+    return instance_record(interactions=[{"role": "user", "content": "What is 2 + 3?", "turn_idx": 0}], **changes)
+
+
+def _state(db) -> dict[str, list[tuple]]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        return {sql: con.execute(sql).fetchall() for sql in (RAW_ROWS, QUARANTINE, MANIFEST)}
+
+
+def test_a_rebuild_ingests_each_file_with_the_strict_and_format_it_was_ingested_with(settings, tmp_path, no_dbt):
+    strict_file = write_lines(tmp_path / "in" / "strict.jsonl",
+                              [_repairable(sample_id="a"), instance_record(sample_id="b")])
+    forced_file = write_lines(tmp_path / "in" / "forced.jsonl", [instance_record(sample_id="c")])
+    plain_file = write_lines(tmp_path / "in" / "plain.jsonl", [_repairable(sample_id="d")])
+    landed = write_lines(settings.landing / "review.jsonl", [_repairable(sample_id="e")])
+    operations.ingest(settings, [strict_file], IngestOptions(strict=True))
+    operations.ingest(settings, [forced_file], IngestOptions(forced_format="eval_form"))
+    operations.ingest(settings, [plain_file])
+    operations.ingest(settings, [landed], IngestOptions(strict=True))
+    before = _state(working_copy(settings.db_path))
+    # What the strict and the forced ingests gave: refusals, where the defaults repair or detect.
+    assert {_name(r[0]): (r[5], r[6], r[2], r[4]) for r in before[MANIFEST]} == {
+        "strict.jsonl": (True, None, 1, 1), "forced.jsonl": (False, "eval_form", 0, 1),
+        "plain.jsonl": (False, None, 1, 0), "review.jsonl": (True, None, 0, 1),
+    }
+
+    write_lines(settings.landing / "new.jsonl", [_repairable(sample_id="f")])  # the manifest does not know it
+    with (tmp_path / "rebuild.log").open("w") as log:
+        assert operations.rebuild(settings, out=log)
+
+    after = _state(settings.db_path)
+    for sql in (RAW_ROWS, QUARANTINE, MANIFEST):
+        assert [r for r in after[sql] if _name(r[0]) != "new.jsonl"] == before[sql], sql
+    # A landing file the manifest does not know loads with the defaults.
+    assert [(r[1], r[3]) for r in after[RAW_ROWS] if _name(r[0]) == "new.jsonl"] == [
+        (1, '["single_turn_transcript_ignored"]')
+    ]
+
+
+def test_a_rebuild_reports_a_vanished_file_and_a_changed_one_once(settings, tmp_path, no_dbt):
+    kept = write_lines(tmp_path / "kept.jsonl", [instance_record(sample_id="a")])
+    gone = write_lines(tmp_path / "gone.jsonl", [instance_record(sample_id="b")])
+    operations.ingest(settings, [kept, gone], IngestOptions(strict=True))
+    write_lines(kept, [instance_record(sample_id="a"), instance_record(sample_id="c")])
+    operations.ingest(settings, [kept], IngestOptions(strict=True))  # appended: loaded again, its new line only
+    write_lines(kept, [instance_record(sample_id="d")])
+    gone.unlink()
+    with (tmp_path / "rebuild.log").open("w") as log:
+        assert operations.rebuild(settings, out=log)
+    lines = (tmp_path / "rebuild.log").read_text().splitlines()
+    assert [line.split(":")[0] for line in lines if line.startswith(("vanished", "changed"))] == [
+        "changed", "vanished"
+    ]
+    assert _state(settings.db_path)[MANIFEST] == [(str(kept.resolve()), "loaded", 1, 0, 0, True, None)]
+
+
+def test_the_demo_report_goes_beside_the_warehouse_it_was_given(tmp_path, monkeypatch):
+    import evalhouse.report
+
+    written = []
+
+    def write_weekly_report(db_path, reports_dir, **_):
+        written.append(reports_dir)
+        return reports_dir / "weekly_2026-W47.html"
+
+    # Which folder is under test, not the report (tests/report): two demos on two warehouses, and the default.
+    monkeypatch.setattr(evalhouse.report, "write_weekly_report", write_weekly_report)
+    for db in (tmp_path / "a" / "w.duckdb", tmp_path / "b" / "w.duckdb", DEFAULT_DB):
+        operations.write_this_weeks_report(Settings(db, tmp_path / "landing"), out=io.StringIO())
+    assert written == [tmp_path / "a" / "reports", tmp_path / "b" / "reports", PROJECT_ROOT / "reports"]
+
+
+def _name(path: str) -> str:
+    return path.rsplit("/", 1)[-1]
