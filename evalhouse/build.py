@@ -20,11 +20,9 @@ unchanged since the build that created it (the fingerprint); their tests still r
 
 from __future__ import annotations
 
-import ctypes
 import hashlib
 import json
 import os
-import signal
 import subprocess
 import sys
 import tempfile
@@ -35,6 +33,7 @@ from pathlib import Path
 
 import duckdb
 
+from evalhouse.lifetime import die_with_parent
 from evalhouse.settings import PROJECT_ROOT
 
 # What decides what the models compute: a change to any of these makes the next build a full one.
@@ -235,15 +234,6 @@ def build_in_process(db_path: Path, *, target: str | None = None, target_path: P
                    exclude_resource_types=plan.exclude_resource_types, write_json=write_json)
 
 
-def _die_with_parent(parent_pid: int) -> bool:
-    """Ask Linux to SIGKILL this process when its parent ends; False if the parent is gone already."""
-    try:
-        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # 1 = PR_SET_PDEATHSIG
-    except (AttributeError, OSError):
-        pass  # not Linux: the parent's end is checked below only
-    return os.getppid() == parent_pid  # checked after prctl: a parent that died before it is caught here
-
-
 def _close_kept_open() -> str | None:
     """Close the warehouse file dbt kept open for the whole build (the `build` target's keep_open), which writes
     its write-ahead log into it (DuckDB's checkpoint on close). Returns why that failed, or None: a build whose
@@ -264,7 +254,7 @@ def _close_kept_open() -> str | None:
 
 def _main(argv: Sequence[str]) -> int:
     db_path, result_file = Path(argv[0]), Path(argv[1])
-    if len(argv) > 2 and not _die_with_parent(int(argv[2])):
+    if len(argv) > 2 and not die_with_parent(int(argv[2])):
         return 1  # the `evalhouse build` that started this is gone: nothing may be published
     # No manifest.json or run_results.json: writing the manifest alone took half a second of every build.
     result = build_in_process(db_path, target="build", write_json=False)

@@ -17,6 +17,7 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 
+from evalhouse.lifetime import die_with_parent
 from ingest.allocator import keep_freed_memory
 from ingest.batches import BatchTables, tables_for
 from ingest.classify import ClassifyOptions
@@ -37,6 +38,14 @@ def _validators_in_worker() -> Validators:
     return _worker_validators
 
 
+def _start_worker(parent_pid: int) -> None:
+    """Each worker's first act: end with the ingest process, so that a killed ingest leaves no worker behind
+    waiting on its pipe (test_crash.py), and keep freed buffers for reuse."""
+    if not die_with_parent(parent_pid):
+        os._exit(1)  # the ingest is gone already: nothing will read this worker's tables
+    keep_freed_memory()
+
+
 def _tables_in_worker(unit: Unit, options: ClassifyOptions, file_sha: str, parts: Path) -> BatchTables:
     return tables_for(unit, options, _validators_in_worker(), file_sha, parts)
 
@@ -52,7 +61,7 @@ class Classifier:
             # spawn, not fork: the ingest process holds a DuckDB connection and threads.
             context = multiprocessing.get_context("spawn")
             self.pool = ProcessPoolExecutor(max_workers=processes, mp_context=context,
-                                            initializer=keep_freed_memory)
+                                            initializer=_start_worker, initargs=(os.getpid(),))
             self.window = processes * 2
             for _ in range(processes):  # start them now: they start and import while the file is checksummed
                 self.pool.submit(_validators_in_worker)

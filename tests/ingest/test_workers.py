@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import signal
+import subprocess
 import sys
+import time
+from pathlib import Path
 
 import pytest
 
@@ -83,3 +88,55 @@ def test_if_the_workers_cannot_start_the_records_are_classified_in_process(tmp_p
 @pytest.mark.skipif(sys.platform != "linux", reason="glibc's mallopt: Linux only")
 def test_the_workers_allocator_setting_takes_effect_on_linux():
     assert keep_freed_memory() is True  # a worker that could not set it would still classify, only slower
+
+
+def _child_pids(pid: int) -> list[int]:
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as children:
+            found += [int(child) for child in children.read().split()]
+    return found
+
+
+def _running(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and relies on PR_SET_PDEATHSIG")
+def test_the_workers_of_a_killed_ingest_end_with_it():
+    """SIGKILL to the ingest leaves no classification worker behind: they waited on its pipe for ever, a core's
+    worth of processes per killed run."""
+    script = (
+        "import sys, time\n"
+        "from ingest.classify import ClassifyOptions\n"
+        "from ingest.workers import Classifier\n"
+        "Classifier(ClassifyOptions(False, None, 1 << 20), processes=2)\n"
+        "print('ready', flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    ingest = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        assert ingest.stdout.readline().strip() == "ready"
+        deadline = time.monotonic() + 60
+        workers: list[int] = []
+        while time.monotonic() < deadline:
+            workers = [pid for pid in _child_pids(ingest.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+            if len(workers) == 2:
+                break
+            time.sleep(0.05)
+        assert len(workers) == 2, "the pool never started its two workers"
+        time.sleep(0.5)  # past the workers' initializer
+    finally:
+        ingest.kill()
+        ingest.wait()
+    deadline = time.monotonic() + 10
+    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [pid for pid in workers if _running(pid)]
+    for pid in left:
+        os.kill(pid, signal.SIGKILL)  # do not leak them from the test either
+    assert not left, "classification workers outlived the killed ingest"
