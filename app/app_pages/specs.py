@@ -1,5 +1,6 @@
 """Specs: per evaluation spec (a draft-standard evaluation specification or an ADP suite) and model, the composite
-score and the promotion decision week by week, and each component with its interval and threshold."""
+score with its interval and the promotion decision week by week, and each component with its interval and threshold
+in the chosen week: the values that week's decision was made on."""
 
 import altair as alt
 import pandas as pd
@@ -40,8 +41,9 @@ spec = frame[frame["spec_id"] == spec_id].iloc[0]
 
 decisions = db.query(
     """
-    select model_id, week_start, aggregation_method, composite_score, promotion_threshold, composite_meets_threshold,
-           is_promoted, failing_components, n_failing_components, missing_components, n_components,
+    select model_id, week_start, aggregation_method, composite_score, composite_se, composite_ci_low,
+           composite_ci_high, n_composite_samples, promotion_threshold, composite_meets_threshold, is_within_noise,
+           is_promoted, decision_status, failing_components, n_failing_components, missing_components, n_components,
            n_components_scored, n_trials
     from marts.fct_promotion_decisions
     where spec_id = ?
@@ -49,18 +51,7 @@ decisions = db.query(
     """,
     [spec_id],
 )
-scores = db.query(
-    """
-    select model_id, component_id, component_kind, metric, component_index, normalization, raw_value,
-           normalized_value, ci_low, ci_high, interval_method, weight, stated_weight, threshold, normalized_threshold,
-           threshold_direction, meets_threshold, n, n_trials, computed_raw_value, n_computed_samples, n_disagreements
-    from marts.fct_spec_scores
-    where spec_id = ?
-    order by component_index, model_id
-    """,
-    [spec_id],
-)
-c.notes(decisions, scores)
+c.notes(decisions)
 
 decision_weeks = sorted({c.to_date(w) for w in decisions.frame["week_start"]}, reverse=True) \
     if not decisions.frame.empty else []
@@ -122,37 +113,63 @@ else:
             reasons.append("n/a: the spec defines no composite")
         return "; ".join(reasons) or "composite reaches the threshold and every component its own"
 
+    def _noise(row: pd.Series) -> str:
+        if c.is_na(row["promotion_threshold"]):
+            return "n/a: no threshold"
+        if c.is_na(row["is_within_noise"]):
+            return "n/a: no interval"
+        return "within noise of the threshold" if c.is_true(row["is_within_noise"]) else "clear of the threshold"
+
     now["decision"] = now.apply(_decision, axis=1)
     now["why"] = now.apply(_why, axis=1)
+    now["noise"] = now.apply(_noise, axis=1)
+    now["composite_shown"] = [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
+                              zip(now["composite_score"], now["composite_ci_low"], now["composite_ci_high"])]
     st.caption(c.week_caption(week, decision_weeks) + " Component thresholds and the composite use that week's "
-               "results only.")
+               "results only. The composite's 95% interval takes the sample as the unit; where it holds the "
+               "threshold the verdict is within noise: the spec's rule still decides, but next week's samples may "
+               "not agree. No interval where the composite weighs a latency percentile or has no composite.")
+    within = now[now["is_within_noise"].map(c.is_true) & now["n_failing_components"].eq(0)]
+    if not within.empty:
+        st.info(f"{len(within)} of {len(now)} verdict(s) in {c.iso_week(week)} are within noise of the threshold: "
+                + ", ".join(f"{m} ({d}, {v})" for m, d, v in
+                            zip(within["model_id"], within["decision"], within["composite_shown"]))
+                + ".", icon=":material/info:")
     scored = now.dropna(subset=["composite_score"])
     if not scored.empty:
         threshold = spec["promotion_threshold"]
+        tooltip = ["model_id", alt.Tooltip("composite_shown:N", title="composite [95% interval]"), "decision",
+                   alt.Tooltip("noise:N", title="against the threshold"), "why",
+                   alt.Tooltip("n_composite_samples:Q", title="n samples"),
+                   alt.Tooltip("n_trials:Q", title="n results"),
+                   alt.Tooltip("n_components_scored:Q", title="components scored")]
         bars = alt.Chart(scored).mark_bar().encode(
             y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
-            x=alt.X("composite_score:Q", title="composite score (0 to 1)",
+            x=alt.X("composite_score:Q", title="composite score (0 to 1), 95% interval",
                     scale=alt.Scale(domain=[0, max(1.0, float(scored["composite_score"].max()))])),
             color=alt.Color("decision:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["promote", "do not promote", "undefined"],
                                             range=["#4c9f70", "#d1495b", "#999999"])),
-            tooltip=["model_id", alt.Tooltip("composite_score:Q", format=".3f"), "decision", "why",
-                     alt.Tooltip("n_trials:Q", title="n results"),
-                     alt.Tooltip("n_components_scored:Q", title="components scored")],
+            tooltip=tooltip,
         )
         layers = [bars]
+        with_ci = scored.dropna(subset=["composite_ci_low", "composite_ci_high"])
+        if not with_ci.empty:
+            layers.append(alt.Chart(with_ci).mark_rule(color="black", strokeWidth=2).encode(
+                y="model_id:N", x="composite_ci_low:Q", x2="composite_ci_high:Q", tooltip=tooltip))
         if not c.is_na(threshold):
             layers.append(alt.Chart(scored).mark_rule(color="black", strokeDash=[4, 4]).encode(
                 x=alt.datum(float(threshold))))
         c.show_chart(alt.layer(*layers).properties(height={"step": 34}, title=c.title(
             f"Which models may be promoted on {spec_id} ({c.iso_week(week)})?",
-            "Dashed: the promotion threshold. A model above it is still not promoted when a component misses its own "
-            "threshold (see why).")))
+            "Dashed: the promotion threshold; black: the composite's 95% interval. A model above the threshold is "
+            "still not promoted when a component misses its own threshold (see why).")))
     st.dataframe(
         pd.DataFrame({
             "model": now["model_id"], "decision": now["decision"],
-            "composite": [c.num(v, 3) for v in now["composite_score"]],
-            "threshold": [c.num(v) for v in now["promotion_threshold"]], "why": now["why"],
+            "composite [95% interval]": now["composite_shown"],
+            "threshold": [c.num(v) for v in now["promotion_threshold"]],
+            "against the threshold": now["noise"], "why": now["why"],
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
             "n results": now["n_trials"],
         }),
@@ -169,18 +186,45 @@ else:
                             legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
             tooltip=["model_id", c.week_tooltip(),
                      alt.Tooltip("composite_score:Q", format=".3f"),
-                     alt.Tooltip("is_promoted:N", title="promoted"), alt.Tooltip("n_trials:Q", title="n results")],
+                     alt.Tooltip("composite_ci_low:Q", title="95% interval from", format=".3f"),
+                     alt.Tooltip("composite_ci_high:Q", title="to", format=".3f"),
+                     alt.Tooltip("is_promoted:N", title="promoted"),
+                     alt.Tooltip("is_within_noise:N", title="within noise of the threshold"),
+                     alt.Tooltip("n_trials:Q", title="n results")],
         )
         layers = [lines]
+        trend_ci = trend.dropna(subset=["composite_ci_low", "composite_ci_high"])
+        if not trend_ci.empty:
+            layers.append(alt.Chart(trend_ci).mark_rule(opacity=0.5).encode(
+                x=c.week_x(trend["week_start"]), y="composite_ci_low:Q", y2="composite_ci_high:Q",
+                color=alt.Color("model_id:N", scale=c.model_colors(), legend=None)))
         if not c.is_na(spec["promotion_threshold"]):
             layers.append(alt.Chart(trend).mark_rule(color="black", strokeDash=[4, 4]).encode(
                 y=alt.datum(float(spec["promotion_threshold"]))))
         c.show_chart(alt.layer(*layers).properties(height=280, title=c.title(
-            f"How has each model's composite on {spec_id} moved week by week?", "Dashed: the promotion threshold.")))
+            f"How has each model's composite on {spec_id} moved week by week?",
+            "Dashed: the promotion threshold; vertical lines: each week's 95% interval.")))
 
-# -- each component --------------------------------------------------------------------------------------------------
-st.subheader("Each component, per model (all weeks)")
-if not c.empty_state(scores, f"component scores for {spec_id}"):
+# -- each component, in the chosen week -------------------------------------------------------------------------------
+# The values the week's decision was made on (fct_spec_scores_weekly): fct_spec_scores pools every week, and a
+# component can miss its threshold there yet meet it in every week's decision.
+st.subheader("Each component, per model" + (f" ({c.iso_week(week)})" if week is not None else ""))
+scores = db.query(
+    """
+    select model_id, component_id, component_kind, metric, component_index, normalization, raw_value,
+           normalized_value, ci_low, ci_high, interval_method, weight, stated_weight, threshold, normalized_threshold,
+           threshold_direction, meets_threshold, n, n_trials, computed_raw_value, n_computed_samples, n_disagreements
+    from marts.fct_spec_scores_weekly
+    where spec_id = ? and week_start = ?
+    order by component_index, model_id
+    """,
+    [spec_id, week],
+) if week is not None else None
+if scores is not None:
+    c.notes(scores)
+if scores is not None and not c.empty_state(scores, f"component scores for {spec_id} in {c.iso_week(week)}"):
+    st.caption("That week's results only: the values its decisions were made on (a component marked as missing "
+               "its threshold here is one the decision names).")
     s = scores.frame.copy()
     s["shown"] = [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
                   zip(s["normalized_value"], s["ci_low"], s["ci_high"])]
@@ -209,7 +253,7 @@ if not c.empty_state(scores, f"component scores for {spec_id}"):
                             header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
             columns=2,
         ).properties(title=c.title(
-            f"How does each model do on each component of {spec_id}?",
+            f"How does each model do on each component of {spec_id} ({c.iso_week(week)})?",
             "Normalised to 0-1 by the component's documented rule; black tick: the component's own threshold."))
         c.show_chart(chart)
     st.dataframe(
@@ -234,10 +278,10 @@ if not c.empty_state(scores, f"component scores for {spec_id}"):
             select model_id, rubric_id, sample_id, reported_score, computed_score, output_text, expected_outputs,
                    source_path, source_line
             from marts.fct_rubric_rescores
-            where spec_id = ? and disagrees
+            where spec_id = ? and week_start = ? and disagrees
             order by model_id, rubric_id, sample_id
             """,
-            [spec_id],
+            [spec_id, week],
         )
         c.notes(rescores)
         if not rescores.frame.empty:

@@ -84,6 +84,44 @@ def test_a_spec_with_no_composite_or_threshold_opens_and_says_so(demo_warehouse,
     assert len(decisions) > 0 and set(decisions["decision"]) == {"undefined"}
 
 
+# -- specs: the chosen week's components, and the composite's interval ----------------------------------------------
+
+def test_the_specs_page_shows_the_weeks_components_and_the_composites_interval(demo_warehouse, app_env):
+    """In 2026-W40 acme/chat-7b fails support_triage_v1 on its composite alone: label_accuracy meets 0.75 that week
+    though it misses it over all weeks pooled. The page shows that week's components (those it marks as missing
+    their threshold are the ones each decision names), each composite with its interval, and which verdicts lie
+    within noise of the threshold."""
+    app_env(demo_warehouse.path)
+    week = dt.date(2026, 9, 28)
+    decisions = demo_warehouse.frame(
+        "select model_id, failing_components, composite_ci_low, is_within_noise from marts.fct_promotion_decisions "
+        "where spec_id = 'support_triage_v1' and week_start = ?", [week])
+    chat7b = decisions.set_index("model_id").loc["acme/chat-7b"]
+    assert chat7b.failing_components == ""
+    assert demo_warehouse.scalar(
+        "select meets_threshold from marts.fct_spec_scores where spec_id = 'support_triage_v1' "
+        "and model_id = 'acme/chat-7b' and component_id = 'label_accuracy'") is False, "the pooled value must differ"
+    at = run_page("specs", {"spec": "support_triage_v1", "week": iso_week(week)})
+    assert not _problems(at), _problems(at)
+
+    components = _table(at, "verdict")
+    missed = components[components["verdict"] == "misses its threshold"]
+    for row in decisions.itertuples():
+        shown = sorted(missed[missed["model"] == row.model_id]["component"])
+        assert ", ".join(shown) == row.failing_components, row.model_id
+
+    table = _table(at, "against the threshold").set_index("model")
+    for row in decisions.itertuples():
+        assert "[" in table.loc[row.model_id, "composite [95% interval]"]
+        expected = "within noise of the threshold" if row.is_within_noise else "clear of the threshold"
+        assert table.loc[row.model_id, "against the threshold"] == expected
+    assert decisions.is_within_noise.any() and not decisions.is_within_noise.all()
+
+    spec, data = _chart(at, "Which models may be promoted", column="composite_ci_high")
+    assert any(layer["encoding"].get("x2", {}).get("field") == "composite_ci_high" for layer in _layers(spec))
+    assert len(data.dropna(subset=["composite_ci_low"])) == len(decisions)
+
+
 # -- data quality: records repaired, not record x repair pairs ---------------------------------------------------------
 
 def test_data_quality_counts_records_repaired_and_names_repairs_applied_as_such(demo_warehouse, app_env):

@@ -12,13 +12,14 @@ from datetime import date
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 import yaml
 from jsonschema.validators import validator_for
 
 from evalhouse.demo.specs import (
     ACME_PROMOTED, ACME_SUITE_ID, ACME_SUITE_YAML, MATH_DATASET, MATH_EVALUATION, MATH_RUBRIC, MATH_SPEC_ID,
-    REPORTING_SLIPS, TRIAGE_ALWAYS_PROMOTED, TRIAGE_NEVER_PROMOTED, TRIAGE_SPEC_ID,
+    REPORTING_SLIPS, TRIAGE_ALWAYS_PROMOTED, TRIAGE_NEVER_PROMOTED, TRIAGE_SPEC_ID, TRIAGE_WEIGHTS,
 )
 from evalhouse.demo.world import MODEL_IDS
 from tests.conftest import DEMO_END_DATE, FIXTURES
@@ -165,3 +166,115 @@ def test_spec_scores_normalise_into_the_unit_interval_with_wilson_for_rates(demo
         centre = (s + z * z / 2) / (n + z * z)
         half = z * math.sqrt(s * (n - s) / n + z * z / 4) / (n + z * z)
         assert abs(row.ci_low - (centre - half)) <= 1e-6 and abs(row.ci_high - (centre + half)) <= 1e-6
+
+
+# --- a week's decision explained from the marts ----------------------------------------------------------------------
+
+
+def test_every_decision_names_the_failing_components_of_its_weeks_scores(demo_warehouse):
+    """fct_spec_scores_weekly holds the values each decision used: the components it marks failing (and missing) for
+    a spec, model and week are those the decision names. fct_spec_scores pools all weeks and disagrees with 10 of
+    the demo's 96 decisions (support_triage_v1 / acme/chat-7b: label_accuracy misses 0.75 all-time, not in W40)."""
+    decisions = demo_warehouse.frame(
+        "select spec_id, model_id, week_start, failing_components, missing_components, n_components "
+        "from marts.fct_promotion_decisions")
+    scores = demo_warehouse.frame(
+        "select spec_id, model_id, week_start, component_id, meets_threshold, normalized_value "
+        "from marts.fct_spec_scores_weekly")
+    assert len(decisions) == 3 * 4 * 8
+    by_key = {key: rows for key, rows in scores.groupby(["spec_id", "model_id", "week_start"])}
+    mismatches = []
+    for row in decisions.itertuples():
+        rows = by_key.get((row.spec_id, row.model_id, row.week_start))
+        assert rows is not None and len(rows) == row.n_components, (row.spec_id, row.model_id, row.week_start)
+        failing = ", ".join(sorted(rows[rows.meets_threshold.eq(False)].component_id))
+        missing = ", ".join(sorted(rows[rows.normalized_value.isna()].component_id))
+        if (failing, missing) != (row.failing_components, row.missing_components):
+            mismatches.append((row.spec_id, row.model_id, row.week_start, row.failing_components, failing))
+    assert mismatches == []
+    assert any(decisions.failing_components != ""), "no decision names a failing component: this proves nothing"
+
+
+def _triage_sample_composites(demo_warehouse) -> dict[tuple, list[float]]:
+    """Each (model, week)'s per-sample composites of support_triage_v1, from fct_trials and the spec's own weights
+    and scales (label_accuracy and label_format on 0 to 1, triage_rationale on 1 to 5)."""
+    trials = demo_warehouse.frame(
+        "select model_id, week_start, rubric_id, sample_id, score from marts.fct_trials where evaluation_name = ?",
+        [TRIAGE_SPEC_ID])
+    scales = {"label_accuracy": (0, 1), "label_format": (0, 1), "triage_rationale": (1, 5)}
+    weights = TRIAGE_WEIGHTS  # they sum to 1: the spec's weights as the composite uses them
+    samples = trials.groupby(["model_id", "week_start", "sample_id", "rubric_id"]).score.mean().unstack("rubric_id")
+    assert set(samples.columns) == set(weights) and not samples.isna().any().any()
+    composite = sum(w * (samples[r] - scales[r][0]) / (scales[r][1] - scales[r][0]) for r, w in weights.items())
+    return {key: list(group) for key, group in composite.groupby(level=["model_id", "week_start"])}
+
+
+def test_the_composites_standard_error_is_over_samples_and_null_where_undefined(demo_warehouse):
+    """support_triage_v1: sqrt(var_samp / n) of each sample's composite, to 1e-9, with n the week's samples and the
+    mean of those composites the composite. The acme suite weighs a latency percentile (no per-sample value) and the
+    basic-math spec has no composite: NULL, with its interval and n."""
+    expected = _triage_sample_composites(demo_warehouse)
+    rows = demo_warehouse.frame(
+        "select spec_id, model_id, week_start, composite_score, composite_se, composite_ci_low, composite_ci_high, "
+        "n_composite_samples from marts.fct_promotion_decisions")
+    triage = rows[rows.spec_id == TRIAGE_SPEC_ID]
+    assert len(triage) == 4 * 8
+    for row in triage.itertuples():
+        values = expected[(row.model_id, row.week_start)]
+        assert row.n_composite_samples == len(values) >= 10
+        assert abs(row.composite_score - float(np.mean(values))) <= TOLERANCE
+        assert abs(row.composite_se - float(np.std(values, ddof=1) / math.sqrt(len(values)))) <= TOLERANCE
+        assert row.composite_ci_low < row.composite_score < row.composite_ci_high
+    others = rows[rows.spec_id != TRIAGE_SPEC_ID]
+    assert len(others) == 2 * 4 * 8
+    assert others[["composite_se", "composite_ci_low", "composite_ci_high", "n_composite_samples"]].isna().all().all()
+
+
+def test_within_noise_marks_a_threshold_inside_the_interval_and_leaves_the_decision_alone(demo_warehouse):
+    """meta-llama on support_triage_v1 is promoted at 0.8125 in the last week after 0.77 the week before: both
+    verdicts lie within noise of the 0.80 threshold. The flag never changes is_promoted."""
+    rows = demo_warehouse.frame(
+        "select spec_id, model_id, week_start, composite_score, composite_ci_low, composite_ci_high, "
+        "promotion_threshold, composite_meets_threshold, n_failing_components, is_promoted, is_within_noise, "
+        "decision_status from marts.fct_promotion_decisions")
+    for row in rows.itertuples():
+        if pd.isna(row.promotion_threshold) or pd.isna(row.composite_ci_low):
+            assert pd.isna(row.is_within_noise)
+        else:
+            assert row.is_within_noise == (row.composite_ci_low <= row.promotion_threshold <= row.composite_ci_high)
+        if pd.isna(row.promotion_threshold):
+            assert row.decision_status == "no threshold" and pd.isna(row.is_promoted)
+        elif row.n_failing_components > 0:
+            assert row.decision_status == "not promoted" and pd.notna(row.is_promoted) and not row.is_promoted
+        elif pd.isna(row.composite_score):
+            assert row.decision_status == "no composite" and pd.isna(row.is_promoted)
+        else:
+            assert bool(row.is_promoted) == bool(row.composite_meets_threshold)
+            assert row.decision_status == ("promoted" if row.is_promoted else "not promoted")
+    llama = rows[(rows.spec_id == TRIAGE_SPEC_ID) & (rows.model_id == "meta-llama/Llama-3.1-8B-Instruct")]
+    before, last = (row for _, row in llama.sort_values("week_start").tail(2).iterrows())
+    assert (bool(last.is_promoted), round(last.composite_score, 4)) == (True, 0.8125)
+    assert (bool(before.is_promoted), round(before.composite_score, 2)) == (False, 0.77)
+    assert last.is_within_noise == True and before.is_within_noise == True  # noqa: E712 (NA would fail too)
+    assert rows.is_within_noise.eq(False).any(), "no composite clear of its threshold: the flag proves nothing"
+
+
+def test_the_weekly_summary_counts_specs_without_a_threshold_apart(demo_warehouse):
+    """rpt_weekly_promotions: the basic-math spec sets no threshold; its 4 rows a week are never decisions."""
+    decisions = demo_warehouse.frame(
+        "select week_start, spec_id, decision_status, is_within_noise, n_failing_components "
+        "from marts.fct_promotion_decisions")
+    summary = demo_warehouse.frame("select * from marts.rpt_weekly_promotions order by week_start")
+    assert list(summary.week_start) == sorted(decisions.week_start.unique())
+    for row in summary.itertuples():
+        week = decisions[decisions.week_start == row.week_start]
+        status = week.decision_status.value_counts()
+        decided = week[week.decision_status.isin(["promoted", "not promoted"])]
+        assert (row.n_rows, row.n_promoted, row.n_not_promoted, row.n_no_composite, row.n_no_threshold) == (
+            len(week), status.get("promoted", 0), status.get("not promoted", 0), status.get("no composite", 0),
+            status.get("no threshold", 0))
+        assert row.n_decided == len(decided) == 8
+        assert row.n_decided_within_noise == int(
+            (decided.is_within_noise.eq(True) & decided.n_failing_components.eq(0)).sum())
+        assert (row.n_no_threshold, row.n_specs, row.n_specs_without_threshold) == (4, 3, 1)
+        assert set(week[week.decision_status == "no threshold"].spec_id) == {MATH_SPEC_ID}

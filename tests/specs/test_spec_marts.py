@@ -212,7 +212,8 @@ def test_spec_scores_show_recomputed_values_and_disagreements(spec_warehouse):
 
 # --- contracts -------------------------------------------------------------------------------------------------------
 
-MARTS = ("dim_eval_specs", "fct_spec_scores", "fct_promotion_decisions", "fct_rubric_rescores")
+MARTS = ("dim_eval_specs", "fct_spec_scores", "fct_spec_scores_weekly", "fct_promotion_decisions",
+         "rpt_weekly_promotions", "fct_rubric_rescores")
 
 
 def test_every_spec_mart_column_is_described_and_typed(spec_warehouse):

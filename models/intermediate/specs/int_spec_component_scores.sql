@@ -11,27 +11,13 @@ trials as (
     select * from {{ ref('int_spec_trials_joined') }} where is_matched
 ),
 
-rescored as (
-    select * from {{ ref('int_spec_trials_rescored') }}
+-- Scores are taken over samples (int_spec_composites' standard error uses the same rows); latency over requests.
+sample_scores as (
+    select * from {{ ref('int_spec_sample_scores') }}
 ),
 
 components as (
     select * from {{ ref('int_spec_components_unioned') }}
-),
-
-scored_trials as (
-    select
-        trials.spec_id,
-        trials.model_id,
-        trials.component_id,
-        trials.sample_id,
-        trials.week_start,
-        trials.score,
-        trials.latency_ms,
-        rescored.computed_score,
-        rescored.disagrees
-    from trials
-    left join rescored on trials.trial_id = rescored.trial_id
 ),
 
 -- Each trial counts in its week and in the all-weeks row (week_start NULL).
@@ -40,43 +26,19 @@ periods as (
         spec_id,
         model_id,
         component_id,
-        sample_id,
         week_start,
         cast(week_start as varchar) as period_key,
-        score,
-        latency_ms,
-        computed_score,
-        disagrees
-    from scored_trials
+        latency_ms
+    from trials
     union all
     select
         spec_id,
         model_id,
         component_id,
-        sample_id,
         cast(null as date) as week_start,
         'all weeks' as period_key,
-        score,
-        latency_ms,
-        computed_score,
-        disagrees
-    from scored_trials
-),
-
-sample_scores as (
-    select
-        spec_id,
-        model_id,
-        component_id,
-        period_key,
-        week_start,
-        sample_id,
-        count(*) as n_trials,
-        avg(score) as sample_score,
-        avg(computed_score) as sample_computed_score,
-        sum(case when disagrees then 1 else 0 end) as n_disagreements
-    from periods
-    group by spec_id, model_id, component_id, period_key, week_start, sample_id
+        latency_ms
+    from trials
 ),
 
 score_stats as (
@@ -84,7 +46,7 @@ score_stats as (
         spec_id,
         model_id,
         component_id,
-        period_key,
+        coalesce(cast(week_start as varchar), 'all weeks') as period_key,
         count(sample_score) as n_samples,
         sum(n_trials) as n_trials,
         avg(sample_score) as mean_score,
@@ -94,7 +56,7 @@ score_stats as (
         count(sample_computed_score) as n_computed_samples,
         sum(n_disagreements) as n_disagreements
     from sample_scores
-    group by spec_id, model_id, component_id, period_key
+    group by spec_id, model_id, component_id, week_start
 ),
 
 latency_stats as (

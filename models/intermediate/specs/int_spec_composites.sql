@@ -7,6 +7,12 @@
 -- A model is promoted when the composite reaches promotion_threshold (1e-9 tolerance) and no component misses its
 -- own threshold: a metric's threshold is a gate the weighted average cannot buy off. is_promoted is NULL when the
 -- spec sets no promotion_threshold, or when no component fails and the composite is NULL.
+-- The composite's standard error takes the sample as the unit (docs/STATS.md): each sample's composite is the weighted
+-- sum of its own normalised scores, so components scored on the same samples covary as they do. It is NULL where that
+-- is not the composite's sampling error: a method that is not a weighted sum (boolean, none), a weighted latency
+-- percentile (a budget ratio of a percentile over requests has no per-sample value), or a sample without a score on
+-- every weighted component (the mean of the samples' composites would not be the composite). The interval is Wilson's
+-- on the effective sample size (wilson_low_from_se: n is 10 to 12 here, and a composite can sit at 1).
 with
 
 scores as (
@@ -15,6 +21,73 @@ scores as (
 
 specs as (
     select * from {{ ref('int_eval_specs_unioned') }} where is_current
+),
+
+sample_scores as (
+    select * from {{ ref('int_spec_sample_scores') }}
+),
+
+components as (
+    select * from {{ ref('int_spec_components_unioned') }}
+),
+
+weighted_components as (
+    select
+        spec_id,
+        component_id,
+        weight,
+        -- A component's per-sample value, normalised as its mean is; a latency budget has none.
+        component_kind <> 'telemetry' and normalization in ('scale', 'pass_rate') as has_sample_values,
+        scale_min,
+        scale_max
+    from components
+    where weight > 0
+),
+
+weighted_counts as (
+    select
+        spec_id,
+        count(*) as n_weighted_components,
+        sum(weight) as weight_sum
+    from weighted_components
+    group by spec_id
+),
+
+sample_composites as (
+    select
+        sample_scores.spec_id,
+        sample_scores.model_id,
+        sample_scores.week_start,
+        sample_scores.sample_id,
+        sum(
+            weighted_components.weight
+            * {{ safe_divide('sample_scores.sample_score - weighted_components.scale_min',
+                             'weighted_components.scale_max - weighted_components.scale_min') }}
+        ) as sample_composite,
+        sum(case
+            when weighted_components.has_sample_values and sample_scores.sample_score is not null then 1 else 0
+        end) as n_weighted_scored
+    from sample_scores
+    inner join weighted_components
+        on sample_scores.spec_id = weighted_components.spec_id
+        and sample_scores.component_id = weighted_components.component_id
+    group by sample_scores.spec_id, sample_scores.model_id, sample_scores.week_start, sample_scores.sample_id
+),
+
+composite_spread as (
+    select
+        sample_composites.spec_id,
+        sample_composites.model_id,
+        sample_composites.week_start,
+        count(*) as n_composite_samples,
+        sum(case
+            when sample_composites.n_weighted_scored = weighted_counts.n_weighted_components then 0 else 1
+        end) as n_incomplete_samples,
+        {{ mean_se('sample_composites.sample_composite') }} as sample_composite_se,
+        max(weighted_counts.weight_sum) as weight_sum
+    from sample_composites
+    inner join weighted_counts on sample_composites.spec_id = weighted_counts.spec_id
+    group by sample_composites.spec_id, sample_composites.model_id, sample_composites.week_start
 ),
 
 rolled_up as (
@@ -56,17 +129,51 @@ composites as (
     inner join specs on rolled_up.spec_id = specs.spec_id
 ),
 
+with_spread as (
+    select
+        composites.*,
+        case
+            when composites.aggregation_method = 'boolean' or composites.composite_score is null then null
+            when composite_spread.n_incomplete_samples = 0 then composite_spread.n_composite_samples
+        end as n_composite_samples,
+        case
+            when composites.aggregation_method = 'boolean' or composites.composite_score is null then null
+            when composite_spread.n_incomplete_samples = 0 then composite_spread.sample_composite_se
+        end as composite_se,
+        composite_spread.weight_sum
+    from composites
+    left join composite_spread
+        on composites.spec_id = composite_spread.spec_id
+        and composites.model_id = composite_spread.model_id
+        and composites.week_start is not distinct from composite_spread.week_start
+),
+
+with_interval as (
+    select
+        *,
+        -- n only where the standard error is defined: the macro falls back to Wilson on n when se is NULL.
+        {{ wilson_low_from_se('composite_score', 'composite_se',
+                              'case when composite_se is not null then n_composite_samples end',
+                              0, 'weight_sum') }} as composite_ci_low,
+        {{ wilson_high_from_se('composite_score', 'composite_se',
+                               'case when composite_se is not null then n_composite_samples end',
+                               0, 'weight_sum') }} as composite_ci_high
+    from with_spread
+),
+
 decided as (
     select
         *,
         composite_score >= promotion_threshold - 1e-9 as composite_meets_threshold,
+        -- The threshold inside the interval: the composite cannot tell this model from the threshold on these samples.
+        promotion_threshold between composite_ci_low and composite_ci_high as is_within_noise,
         case
             when promotion_threshold is null then null
             when n_failing_components > 0 then false
             when composite_score is null then null
             else composite_score >= promotion_threshold - 1e-9
         end as is_promoted
-    from composites
+    from with_interval
 ),
 
 final as (
@@ -77,9 +184,20 @@ final as (
         week_start,
         aggregation_method,
         composite_score,
+        composite_se,
+        composite_ci_low,
+        composite_ci_high,
+        cast(n_composite_samples as bigint) as n_composite_samples,
         promotion_threshold,
         composite_meets_threshold,
+        is_within_noise,
         is_promoted,
+        case
+            when promotion_threshold is null then 'no threshold'
+            when is_promoted then 'promoted'
+            when not is_promoted then 'not promoted'
+            else 'no composite'
+        end as decision_status,
         failing_components,
         cast(n_failing_components as bigint) as n_failing_components,
         missing_components,

@@ -1,7 +1,9 @@
 -- One row per spec, model and week: the spec's composite score over that week's results, by the spec's
 -- documented method, and whether the model is promoted: the composite reaches promotion_threshold and no
--- component misses its own threshold (failing_components names those that do). NULL decisions are undefined ones:
--- no promotion_threshold, or a component without results that week.
+-- component misses its own threshold (failing_components names those that do; fct_spec_scores_weekly holds the
+-- component values). NULL decisions are undefined ones: no promotion_threshold, or a component without results
+-- that week. The composite carries its standard error and 95% interval over the week's samples, and is_within_noise
+-- marks a composite whose interval holds the threshold: the rule still decides, but another week's samples may not.
 with
 
 composites as (
@@ -16,9 +18,15 @@ final as (
         week_start,
         aggregation_method,
         composite_score,
+        composite_se,
+        composite_ci_low,
+        composite_ci_high,
+        n_composite_samples,
         promotion_threshold,
         composite_meets_threshold,
+        is_within_noise,
         is_promoted,
+        decision_status,
         failing_components,
         n_failing_components,
         missing_components,

@@ -1,0 +1,40 @@
+-- One row per spec, model, component and week: the component values fct_promotion_decisions decides on that week,
+-- so a week's failing_components are exactly the rows here whose meets_threshold is false. The columns are
+-- fct_spec_scores' (all weeks pooled) with week_start; the rules are in docs/specs.md.
+with
+
+scores as (
+    select * from {{ ref('int_spec_component_scores') }} where week_start is not null
+),
+
+final as (
+    select
+        spec_id,
+        spec_kind,
+        model_id,
+        component_id,
+        week_start,
+        component_kind,
+        metric,
+        component_index,
+        normalization,
+        raw_value,
+        normalized_value,
+        ci_low,
+        ci_high,
+        interval_method,
+        weight,
+        stated_weight,
+        threshold,
+        normalized_threshold,
+        threshold_direction,
+        meets_threshold,
+        n,
+        n_trials,
+        computed_raw_value,
+        n_computed_samples,
+        n_disagreements
+    from scores
+)
+
+select * from final
