@@ -101,13 +101,13 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
 
 
 def _model_sentence(model: str, rows: list[Row]) -> str:
-    """'acme/chat-7b violated specialized_advice in 9 of 11 verdicts by people on 4 responses (0.75 [0.30, 0.95]
-    per response) and ...'."""
+    """'acme/chat-7b violated specialized_advice in 9 of 11 verdicts by people on 4 responses, 3 of them violating
+    (0.75 [0.30, 0.95] per response) and ...'."""
     hazards = []
     for hazard in sorted({r["hazard"] for r in rows}):
         groups = [f"{fmt.share(r['n_violating'], r['n_rated'])} verdicts by "
                   f"{_RATER_GROUPS.get(r['rater_group'], r['rater_group'])} on "
-                  f"{fmt.plural(r['n_items'], 'response')} "
+                  f"{fmt.plural(r['n_items'], 'response')}, {fmt.count(r['n_items_violating'])} of them violating "
                   f"({fmt.with_interval(r['violation_rate'], r['ci_low'], r['ci_high'])} per response)"
                   for r in rows if r["hazard"] == hazard]
         hazards.append(f"{hazard} in {fmt.join_words(groups)}")
