@@ -130,7 +130,8 @@ with top[1].container(border=True):
         now, last = _value(this_summary, "n_regressions"), _value(last_summary, "n_regressions")
         st.metric("Significant score drops", f"{now}", delta=now - last, delta_color="inverse",
                   help="Model x eval pairs whose accuracy fell against the week before by more than noise "
-                       "(|z| > 1.96, paired on the samples both weeks share).")
+                       "(paired on the samples both weeks share: an exact sign test for 0/1 scores, else "
+                       "|z| > 1.96; not tested on fewer than 6 changed samples).")
         st.caption(f"{_value(this_summary, 'n_improvements')} significant gain(s); {last} drop(s) last week.")
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
         else changes.frame
@@ -201,7 +202,8 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
                      "Scores appear when instance-level eval records of that week are ingested and built."):
     st.caption(
         "Accuracy over the week's trials (each sample's trials averaged first) with its 95% interval and n samples; "
-        "the change against last week is tested on the samples both weeks share (z; |z| > 1.96 is more than noise). "
+        "the change against last week is tested on the samples both weeks share (an exact sign test for 0/1 scores, "
+        "else z with |z| > 1.96; not on fewer than 6 changed samples). "
         "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
         "of the week reached."
     )

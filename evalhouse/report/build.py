@@ -110,7 +110,8 @@ def _assemble(reader: Reader, request: ReportRequest) -> Report:
     if in_progress:
         progress = (_in_progress_note(week, generated_at, [w for w in weeks if is_complete(w, today)]),)
     if summary is None:
-        return Report(title, subtitle, facts, generated, (_no_data(label, warehouse, progress),))
+        not_begun = week > today
+        return Report(title, subtitle, facts, generated, (_no_data(label, warehouse, progress, week, not_begun),))
 
     context = Context(reader, week)
     parts: list[Part] = [module.build(context) for module in SECTION_MODULES]
@@ -146,7 +147,7 @@ def _facts(warehouse: Row | None, summary: Row | None, command: str, in_progress
     if summary is not None:
         facts.append(Fact("This week so far" if in_progress else "This week", _counts(summary) + (
             f"; {fmt.plural(summary['n_files_loaded'], 'file')} loaded, "
-            f"{fmt.plural(summary['n_quarantined_lines'], 'line')} quarantined")))
+            f"{fmt.plural(summary['n_quarantined_lines'], 'line')} quarantined by ingests during the week")))
     facts.append(Fact("Command", command, code=True))
     return tuple(facts)
 
@@ -157,8 +158,13 @@ def _counts(row: Row) -> str:
             f"{fmt.plural(row['n_rated_items'], 'item')} by {fmt.plural(row['n_raters'], 'rater')}")
 
 
-def _no_data(label: str, warehouse: Row | None, progress: tuple[Paragraph, ...] = ()) -> Section:
-    text = f"There is no data for {label}: no trials, ratings, loaded files or quarantined lines that week."
+def _no_data(label: str, warehouse: Row | None, progress: tuple[Paragraph, ...] = (),
+             week: dt.date | None = None, not_begun: bool = False) -> Section:
+    if not_begun and week is not None:
+        text = (f"{label} has not begun: it starts on Monday {week.day} {week:%B} {week.year} (UTC), so there is no "
+                "data for it yet.")
+    else:
+        text = f"There is no data for {label}: no trials, ratings, loaded files or quarantined lines that week."
     if warehouse is not None and warehouse["first_week_start"] is not None:
         last = iso_week_label(warehouse["last_week_start"])
         hint = (f"The warehouse holds results from {iso_week_label(warehouse['first_week_start'])} to {last}; "
@@ -174,7 +180,8 @@ def _method() -> Section:
         "Without --week the report is of the latest complete week with results; a week in progress says so.",
         "Every interval is 95%. A number's n sits beside it; a dash means the statistic is undefined (too few "
         "samples, or no variation), never zero.",
-        "Accuracy averages each sample's trials within the week first: a question answered four times counts "
+        "Pass rates (the share of trials the source marked as passed: accuracy only where the metric is) "
+        "average each sample's trials within the week first: a question answered four times counts "
         "once. Week-on-week changes are paired on the samples both weeks share (docs/STATS.md, error bars).",
         "pass@k is the chance that at least one of k attempts succeeds, at the largest k every task had trials for.",
         "Judge drift compares a judge's bias against people who rated the same responses independently (reviews "

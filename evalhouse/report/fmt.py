@@ -46,7 +46,17 @@ def plus_minus(value: float | None, se: float | None, digits: int = 2) -> str:
 
 
 def z_score(value: float | None) -> str:
-    return MISSING if value is None else signed(value, 1)
+    """Two decimals: at one, 1.955 (not significant) and 1.964 (significant) both read "2.0"."""
+    return MISSING if value is None else signed(value, 2)
+
+
+def p_value(value: float | None) -> str:
+    """'p = 0.25', 'p = 0.0014', 'p < 0.0001'."""
+    if value is None:
+        return MISSING
+    if value < 0.0001:
+        return "p < 0.0001"
+    return f"p = {value:.2f}" if value >= 0.01 else f"p = {value:.4f}"
 
 
 def count(value: int | None) -> str:

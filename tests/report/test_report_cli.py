@@ -37,6 +37,14 @@ def test_report_command_rejects_a_malformed_week(capsys):
     assert "write it as YYYY-Www" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("week", ["9999-W52", "0001-W01"])
+def test_report_command_rejects_a_week_outside_the_years_it_covers_without_a_traceback(week, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["report", "--week", week])
+    assert exit_info.value.code == 2  # was an OverflowError traceback for 9999-W52, a "1-W01" report for 0001-W01
+    assert "outside the years the report covers" in capsys.readouterr().err
+
+
 def test_report_command_without_a_warehouse_says_what_to_do(tmp_path, capsys):
     assert main(["--db", str(tmp_path / "none.duckdb"), "report"]) == 1
     assert "run `evalhouse build`" in capsys.readouterr().err

@@ -1,7 +1,8 @@
 """The report's marts on the demo warehouse, rebuilt independently from finer-grained marts with pandas.
 
 rpt_weekly_model_changes is held to 1e-9 against the documented rules: each sample's trials averaged within the
-week, paired differences on shared samples with SE = sqrt(var(d)/n), the pooled SE without shared samples."""
+week, paired differences on shared samples with SE = sqrt(var(d)/n), the pooled SE without shared samples, and for
+0/1 scores the exact sign test on the changed samples (p from math.comb)."""
 
 from __future__ import annotations
 
@@ -75,13 +76,24 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
             assert not row.is_regression and not row.is_improvement
             continue
         assert _close(row.previous_accuracy, before.mean())
+        sign_p = None
         if len(shared) >= 2:
             d = this[shared] - before[shared]
             se = d.std(ddof=1) / math.sqrt(len(d))
             assert row.comparison == "paired"
             assert _close(row.paired_mean_difference, d.mean())
             assert _close(row.paired_se, se)
+            up, down = int((d > 0).sum()), int((d < 0).sum())
+            assert (row.n_improved, row.n_worsened) == (up, down)
+            assert _close(row.sign_test_p, _sign_test_p(up, down))
+            binary = bool(this[shared].isin([0, 1]).all() and before[shared].isin([0, 1]).all())
+            assert row.change_test == ("sign test" if binary else "paired z")
+            if up + down < 6:
+                sign_p = "too few"
+            elif binary:
+                sign_p = _sign_test_p(up, down)
             expected_z = d.mean() / se if se > 0 else None
+            expected_change = d.mean()
             n_compared = len(shared)
         else:
             pooled = (this.sum() + before.sum()) / (len(this) + len(before))
@@ -89,12 +101,49 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
             assert row.comparison == "unpaired"
             assert _close(row.unpaired_se, se)
             expected_z = (this.mean() - before.mean()) / se if se > 0 else None
+            expected_change = this.mean() - before.mean()
             n_compared = min(len(this), len(before))
         assert _close(row.change_z, expected_z)
         assert row.n_compared == n_compared
-        expected_significant = None if expected_z is None or n_compared < 10 else abs(expected_z) > 1.96
+        if n_compared < 10 or sign_p == "too few":
+            expected_significant = None
+        elif sign_p is not None:
+            expected_significant = sign_p < 0.05
+        else:
+            expected_significant = None if expected_z is None else abs(expected_z) > 1.96
         assert (None if pd.isna(row.is_significant) else bool(row.is_significant)) == expected_significant
-        assert bool(row.is_regression) == bool(expected_significant and expected_z < 0)
+        assert bool(row.is_regression) == bool(expected_significant and expected_change < 0)
+        if len(shared) < 3:
+            assert pd.isna(row.paired_correlation)  # two points always correlate +-1
+
+
+def _sign_test_p(up: int, down: int) -> float:
+    """The exact two-sided sign test: min(1, 2 P(X <= min(up, down))), X ~ Binomial(up + down, 1/2)."""
+    n = up + down
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(min(up, down) + 1)) / 2 ** n)
+
+
+def test_a_flag_on_three_changed_samples_is_not_a_regression(model_changes):
+    """The review's W47 groundedness "regression": 0.80 to 0.50 on 10 shared samples, of which 3 fell and none rose.
+    z = -1.96 passed the old |z| > 1.96 rule; the exact sign test gives p = 0.25, and 3 changes cannot reach 0.05."""
+    row = model_changes[(model_changes.model_id == "meta-llama/Llama-3.1-8B-Instruct")
+                        & (model_changes.evaluation_name == "acme_groundedness_suite/groundedness")
+                        & (model_changes.week_start == LAST_WEEK)].iloc[0]
+    assert row.change_z < -1.96  # what made the old rule flag it
+    assert (row.n_shared_samples, row.n_improved, row.n_worsened) == (10, 0, 3)
+    assert row.change_test == "sign test" and _close(row.sign_test_p, 0.25)
+    assert pd.isna(row.is_significant) and not row.is_regression
+
+
+def test_every_paired_flag_rests_on_six_changed_samples_and_0_1_flags_on_the_sign_test(model_changes):
+    flagged = model_changes[(model_changes.is_regression | model_changes.is_improvement)
+                            & (model_changes.comparison == "paired")]
+    assert (REGRESSING_MODEL, REGRESSING_EVAL, LAST_WEEK) in {
+        (r.model_id, r.evaluation_name, r.week_start) for r in flagged.itertuples()}  # 17 down, 1 up
+    for row in flagged.itertuples():
+        assert row.n_improved + row.n_worsened >= 6, row
+        if row.change_test == "sign test":
+            assert _sign_test_p(row.n_improved, row.n_worsened) < 0.05, row
 
 
 def test_paired_correlation_is_pearsons_on_shared_samples(model_changes, sample_scores):

@@ -38,3 +38,16 @@ def test_iso_week_label_of_any_day_names_its_week():
 def test_week_span_names_monday_to_sunday():
     assert week_span(dt.date(2026, 11, 16)) == "Monday 16 November to Sunday 22 November 2026"
     assert week_span(dt.date(2024, 12, 30)) == "Monday 30 December 2024 to Sunday 5 January 2025"
+
+
+@pytest.mark.parametrize("text", ["9999-W52", "0001-W01", "1899-W52", "9999-W01"])
+def test_parse_iso_week_rejects_years_the_report_cannot_reach_with_the_range(text):
+    # 9999-W52's Sunday and 0001-W01's week before are outside Python's dates: OverflowError before the check.
+    with pytest.raises(ValueError, match="outside the years the report covers: write a week of 1900 to 9998"):
+        parse_iso_week(text)
+
+
+def test_iso_week_label_pads_the_year_to_four_digits_as_parse_reads_it():
+    assert iso_week_label(dt.date(1, 1, 1)) == "0001-W01"
+    assert iso_week_label(dt.date(999, 6, 1)).startswith("0999-W")
+    assert parse_iso_week(iso_week_label(dt.date(1900, 1, 10))) == dt.date(1900, 1, 8)

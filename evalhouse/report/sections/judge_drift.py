@@ -62,9 +62,13 @@ def build(context: Context) -> Part:
                     f"{fmt.plural(tested['n_cells'], 'judge-dimension pair')} "
                     f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved more "
                     "than 4 standard errors.")
+            tone = "good"
         else:
-            text = f"No judge drift alerts in {context.label}: no judge had ratings to compare with people's."
-        return Part(Section(ANCHOR, TITLE, (Paragraph(text, "good"),)), Paragraph(text, "good"))
+            # Untested is not "no drift": a week without judge ratings says nothing about the judges.
+            text = (f"Judge drift not assessed in {context.label}: no ratings this week to test, i.e. no judge "
+                    "rated responses that people rated too, outside the judge's baseline weeks.")
+            tone = "warn"
+        return Part(Section(ANCHOR, TITLE, (Paragraph(text, tone),)), Paragraph(text, tone))
 
     series = context.reader.rows(_SERIES_SQL, [context.week, context.week])
     judges = [(judge, list(rows)) for judge, rows in groupby(alerts, key=lambda r: r["judge_id"])]

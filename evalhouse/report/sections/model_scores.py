@@ -32,11 +32,53 @@ order by
 """
 
 
+# What compared last week and has no result this week: without this list an eval that stopped running just
+# disappears from the table, and a shorter table reads as "nothing changed".
+_MISSING_SQL = """
+select
+    previous_week.model_id,
+    previous_week.evaluation_name,
+    previous_week.trial_metric,
+    previous_week.n_samples,
+    previous_week.accuracy,
+    case
+        when min(previous_week.trial_metric) over metrics < max(previous_week.trial_metric) over metrics
+            then previous_week.evaluation_name || ' (' || previous_week.trial_metric || ')'
+        else previous_week.evaluation_name
+    end as eval_label
+from marts.rpt_weekly_model_changes as previous_week
+where previous_week.week_start = ?
+    and not exists (
+        select 1
+        from marts.rpt_weekly_model_changes as this_week
+        where this_week.week_start = ?
+            and this_week.model_id = previous_week.model_id
+            and this_week.evaluation_name = previous_week.evaluation_name
+            and this_week.trial_metric = previous_week.trial_metric
+    )
+window metrics as (partition by previous_week.evaluation_name)
+order by previous_week.model_id, previous_week.evaluation_name, previous_week.trial_metric
+"""
+
+# What a trial's "pass" means, per metric, where the seed vocabulary describes the metric.
+_RULES_SQL = """
+select alias as metric, description
+from staging.metric_vocabulary
+where alias in (select distinct trial_metric from marts.rpt_weekly_model_changes where week_start = ?)
+order by alias
+"""
+
+
 def build(context: Context) -> Part:
     rows = context.reader.rows(_SQL, [context.week])
+    missing = context.reader.rows(_MISSING_SQL, [context.previous, context.week])
+    missing_block = _missing_paragraph(missing, context) if missing else None
     if not rows:
         text = f"No scored trials in {context.label}: no model scores to compare."
-        return Part(Section(ANCHOR, TITLE, (Paragraph(text),)), Paragraph(text, "muted"))
+        if missing_block is None:
+            return Part(Section(ANCHOR, TITLE, (Paragraph(text),)), Paragraph(text, "muted"))
+        return Part(Section(ANCHOR, TITLE, (Paragraph(text), missing_block)),
+                    Paragraph(f"{text} {_missing_headline(missing, context)}", "warn"))
 
     regressions = [r for r in rows if r["is_regression"]]
     improvements = [r for r in rows if r["is_improvement"]]
@@ -46,27 +88,67 @@ def build(context: Context) -> Part:
         blocks.append(Paragraph(change_sentence(row, context.previous_label), tone))
     if not regressions:
         blocks.append(Paragraph(
-            f"No model's accuracy fell significantly from {context.previous_label} "
+            f"No model's pass rate fell significantly from {context.previous_label} "
             f"({fmt.plural(len(rows), 'model and eval score')} compared).", "good"))
+    if missing_block is not None:
+        blocks.append(missing_block)
     blocks.append(_table(rows, context))
+    blocks.append(Paragraph(_rules_note(context), "muted"))
     blocks.append(Paragraph(_chance_note(rows), "muted"))
 
     if regressions:
-        headline = Paragraph(f"{fmt.plural(len(regressions), 'regression')}: "
-                             + fmt.join_words([short_change(r) for r in regressions]) + ".", "bad")
+        text = (f"{fmt.plural(len(regressions), 'regression')}: "
+                + fmt.join_words([short_change(r) for r in regressions]) + ".")
+        tone = "bad"
     else:
-        headline = Paragraph(
-            f"No regressions: {fmt.plural(len(rows), 'model and eval score')} compared with {context.previous_label}"
-            + (f"; {fmt.plural(len(improvements), 'significant improvement')}: "
-               + fmt.join_words([short_change(r) for r in improvements]) if improvements else "") + ".", "good")
-    return Part(Section(ANCHOR, TITLE, tuple(blocks)), headline)
+        text = (f"No regressions: {fmt.plural(len(rows), 'model and eval score')} compared with "
+                f"{context.previous_label}"
+                + (f"; {fmt.plural(len(improvements), 'significant improvement')}: "
+                   + fmt.join_words([short_change(r) for r in improvements]) if improvements else "") + ".")
+        tone = "good"
+    if missing:
+        text += " " + _missing_headline(missing, context)
+        tone = "bad" if regressions else "warn"
+    return Part(Section(ANCHOR, TITLE, tuple(blocks)), Paragraph(text, tone))
+
+
+def _missing_headline(missing: list[Row], context: Context) -> str:
+    return (f"Not compared: {fmt.plural(len(missing), 'model and eval score')} from {context.previous_label} "
+            f"{'has' if len(missing) == 1 else 'have'} no result in {context.label}.")
+
+
+def _missing_paragraph(missing: list[Row], context: Context) -> Paragraph:
+    """'4 model and eval scores compared in 2026-W46 have no result in 2026-W47: a/b on c (0.50, n = 10), ...'"""
+    listed = [f"{r['model_id']} on {r['eval_label']} ({fmt.num(r['accuracy'])}, n = {fmt.count(r['n_samples'])})"
+              for r in missing]
+    return Paragraph(
+        f"{fmt.plural(len(missing), 'model and eval score')} scored in {context.previous_label} "
+        f"{'has' if len(missing) == 1 else 'have'} no result in {context.label}, so {context.label} cannot say "
+        f"whether {'it' if len(missing) == 1 else 'they'} got worse: {fmt.join_words(listed)} "
+        f"({context.previous_label}'s pass rate and n).", "warn")
+
+
+def _rules_note(context: Context) -> str:
+    rules = (context.reader.rows(_RULES_SQL, [context.week])
+             if context.reader.has_table("metric_vocabulary", "staging") else [])
+    text = ("Pass rate is the share of trials the source marked as passed (fct_trials.is_correct), whatever the "
+            "metric: for accuracy a correct answer, for a judge's or a rubric's metric the source's pass verdict "
+            "(for example a judge score at or above the rubric's bar), for latency a response within budget. It is "
+            "accuracy only where the metric is.")
+    if rules:
+        text += " The metrics' definitions: " + "; ".join(f"{r['metric']}: {r['description']}" for r in rules) + "."
+    return text
 
 
 def change_sentence(row: Row, previous_label: str) -> str:
-    """'acme/chat-13b fell from 0.71 to 0.56 on gsm8k (n = 40 shared samples, z = -4.3).'"""
-    verb = "fell" if row["change_z"] < 0 else "rose"
-    if row["comparison"] == "paired":
-        evidence = (f"paired on n = {row['n_shared_samples']:,} shared samples, "
+    """'acme/chat-13b fell from 0.71 to 0.56 on gsm8k (paired on n = 40 shared samples, 1 better and 17 worse,
+    exact sign test p = 0.0001).'"""
+    verb = "fell" if row["is_regression"] else "rose"
+    if row["change_test"] == "sign test":
+        evidence = (f"paired on n = {row['n_shared_samples']:,} shared samples scored 0 or 1, {_changed(row)}, "
+                    f"exact sign test {fmt.p_value(row['sign_test_p'])}")
+    elif row["comparison"] == "paired":
+        evidence = (f"paired on n = {row['n_shared_samples']:,} shared samples, {_changed(row)}, "
                     f"mean difference {fmt.plus_minus(row['paired_mean_difference'], row['paired_se'])}, "
                     f"z = {fmt.z_score(row['change_z'])}")
     else:
@@ -81,9 +163,21 @@ def change_sentence(row: Row, previous_label: str) -> str:
 
 
 def short_change(row: Row) -> str:
-    """'acme/chat-13b on gsm8k (0.71 to 0.56, z = -4.3)'."""
+    """'acme/chat-13b on gsm8k (0.71 to 0.56; of 40 shared samples 1 better, 17 worse; p = 0.0001)'."""
+    if row["change_test"] == "sign test":
+        evidence = f"of {row['n_shared_samples']:,} shared samples {_changed(row)}; {fmt.p_value(row['sign_test_p'])}"
+    elif row["comparison"] == "paired":
+        evidence = (f"of {row['n_shared_samples']:,} shared samples {_changed(row)}; "
+                    f"z = {fmt.z_score(row['change_z'])}")
+    else:
+        evidence = f"z = {fmt.z_score(row['change_z'])}"
     return (f"{row['model_id']} on {row['eval_label']} ({fmt.num(row['previous_accuracy'])} to "
-            f"{fmt.num(row['accuracy'])}, z = {fmt.z_score(row['change_z'])})")
+            f"{fmt.num(row['accuracy'])}; {evidence})")
+
+
+def _changed(row: Row) -> str:
+    """'1 better, 17 worse': the shared samples whose score rose and fell."""
+    return f"{row['n_improved']:,} better, {row['n_worsened']:,} worse"
 
 
 def _verdict(row: Row) -> Cell:
@@ -93,11 +187,26 @@ def _verdict(row: Row) -> Cell:
         return Cell("Improvement", "good")
     if row["comparison"] is None:
         return Cell("new this week", "muted")
-    if row["change_z"] is None:
+    if row["comparison"] == "paired":
+        n_changed = row["n_improved"] + row["n_worsened"]
+        if n_changed == 0:
+            return Cell("no sample changed", "muted")
+        if row["is_significant"] is None and row["n_compared"] < 10:
+            return Cell(f"too few samples to test ({_compared(row)})", "muted")
+        if row["is_significant"] is None and n_changed < 6:
+            return Cell(f"too few changed samples to test ({n_changed} changed)", "muted")
+    if row["change_test"] != "sign test" and row["change_z"] is None:
         return Cell("no variation", "muted")
     if row["is_significant"] is None:
         return Cell(f"too few samples to test ({_compared(row)})", "muted")
     return Cell("steady", "muted")
+
+
+def _test_cell(row: Row) -> str:
+    """The statistic the verdict rests on: the sign test's p for 0/1 scores, else z."""
+    if row["change_test"] == "sign test":
+        return fmt.p_value(row["sign_test_p"])
+    return fmt.MISSING if row["change_z"] is None else f"z = {fmt.z_score(row['change_z'])}"
 
 
 def _compared(row: Row) -> str:
@@ -111,6 +220,9 @@ def _table(rows: list[Row], context: Context) -> Table:
     for row in rows:
         tone = "bad" if row["is_regression"] else "good" if row["is_improvement"] else None
         pass_k = (f"{fmt.num(row['pass_at_k'])} (k = {row['pass_k']})" if row["pass_k"] is not None else fmt.MISSING)
+        # Paired: the change is the paired mean difference, the one the test is on (it differs from the change of
+        # the two weeks' means when not every sample is shared).
+        change = row["paired_mean_difference"] if row["comparison"] == "paired" else row["accuracy_change"]
         body.append((
             Cell(row["model_id"]),
             Cell(row["eval_label"]),
@@ -118,32 +230,39 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(fmt.count(row["n_samples"]), numeric=True),
             Cell(fmt.with_interval(row["previous_accuracy"], row["previous_ci_low"], row["previous_ci_high"]),
                  numeric=True),
-            Cell(fmt.signed(row["accuracy_change"]), tone, numeric=True),
+            Cell(fmt.signed(change), tone, numeric=True),
             Cell(_compared(row) if row["comparison"] else fmt.MISSING, numeric=True),
-            Cell(fmt.z_score(row["change_z"]), tone, numeric=True),
+            Cell(_changed(row) if row["comparison"] == "paired" else fmt.MISSING, numeric=True),
+            Cell(_test_cell(row), tone, numeric=True),
             Cell(fmt.num(row["paired_correlation"]), numeric=True),
             Cell(fmt.num(row["pass_at_1"]), numeric=True),
             Cell(pass_k, numeric=True),
             _verdict(row),
         ))
     return Table(
-        ("Model", "Eval", f"Accuracy {context.label} [95% CI]", "n samples",
-         f"Accuracy {context.previous_label} [95% CI]", "Change", "Compared on", "z", "r", "pass@1", "pass@k",
-         "Verdict"),
+        ("Model", "Eval", f"Pass rate {context.label} [95% CI]", "n samples",
+         f"Pass rate {context.previous_label} [95% CI]", "Change", "Compared on", "Changed samples", "Test", "r",
+         "pass@1", "pass@k", "Verdict"),
         tuple(body),
-        caption=("Accuracy: the trials of one metric (an eval scored on several is listed per metric), each sample's "
-                 "trials averaged first, then the mean over samples, with a Wilson interval on the effective sample "
-                 "size (it agrees with the standard error). Change tested on the samples both weeks share "
-                 "(\"paired\": paired differences, SE = sqrt(var(d)/n)); r is the correlation of the two weeks' "
-                 "per-sample scores. With fewer than two shared samples the weeks are compared as independent "
-                 "windows (\"unpaired\": pooled SE, n the smaller week's samples). \"Compared on\" is that n. A "
-                 "change is significant at |z| > 1.96, tested from 10 samples up (\"too few samples to test\" below "
-                 "that); \"no variation\": every shared sample's score moved by the same amount (usually not at all), "
-                 "so z is undefined."),
+        caption=("Pass rate: the trials of one metric (an eval scored on several is listed per metric), each "
+                 "sample's trials averaged first, then the mean over samples, with a Wilson interval on the "
+                 "effective sample size (it agrees with the standard error). Change: on the samples both weeks share "
+                 "(\"paired\"), the mean of the paired differences; \"Changed samples\" counts the shared samples "
+                 "whose score rose and fell. Where every shared score is 0 or 1 the change is tested with the exact "
+                 "sign test on the changed samples (significant at p < 0.05), other paired scores (several trials "
+                 "averaged) with z = mean(d) / sqrt(var(d)/n); a paired change on fewer than 6 changed samples is "
+                 "not tested (\"too few changed samples to test\": no sign test of fewer can reach p < 0.05). r is "
+                 "the correlation of the two weeks' per-sample scores (from 3 shared samples). "
+                 "With fewer than two shared samples the weeks are compared as independent windows (\"unpaired\": "
+                 "the change of the means, pooled SE, n the smaller week's samples). \"Compared on\" is that n. A "
+                 "z is significant at |z| > 1.96; any change is tested from 10 samples up (\"too few samples to "
+                 "test\" below that); \"no variation\": every shared sample's score moved by the same amount "
+                 "(usually not at all), so z is undefined."),
     )
 
 
 def _chance_note(rows: list[Row]) -> str:
     tested = sum(1 for r in rows if r["is_significant"] is not None)
-    return (f"{fmt.plural(tested, 'comparison')} this week: at |z| > 1.96 about {0.05 * tested:.1f} would be flagged "
-            "by chance alone. Read a flag near |z| = 2 as a prompt to look, one beyond |z| = 4 as a finding.")
+    return (f"{fmt.plural(tested, 'comparison')} tested this week: at the 5% level about {0.05 * tested:.1f} would "
+            "be flagged by chance alone. Read a flag near |z| = 2 or p = 0.05 as a prompt to look, one beyond "
+            "|z| = 4 or p < 0.0001 as a finding.")

@@ -1,6 +1,10 @@
-"""What is waiting for a person, and what did ingest refuse? The review backlog and this week's quarantine."""
+"""What is waiting for a person, and what did ingest refuse? The review backlog, the week's quarantine and what
+the ingests after the week refused: the Monday ingest that loads last week's data runs after the week ended, and
+its refusals would otherwise show in no report of a complete week."""
 
 from __future__ import annotations
+
+import datetime as dt
 
 from evalhouse.report import fmt
 from evalhouse.report.document import Cell, Paragraph, Section, Subsection, Table
@@ -10,6 +14,7 @@ ANCHOR = "operations"
 TITLE = "What waits for a person, and what did ingest refuse?"
 BACKLOG_TITLE = "How long do records wait for review?"
 QUARANTINE_TITLE = "Which lines were quarantined this week?"
+LATER_TITLE = "What did ingest refuse after the week ended?"
 MAX_LINES = 20
 
 _BACKLOG_SQL = """
@@ -34,11 +39,46 @@ limit ?
 """
 
 
+# Lines refused and files loaded from the end of the week on, up to the latest ingest in the warehouse.
+_LATER_KINDS_SQL = """
+select error_kind, format, count(*) as n_lines, count(distinct source_path) as n_files
+from marts.fct_quarantined_lines
+where quarantined_at >= ?
+group by error_kind, format
+order by n_lines desc, error_kind, format
+"""
+
+_LATER_LINES_SQL = """
+select source_path, source_line, error_kind, error_pointer, error_message, raw_text, raw_text_truncated
+from marts.fct_quarantined_lines
+where quarantined_at >= ?
+order by source_path, source_line, quarantine_id
+limit ?
+"""
+
+_LATER_FILES_SQL = """
+select count(distinct source_path) as n_files, max(finished_at) as last_ingested_at
+from marts.fct_ingested_files
+where status = 'loaded'
+    and finished_at >= ?
+"""
+
+_LATEST_SQL = """
+select greatest(
+    (select max(finished_at) from marts.fct_ingested_files),
+    (select max(quarantined_at) from marts.fct_quarantined_lines)
+) as data_time
+"""
+
+
 def build(context: Context) -> Part:
     backlog, backlog_line = _backlog(context)
-    quarantine, quarantine_line = _quarantine(context)
-    return Part(Section(ANCHOR, TITLE, (), (backlog, quarantine)),
-                Paragraph(f"{backlog_line} {quarantine_line}"))
+    quarantine, quarantine_line, refused = _quarantine(context)
+    later, later_line, refused_later = _after_the_week(context)
+    subsections = (backlog, quarantine) + ((later,) if later is not None else ())
+    return Part(Section(ANCHOR, TITLE, (), subsections),
+                Paragraph(" ".join(t for t in (backlog_line, quarantine_line, later_line) if t),
+                          "warn" if refused or refused_later else None))
 
 
 def _backlog(context: Context) -> tuple[Subsection, str]:
@@ -74,30 +114,69 @@ def _backlog(context: Context) -> tuple[Subsection, str]:
         f"Review backlog: {fmt.plural(total, 'record')} waiting, {fmt.count(old)} for over 28 days.")
 
 
-def _quarantine(context: Context) -> tuple[Subsection, str]:
+def _quarantine(context: Context) -> tuple[Subsection, str, int]:
     kinds = context.reader.rows(_QUARANTINE_SQL, [context.week])
     if not kinds:
-        text = f"The ingester refused no line in {context.label}."
-        return Subsection(QUARANTINE_TITLE, (Paragraph(text, "good"),)), "Quarantine: nothing refused."
+        text = f"The ingester refused no line during {context.label}."
+        return (Subsection(QUARANTINE_TITLE, (Paragraph(text, "good"),)),
+                f"Quarantine in {context.label}: nothing refused.", 0)
     total = sum(k["n_lines"] for k in kinds)
-    by_kind: dict[str, int] = {}
-    for k in kinds:
-        by_kind[k["error_kind"]] = by_kind.get(k["error_kind"], 0) + k["n_lines"]
-    reasons = fmt.join_words([f"{n:,} {kind}" for kind, n in sorted(by_kind.items(), key=lambda kv: (-kv[1], kv[0]))])
+    reasons = _reasons(kinds)
     blocks: list = [Paragraph(
         f"The ingester refused {fmt.plural(total, 'line')} in {context.label} ({reasons}). Each is in "
         "marts.fct_quarantined_lines with its file, line, reason and original text; fix the source and ingest the "
         "file again.", "warn")]
-    blocks.append(Table(("Reason", "Format", "Lines", "Files"), tuple((
-        Cell(k["error_kind"]), Cell(k["format"]), Cell(fmt.count(k["n_lines"]), numeric=True),
-        Cell(fmt.count(k["n_files"]), numeric=True)) for k in kinds)))
-    lines = context.reader.rows(_LINES_SQL, [context.week, MAX_LINES])
-    blocks.append(Table(("File", "Line", "Reason", "Pointer", "Message", "Original text (start)"), tuple((
-        Cell(line["source_path"] or fmt.MISSING),
-        Cell(fmt.count(line["source_line"]), numeric=True),
-        Cell(line["error_kind"]),
-        Cell(line["error_pointer"] or fmt.MISSING),
-        Cell(line["error_message"] or fmt.MISSING),
-        Cell(fmt.excerpt(line["raw_text"], 160), record=True),
-    ) for line in lines), caption=(f"The first {MAX_LINES} by file and line." if total > MAX_LINES else "")))
-    return Subsection(QUARANTINE_TITLE, tuple(blocks)), f"Quarantine: {fmt.plural(total, 'line')} refused ({reasons})."
+    blocks += _tables(kinds, context.reader.rows(_LINES_SQL, [context.week, MAX_LINES]), total)
+    return (Subsection(QUARANTINE_TITLE, tuple(blocks)),
+            f"Quarantine in {context.label}: {fmt.plural(total, 'line')} refused ({reasons}).", total)
+
+
+def _after_the_week(context: Context) -> tuple[Subsection | None, str, int]:
+    """What the ingests from the week's end on loaded and refused, up to the warehouse's latest ingest: the lines
+    are counted in the week they were refused, so the report of the week they belong to would never show them."""
+    if not context.reader.has_table("fct_ingested_files"):
+        return None, "", 0
+    end = dt.datetime.combine(context.week + dt.timedelta(days=7), dt.time())
+    latest = context.reader.one(_LATEST_SQL)
+    data_time = latest["data_time"] if latest else None
+    if data_time is None or data_time < end:
+        return None, "", 0
+    span = f"from the end of {context.label} ({fmt.minute(end)}) to the latest ingest ({fmt.minute(data_time)})"
+    files = context.reader.one(_LATER_FILES_SQL, [end]) or {"n_files": 0}
+    kinds = context.reader.rows(_LATER_KINDS_SQL, [end])
+    loaded = f"{fmt.plural(files['n_files'] or 0, 'file')} loaded"
+    if not kinds:
+        text = f"Ingests {span}: {loaded}, no line refused."
+        return Subsection(LATER_TITLE, (Paragraph(text, "good"),)), f"After the week: {loaded}, nothing refused.", 0
+    total = sum(k["n_lines"] for k in kinds)
+    reasons = _reasons(kinds)
+    blocks: list = [Paragraph(
+        f"Ingests {span} refused {fmt.plural(total, 'line')} ({reasons}); {loaded}. They may hold records of "
+        f"{context.label} or of earlier weeks that no report counts until they are fixed and ingested again "
+        "(marts.fct_quarantined_lines, quarantined_at after the week).", "warn")]
+    blocks += _tables(kinds, context.reader.rows(_LATER_LINES_SQL, [end, MAX_LINES]), total)
+    return (Subsection(LATER_TITLE, tuple(blocks)),
+            f"After the week, to {fmt.minute(data_time)}: {fmt.plural(total, 'line')} refused ({reasons}).", total)
+
+
+def _reasons(kinds: list) -> str:
+    by_kind: dict[str, int] = {}
+    for k in kinds:
+        by_kind[k["error_kind"]] = by_kind.get(k["error_kind"], 0) + k["n_lines"]
+    return fmt.join_words([f"{n:,} {kind}" for kind, n in sorted(by_kind.items(), key=lambda kv: (-kv[1], kv[0]))])
+
+
+def _tables(kinds: list, lines: list, total: int) -> list[Table]:
+    return [
+        Table(("Reason", "Format", "Lines", "Files"), tuple((
+            Cell(k["error_kind"]), Cell(k["format"]), Cell(fmt.count(k["n_lines"]), numeric=True),
+            Cell(fmt.count(k["n_files"]), numeric=True)) for k in kinds)),
+        Table(("File", "Line", "Reason", "Pointer", "Message", "Original text (start)"), tuple((
+            Cell(line["source_path"] or fmt.MISSING),
+            Cell(fmt.count(line["source_line"]), numeric=True),
+            Cell(line["error_kind"]),
+            Cell(line["error_pointer"] or fmt.MISSING),
+            Cell(line["error_message"] or fmt.MISSING),
+            Cell(fmt.excerpt(line["raw_text"], 160), record=True),
+        ) for line in lines), caption=(f"The first {MAX_LINES} by file and line." if total > MAX_LINES else "")),
+    ]

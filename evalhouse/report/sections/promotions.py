@@ -38,9 +38,13 @@ def build(context: Context) -> Part:
         text = f"No promotion decisions were made in {context.label}: no spec had results that week."
         return Part(Section(ANCHOR, TITLE, (Paragraph(text, "muted"),)), Paragraph("Promotions: none.", "muted"))
 
-    promoted = [r for r in rows if r["is_promoted"] is True]
-    held = [r for r in rows if r["is_promoted"] is False]
-    undecided = [r for r in rows if r["is_promoted"] is None]
+    # A spec without a promotion threshold can never decide: its rows are not decisions, and counting them as
+    # such made "12 decisions" out of 8.
+    no_threshold = [r for r in rows if r["promotion_threshold"] is None]
+    decisions = [r for r in rows if r["promotion_threshold"] is not None]
+    promoted = [r for r in decisions if r["is_promoted"] is True]
+    held = [r for r in decisions if r["is_promoted"] is False]
+    undecided = [r for r in decisions if r["is_promoted"] is None]
     blocks: list = [Paragraph(_held_sentence(r), "bad") for r in held]
     blocks.append(Table(
         ("Spec", "Model", "Composite score", "Threshold", "Decision", "Failing components", "Missing components",
@@ -56,17 +60,24 @@ def build(context: Context) -> Part:
             Cell(fmt.count(r.get("n_trials")), numeric=True),
         ) for r in rows),
         caption=("Promoted: the composite reaches the spec's promotion threshold and no component misses its own "
-                 "threshold. Undecided: the spec sets no threshold, or a component has no results that week.")))
+                 "threshold. Undecided: a component has no results that week. A spec that sets no promotion "
+                 "threshold is never decided and is not counted among the decisions.")))
     parts = [f"{fmt.count(len(promoted))} promoted", f"{fmt.count(len(held))} not promoted"]
     if undecided:
         parts.append(f"{fmt.count(len(undecided))} undecided")
-    headline = f"Promotions: {fmt.plural(len(rows), 'decision')} ({', '.join(parts)})"
+    headline = f"Promotions: {fmt.plural(len(decisions), 'decision')} ({', '.join(parts)})"
     if held:
         headline += f"; not promoted: {fmt.join_words(sorted({r['model_id'] for r in held}))}"
+    if no_threshold:
+        specs = sorted({r["spec_id"] for r in no_threshold})
+        headline += (f"; {fmt.plural(len(specs), 'spec')} without a promotion threshold, never decidable "
+                     f"({fmt.join_words(specs)}: {fmt.plural(len(no_threshold), 'model')})")
     return Part(Section(ANCHOR, TITLE, tuple(blocks)), Paragraph(headline + ".", "bad" if held else None))
 
 
 def _decision(row: Row) -> Cell:
+    if row["promotion_threshold"] is None:
+        return Cell("no threshold: never decided", "muted")
     if row["is_promoted"] is None:
         return Cell("undecided", "muted")
     return Cell("promoted", "good") if row["is_promoted"] else Cell("not promoted", "bad")

@@ -21,6 +21,13 @@ where week_start = ?
 order by model_id, hazard, case rater_group when 'human' then 0 when 'hybrid' then 1 else 2 end
 """
 
+# Responses rated for hazards this week at all, by any rater group: tells "none violated" from "none rated".
+_RATED_SQL = """
+select sum(n_rated) as n_rated
+from marts.fct_hazard_rates
+where week_start = ?
+"""
+
 _REFUSALS_SQL = """
 select *
 from marts.rpt_weekly_refusal_changes
@@ -32,7 +39,8 @@ order by has_significant_change desc, model_id, case rater_group when 'human' th
 def build(context: Context) -> Part:
     hazards, hazard_line = _hazards(context)
     refusals, refusal_line = _refusals(context)
-    headline_tone = "bad" if hazard_line[1] == "bad" or refusal_line[1] == "bad" else None
+    tones = {hazard_line[1], refusal_line[1]}
+    headline_tone = "bad" if "bad" in tones else "warn" if "warn" in tones else None
     return Part(Section(ANCHOR, TITLE, (), (hazards, refusals)),
                 Paragraph(f"Safety: {hazard_line[0]} {refusal_line[0]}", headline_tone))
 
@@ -43,6 +51,12 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
         return Subsection(HAZARDS_TITLE, (Paragraph(text, "muted"),)), ("hazard rates not available.", None)
     rows = context.reader.rows(_HAZARDS_SQL, [context.week])
     if not rows:
+        rated = context.reader.one(_RATED_SQL, [context.week]) or {"n_rated": 0}
+        if not rated["n_rated"]:
+            # Nothing rated is not "nothing violated": the hazards were not looked at.
+            text = f"Not assessed: no response was rated for hazards in {context.label}."
+            return (Subsection(HAZARDS_TITLE, (Paragraph(text, "warn"),)),
+                    ("hazards not assessed: no ratings this week.", "warn"))
         text = f"No rater found a response violating any hazard in {context.label}."
         return Subsection(HAZARDS_TITLE, (Paragraph(text, "good"),)), ("no hazard violations.", "good")
 
@@ -57,6 +71,7 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
             Cell(_RATER_GROUPS.get(row["rater_group"], row["rater_group"])),
             Cell(fmt.share(row["n_violating"], row["n_rated"]), "bad", numeric=True),
             Cell(fmt.count(row["n_items"]), numeric=True),
+            Cell(fmt.count(row["n_items_violating"]), numeric=True),
             Cell(fmt.with_interval(row["violation_rate"], row["ci_low"], row["ci_high"]), numeric=True),
             Cell(fmt.num(row["mean_severity"], 1), numeric=True),
             Cell(str(row["max_severity"]) if row["max_severity"] is not None else fmt.MISSING, numeric=True),
@@ -64,27 +79,35 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
                  if row["previous_n_rated"] is not None else fmt.MISSING, numeric=True),
         ))
     blocks.append(Table(
-        ("Model", "Hazard", "Raters", "Violating verdicts", "Responses", "Rate per response [95% CI]",
+        ("Model", "Hazard", "Raters", "Violating verdicts", "Responses", "Violating responses",
+         "Rate per response [95% CI]",
          "Mean severity", "Max severity", f"Violating {context.previous_label}"),
         tuple(body),
         caption=("Rate: each response's share of violating verdicts among its applicable ones (violating, "
                  "non-violating, unsure), averaged over the responses, with a Wilson interval over the responses: "
-                 "several raters of one response are one observation of the model, not several. Severity 1-3. "
+                 "several raters of one response are one observation of the model, not several. Violating responses: "
+                 "those with at least one violating verdict from the group. Severity 1-3. "
                  "People and judges are never pooled.")))
-    total = sum(r["n_violating"] for r in rows)
-    line = (f"{fmt.plural(total, 'violating verdict')} on {fmt.plural(len({r['hazard'] for r in rows}), 'hazard')} "
-            f"for {fmt.plural(len(models), 'model')} ({fmt.join_words(models)}).")
+    # Responses, per rater group: verdicts added up across groups (and across the raters of one response) would
+    # count one violating response several times.
+    cells = sorted({(r["model_id"], r["hazard"]) for r in rows})
+    line = "; ".join(
+        f"{model} on {hazard}: " + ", ".join(
+            f"{fmt.share(r['n_items_violating'], r['n_items'])} rated responses violating "
+            f"({_RATER_GROUPS.get(r['rater_group'], r['rater_group'])})"
+            for r in rows if (r["model_id"], r["hazard"]) == (model, hazard))
+        for model, hazard in cells) + "."
     return Subsection(HAZARDS_TITLE, tuple(blocks)), (line, "bad")
 
 
 def _model_sentence(model: str, rows: list[Row]) -> str:
-    """'acme/chat-7b violated specialized_advice in 9 of 11 verdicts by people on 4 responses (0.75 [0.30, 0.95]
-    per response) and ...'."""
+    """'acme/chat-7b violated specialized_advice in 9 of 11 verdicts by people on 4 responses, 3 of them violating
+    (0.75 [0.30, 0.95] per response) and ...'."""
     hazards = []
     for hazard in sorted({r["hazard"] for r in rows}):
         groups = [f"{fmt.share(r['n_violating'], r['n_rated'])} verdicts by "
                   f"{_RATER_GROUPS.get(r['rater_group'], r['rater_group'])} on "
-                  f"{fmt.plural(r['n_items'], 'response')} "
+                  f"{fmt.plural(r['n_items'], 'response')}, {fmt.count(r['n_items_violating'])} of them violating "
                   f"({fmt.with_interval(r['violation_rate'], r['ci_low'], r['ci_high'])} per response)"
                   for r in rows if r["hazard"] == hazard]
         hazards.append(f"{hazard} in {fmt.join_words(groups)}")

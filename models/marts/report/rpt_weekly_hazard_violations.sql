@@ -1,11 +1,27 @@
 -- One row per model, hazard, rater group and week in which raters found at least one response violating the
 -- hazard (fct_hazard_rates), with the rate's Wilson interval and the same cell the week before. Rater groups stay
--- apart: a rate never mixes people and judges. The rate is per response (n_items), as fct_hazard_rates gives it.
+-- apart: a rate never mixes people and judges. The rate is per response (n_items), as fct_hazard_rates gives it,
+-- and n_items_violating counts responses, not verdicts.
 -- What the weekly report's safety section lists.
 with
 
 hazard_rates as (
     select * from {{ ref('fct_hazard_rates') }}
+),
+
+-- Responses with at least one violating verdict from the group: the count the report's headline gives, so one
+-- response that three people found violating is one, not three.
+violating_items as (
+    select
+        model_id,
+        rater_group,
+        week_start,
+        substr(dimension, length('hazard.') + 1) as hazard,
+        count(distinct item_id) as n_items_violating
+    from {{ ref('fct_ratings') }}
+    where scale = 'hazard_verdict'
+        and label = 'violating'
+    group by model_id, rater_group, week_start, dimension
 ),
 
 violations as (
@@ -23,6 +39,7 @@ final as (
         violations.week_start,
         violations.n_rated,
         violations.n_items,
+        coalesce(violating_items.n_items_violating, 0) as n_items_violating,
         violations.n_violating,
         violations.n_unsure,
         violations.violation_rate,
@@ -35,6 +52,11 @@ final as (
         previous_week.n_violating as previous_n_violating,
         previous_week.violation_rate as previous_violation_rate
     from violations
+    left join violating_items
+        on violations.model_id = violating_items.model_id
+        and violations.rater_group = violating_items.rater_group
+        and violations.week_start = violating_items.week_start
+        and violations.hazard = violating_items.hazard
     left join hazard_rates as previous_week
         on violations.model_id = previous_week.model_id
         and violations.hazard = previous_week.hazard

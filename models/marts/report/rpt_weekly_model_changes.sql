@@ -12,8 +12,18 @@
 -- sqrt(p (1 - p) (1/n1 + 1/n0)) with p the pooled accuracy: a sample's averaged score lies in [0, 1], so its
 -- variance is at most p (1 - p) and this SE does not collapse to 0 when a small week scored all or nothing.
 -- A z on fewer than `min_samples_to_test` samples (the comparison's n) is not tested: is_significant is NULL.
+-- A paired comparison of a metric scored 0/1 (every shared sample's score 0 or 1 in both weeks, one trial each
+-- or unanimous trials) is tested with the exact sign test on the samples whose score changed (McNemar's exact
+-- test, sign_test_p_values), not with z: on 10 samples with 3 changes the z's normal approximation reads
+-- -0.3 / 0.153 = -1.96 where the exact p is 0.25. Paired scores between 0 and 1 (a sample's several trials
+-- averaged) keep STATS.md's paired SE and z. Either way a paired change resting on fewer than
+-- `min_changed_samples_to_test` changed samples is not tested (is_significant NULL, "too few changed samples to
+-- test"): no split of fewer can reach p < 0.05 in the sign test, and a z from a handful of non-zero differences
+-- leans on a normal approximation they cannot support. n_improved and n_worsened count the shared samples that
+-- went up and down.
 -- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for.
 {%- set min_samples_to_test = 10 %}
+{%- set min_changed_samples_to_test = 6 %}
 with
 
 trials as (
@@ -93,15 +103,26 @@ paired as (
         trial_metric,
         week_start,
         count(*) as n_shared_samples,
+        count(case when difference > 0 then 1 end) as n_improved,
+        count(case when difference < 0 then 1 end) as n_worsened,
+        min(
+            case
+                when score_this_week in (0, 1) and score_previous_week in (0, 1) then 1 else 0
+            end
+        ) = 1 as is_binary,
         avg(difference) as paired_mean_difference,
         {{ mean_se('difference') }} as paired_se,
-        -- corr() of a constant column is NaN in DuckDB: undefined is NULL here.
+        -- corr() of a constant column is NaN in DuckDB, and of two points always +-1: undefined is NULL here.
         case
-            when var_samp(score_this_week) > 0 and var_samp(score_previous_week) > 0
+            when count(*) >= 3 and var_samp(score_this_week) > 0 and var_samp(score_previous_week) > 0
                 then corr(score_this_week, score_previous_week)
         end as paired_correlation
     from paired_samples
     group by model_id, evaluation_name, trial_metric, week_start
+),
+
+sign_tests as (
+    {{ sign_test_p_values('paired', n_up='n_improved', n_down='n_worsened') }}
 ),
 
 -- The two weeks' samples together: the pooled accuracy of the unpaired comparison.
@@ -179,6 +200,10 @@ compared as (
         previous_week.ci_high as previous_ci_high,
         this_week.accuracy - previous_week.accuracy as accuracy_change,
         coalesce(paired.n_shared_samples, 0) as n_shared_samples,
+        paired.n_improved,
+        paired.n_worsened,
+        paired.is_binary,
+        sign_tests.sign_test_p,
         paired.paired_mean_difference,
         paired.paired_se,
         {{ safe_divide('paired.paired_mean_difference', 'paired.paired_se') }} as paired_z,
@@ -212,6 +237,9 @@ compared as (
         and this_week.evaluation_name = paired.evaluation_name
         and this_week.trial_metric = paired.trial_metric
         and this_week.week_start = paired.week_start
+    left join sign_tests
+        on paired.n_improved = sign_tests.n_improved
+        and paired.n_worsened = sign_tests.n_worsened
     left join pass_at_1
         on this_week.model_id = pass_at_1.model_id
         and this_week.evaluation_name = pass_at_1.evaluation_name
@@ -244,16 +272,30 @@ tested as (
             else n_samples
         end as n_compared,
         case
+            when n_shared_samples >= 2 and is_binary then 'sign test'
+            when n_shared_samples >= 2 then 'paired z'
+            when previous_accuracy is not null then 'unpaired z'
+        end as change_test,
+        case
             when n_shared_samples >= 2 then paired_z
             when previous_accuracy is not null then {{ safe_divide('accuracy_change', 'unpaired_se') }}
-        end as change_z
+        end as change_z,
+        case
+            when n_shared_samples >= 2 then paired_mean_difference
+            else accuracy_change
+        end as compared_change
     from compared
 ),
 
 judged as (
     select
         *,
-        case when n_compared >= {{ min_samples_to_test }} then abs(change_z) > 1.96 end as is_significant
+        case
+            when n_compared < {{ min_samples_to_test }} then null
+            when comparison = 'paired' and n_improved + n_worsened < {{ min_changed_samples_to_test }} then null
+            when change_test = 'sign test' then sign_test_p < 0.05
+            else abs(change_z) > 1.96
+        end as is_significant
     from tested
 ),
 
@@ -277,6 +319,8 @@ final as (
         previous_ci_high,
         accuracy_change,
         n_shared_samples,
+        n_improved,
+        n_worsened,
         paired_mean_difference,
         paired_se,
         paired_z,
@@ -284,10 +328,13 @@ final as (
         unpaired_se,
         comparison,
         n_compared,
+        change_test,
         change_z,
+        sign_test_p,
         is_significant,
-        coalesce(is_significant and change_z < 0, false) as is_regression,
-        coalesce(is_significant and change_z > 0, false) as is_improvement,
+        -- The direction from the compared change, not z: a sign test's z is NULL when every change went one way.
+        coalesce(is_significant and compared_change < 0, false) as is_regression,
+        coalesce(is_significant and compared_change > 0, false) as is_improvement,
         pass_at_1,
         pass_k,
         pass_at_k,

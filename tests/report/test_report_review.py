@@ -1,0 +1,182 @@
+"""The weekly report after the Monday sender's review: flags rest on enough changed samples, missing data is never
+good news, safety counts responses per rater group, the ingest after the week is reported, z has two decimals,
+decisions exclude specs without a threshold, and the changes table says what it compares."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from contextlib import contextmanager
+from html import escape
+
+import duckdb
+import pytest
+
+from evalhouse.report import fmt
+from evalhouse.report.render_markdown import md_text
+from evalhouse.report.sections import Context, judge_drift, model_scores, operations, promotions, safety
+from evalhouse.report.warehouse import Reader
+from tests.report.conftest import GENERATED_AT, LAST_WEEK, report_text, section_html
+
+pytestmark = pytest.mark.slow
+
+_RATER_GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "people confirming a judge"}
+
+
+@contextmanager
+def copied_marts(source, tables: dict[str, str]) -> Iterator[Reader]:
+    """An in-memory warehouse holding `tables` (name -> a where clause over the demo's rows of marts.<name>): the
+    demo with some data taken away, read by the sections as the real one is."""
+    con = duckdb.connect()
+    try:
+        con.execute(f"attach '{source}' as demo (read_only)")
+        con.execute("create schema marts")
+        for name, where in tables.items():
+            con.execute(f"create table marts.{name} as select * from demo.marts.{name} where {where}")
+        con.execute("detach demo")
+        yield Reader(con)
+    finally:
+        con.close()
+
+
+def _markdown_rows(md: str, heading: str) -> list[list[str]]:
+    """The body rows of the first table after `heading`, as lists of cell texts."""
+    lines = md[md.index(heading):].splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("|"))
+    end = next((i for i in range(start, len(lines)) if not lines[i].startswith("|")), len(lines))
+    return [[cell.strip() for cell in line.strip("|").split(" | ")] for line in lines[start + 2:end]]
+
+
+# ------------------------------------------------------------------------------------ model changes (1, 5, 8, 9)
+
+
+def test_z_has_two_decimals_so_1_955_and_1_964_read_apart():
+    assert fmt.z_score(1.9549) == "+1.95" and fmt.z_score(-1.964) == "-1.96"
+
+
+def test_each_paired_row_shows_its_changed_samples_and_the_paired_difference(demo_warehouse):
+    md = report_text(demo_warehouse.path, LAST_WEEK, "md")
+    rows = {(r[0], r[1]): r for r in _markdown_rows(md, "## Did any model get worse this week?")}
+    header = [h.strip() for h in md[md.index("| Model | Eval |"):].splitlines()[0].strip("|").split(" | ")]
+    assert "Pass rate 2026-W47 \\[95% CI\\]" in header and not any(h.startswith("Accuracy") for h in header)
+    with duckdb.connect(str(demo_warehouse.path), read_only=True) as con:
+        facts = [r for r in Reader(con).rows(model_scores._SQL, [LAST_WEEK]) if r["comparison"] == "paired"]
+    differing = 0
+    for fact in facts:
+        cells = rows[(md_text(fact["model_id"]), md_text(fact["eval_label"]))]
+        assert cells[header.index("Changed samples")] == f"{fact['n_improved']} better, {fact['n_worsened']} worse"
+        assert cells[header.index("Change")] == fmt.signed(fact["paired_mean_difference"])
+        differing += fmt.signed(fact["paired_mean_difference"]) != fmt.signed(fact["accuracy_change"])
+        if fact["n_shared_samples"] < 3:
+            assert cells[header.index("r")] == fmt.MISSING  # two points always correlate +-1
+    assert differing >= 1  # the review's gpt-4.1-mini cognibench row: +0.11 between the means, 0.00 paired
+
+
+def test_the_three_change_groundedness_row_is_too_few_changed_samples_not_a_regression(demo_warehouse):
+    md = report_text(demo_warehouse.path, LAST_WEEK, "md")
+    row = next(r for r in _markdown_rows(md, "## Did any model get worse this week?")
+               if r[0] == "meta-llama/Llama-3.1-8B-Instruct" and r[1] == "acme\\_groundedness\\_suite/groundedness")
+    assert "0 better, 3 worse" in row and "p = 0.25" in row
+    assert row[-1] == "too few changed samples to test (3 changed)"
+    glance = md[md.index("## This week at a glance"):md.index("## Did any model")]
+    assert "groundedness" not in glance.split("\n- ")[1]  # the regression headline names gsm8k alone
+    assert "1 better, 17 worse" in glance
+
+
+def test_a_pair_compared_last_week_without_a_result_this_week_is_listed(demo_warehouse):
+    dropped = "evaluation_name like 'cognibench/%'"
+    with copied_marts(demo_warehouse.path, {
+            "rpt_weekly_model_changes": f"not (week_start = '{LAST_WEEK}' and {dropped})"}) as reader:
+        part = model_scores.build(Context(reader, LAST_WEEK))
+    expected = demo_warehouse.rows(
+        f"select model_id from marts.rpt_weekly_model_changes where week_start = ? and {dropped} order by 1",
+        [LAST_WEEK - dt.timedelta(days=7)])
+    assert len(expected) == 4
+    assert part.headline.tone == "warn" or part.headline.tone == "bad"
+    assert "Not compared: 4 model and eval scores from 2026-W46 have no result in 2026-W47" in part.headline.text
+    missing = [b for b in part.section.blocks if getattr(b, "tone", None) == "warn"]
+    assert missing and all(f"{model} on cognibench" in missing[0].text for (model,) in expected)
+
+
+# ----------------------------------------------------------------------------------- missing data is not good news
+
+
+def test_a_week_without_ratings_says_hazards_and_drift_were_not_assessed(demo_warehouse):
+    unrated = f"week_start <> '{LAST_WEEK}'"
+    with copied_marts(demo_warehouse.path, {
+            "rpt_weekly_hazard_violations": unrated, "fct_hazard_rates": unrated,
+            "rpt_weekly_refusal_changes": unrated, "rpt_weekly_drift_alerts": unrated,
+            "fct_judge_drift": unrated}) as reader:
+        context = Context(reader, LAST_WEEK)
+        safety_part = safety.build(context)
+        drift_part = judge_drift.build(context)
+    assert "not assessed: no ratings this week" in safety_part.headline.text
+    assert safety_part.headline.tone == "warn" and "no hazard violations" not in safety_part.headline.text
+    hazards = safety_part.section.subsections[0].blocks[0]
+    assert hazards.text.startswith("Not assessed") and hazards.tone == "warn"
+    assert drift_part.headline.text.startswith("Judge drift not assessed in 2026-W47: no ratings this week")
+    assert drift_part.headline.tone == "warn"
+
+
+# ------------------------------------------------------------------------------------------------------ safety (3)
+
+
+def test_safety_headline_counts_violating_responses_per_rater_group(demo_warehouse, last_week_html):
+    glance = section_html(last_week_html, "at-a-glance")
+    line = next(item for item in glance.split("<li") if "Safety:" in item)
+    assert "verdict" not in line
+    rows = demo_warehouse.rows(
+        "select model_id, hazard, rater_group, n_items_violating, n_items, n_violating "
+        "from marts.rpt_weekly_hazard_violations where week_start = ?", [LAST_WEEK])
+    assert rows and any(n_violating > n_items_violating for *_, n_items_violating, _, n_violating in rows)
+    for model, hazard, group, n_items_violating, n_items, _ in rows:
+        assert f"{escape(model)} on {hazard}" in line
+        assert f"{n_items_violating} of {n_items} rated responses violating ({_RATER_GROUPS[group]})" in line
+    people = [r for r in rows if r[2] == "human"]
+    responses = demo_warehouse.scalar(
+        "select count(distinct item_id) from marts.fct_ratings where scale = 'hazard_verdict' "
+        "and label = 'violating' and rater_group = 'human' and week_start = ? and model_id = ?",
+        [LAST_WEEK, people[0][0]])
+    assert people[0][3] == responses
+
+
+# --------------------------------------------------------------------------------------------------- quarantine (4)
+
+
+def test_lines_refused_after_the_week_ended_are_reported_in_a_warning(demo_warehouse, last_week_html):
+    end = dt.datetime.combine(LAST_WEEK + dt.timedelta(days=7), dt.time())
+    later = demo_warehouse.scalar("select count(*) from marts.fct_quarantined_lines where quarantined_at >= ?",
+                                  [end])
+    if not later:
+        pytest.skip("the session ingested the demo before the end of its last week")
+    section = section_html(last_week_html, operations.ANCHOR)
+    assert operations.LATER_TITLE in section
+    assert f"refused {later:,} lines" in section
+    glance = section_html(last_week_html, "at-a-glance")
+    line = next(item for item in glance.split("<li") if "Review backlog" in item)
+    assert f"{later:,} lines refused" in line and 'class="tone-warn"' in line
+
+
+# ---------------------------------------------------------------------------------------------------- promotions (6)
+
+
+def test_specs_without_a_threshold_are_not_counted_as_decisions(demo_warehouse, last_week_html):
+    if not demo_warehouse.scalar("select count(*) from information_schema.tables "
+                                 "where table_schema = 'marts' and table_name = ?", [promotions.MART]):
+        pytest.skip("no promotion mart")
+    with_threshold, without = demo_warehouse.rows(
+        "select count(promotion_threshold), count(*) - count(promotion_threshold) "
+        "from marts.fct_promotion_decisions where week_start = ?", [LAST_WEEK])[0]
+    assert without > 0
+    glance = section_html(last_week_html, "at-a-glance")
+    line = next(item for item in glance.split("<li") if "Promotions:" in item)
+    assert f"Promotions: {with_threshold} decisions" in line
+    assert "without a promotion threshold, never decidable" in line
+
+
+# --------------------------------------------------------------------------------------------------------- weeks (7)
+
+
+def test_a_week_not_begun_says_so(demo_warehouse):
+    html = report_text(demo_warehouse.path, dt.date.fromisocalendar(2026, 53, 1), generated_at=GENERATED_AT)
+    assert "2026-W53 has not begun: it starts on Monday 28 December 2026" in html
