@@ -147,8 +147,7 @@ def test_lines_refused_after_the_week_ended_are_reported_in_a_warning(demo_wareh
     end = dt.datetime.combine(LAST_WEEK + dt.timedelta(days=7), dt.time())
     later = demo_warehouse.scalar("select count(*) from marts.fct_quarantined_lines where quarantined_at >= ?",
                                   [end])
-    if not later:
-        pytest.skip("the session ingested the demo before the end of its last week")
+    assert later, "the demo is ingested after its last week ended (its end date is fixed in the past)"
     section = section_html(last_week_html, operations.ANCHOR)
     assert operations.LATER_TITLE in section
     assert f"refused {later:,} lines" in section
@@ -161,9 +160,6 @@ def test_lines_refused_after_the_week_ended_are_reported_in_a_warning(demo_wareh
 
 
 def test_specs_without_a_threshold_are_not_counted_as_decisions(demo_warehouse, last_week_html):
-    if not demo_warehouse.scalar("select count(*) from information_schema.tables "
-                                 "where table_schema = 'marts' and table_name = ?", [promotions.MART]):
-        pytest.skip("no promotion mart")
     with_threshold, without = demo_warehouse.rows(
         "select count(promotion_threshold), count(*) - count(promotion_threshold) "
         "from marts.fct_promotion_decisions where week_start = ?", [LAST_WEEK])[0]
@@ -172,6 +168,23 @@ def test_specs_without_a_threshold_are_not_counted_as_decisions(demo_warehouse, 
     line = next(item for item in glance.split("<li") if "Promotions:" in item)
     assert f"Promotions: {with_threshold} decisions" in line
     assert "without a promotion threshold, never decidable" in line
+
+
+def test_decisions_within_noise_of_their_threshold_are_marked_with_the_composites_interval(demo_warehouse,
+                                                                                           last_week_html):
+    rows = demo_warehouse.rows(
+        "select spec_id, model_id, composite_score, composite_ci_low, composite_ci_high, is_within_noise "
+        "from marts.fct_promotion_decisions where week_start = ? and is_promoted is not null", [LAST_WEEK])
+    within = [r for r in rows if r[5]]
+    assert within, "the demo's meta-llama on support_triage_v1 sits at its threshold"
+    section = section_html(last_week_html, promotions.ANCHOR)
+    for spec, model, score, low, high, noisy in rows:
+        row = next(tr for tr in section.split("<tr")[1:] if f">{escape(spec)}<" in tr and f">{escape(model)}<" in tr)
+        assert fmt.with_interval(score, low, high) in row
+        assert ("(within noise)" in row) == bool(noisy)
+    glance = section_html(last_week_html, "at-a-glance")
+    line = next(item for item in glance.split("<li") if "Promotions:" in item)
+    assert f"{len(within)} within noise of the threshold" in line
 
 
 # --------------------------------------------------------------------------------------------------------- weeks (7)

@@ -1,7 +1,9 @@
 """Which model versions may be promoted? The promotion decisions made this week, with what failed.
 
 Reads marts.fct_promotion_decisions (the specs marts) when the warehouse has it: one row per spec, model and week,
-is_promoted NULL when the decision is undefined (no threshold, or a component without results).
+is_promoted NULL when the decision is undefined (no threshold, or a component without results). Where the mart
+has the composite's interval (composite_ci_low/high over the samples) a decision whose threshold lies inside it is
+marked "within noise": the spec's rule decided it, and next week's samples may decide it the other way.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ ANCHOR = "promotions"
 TITLE = "Which model versions may be promoted?"
 MART = "fct_promotion_decisions"
 
-# The columns the report needs; missing_components and n_trials are shown when the mart has them.
+# The columns the report needs; the others are shown when the mart has them.
 _COLUMNS = ("spec_id", "model_id", "composite_score", "promotion_threshold", "is_promoted", "failing_components")
-_OPTIONAL = ("missing_components", "n_trials")
+_OPTIONAL = ("missing_components", "n_trials", "composite_ci_low", "composite_ci_high", "is_within_noise")
 _SQL = """
 select {columns}
 from marts.fct_promotion_decisions
@@ -52,7 +54,8 @@ def build(context: Context) -> Part:
         tuple((
             Cell(r["spec_id"]),
             Cell(r["model_id"]),
-            Cell(fmt.num(r["composite_score"]), numeric=True),
+            Cell(fmt.with_interval(r["composite_score"], r.get("composite_ci_low"), r.get("composite_ci_high")),
+                 numeric=True),
             Cell(fmt.num(r["promotion_threshold"]), numeric=True),
             _decision(r),
             Cell(r["failing_components"] or fmt.MISSING, "bad" if r["failing_components"] else None),
@@ -61,10 +64,15 @@ def build(context: Context) -> Part:
         ) for r in rows),
         caption=("Promoted: the composite reaches the spec's promotion threshold and no component misses its own "
                  "threshold. Undecided: a component has no results that week. A spec that sets no promotion "
-                 "threshold is never decided and is not counted among the decisions.")))
+                 "threshold is never decided and is not counted among the decisions. The composite's 95% interval "
+                 "is over the week's samples; within noise: the threshold lies inside it, so the decision may "
+                 "flip on next week's samples.")))
     parts = [f"{fmt.count(len(promoted))} promoted", f"{fmt.count(len(held))} not promoted"]
     if undecided:
         parts.append(f"{fmt.count(len(undecided))} undecided")
+    within_noise = [r for r in decisions if r["is_promoted"] is not None and r.get("is_within_noise") is True]
+    if within_noise:
+        parts.append(f"{fmt.count(len(within_noise))} within noise of the threshold")
     headline = f"Promotions: {fmt.plural(len(decisions), 'decision')} ({', '.join(parts)})"
     if held:
         headline += f"; not promoted: {fmt.join_words(sorted({r['model_id'] for r in held}))}"
@@ -80,11 +88,13 @@ def _decision(row: Row) -> Cell:
         return Cell("no threshold: never decided", "muted")
     if row["is_promoted"] is None:
         return Cell("undecided", "muted")
-    return Cell("promoted", "good") if row["is_promoted"] else Cell("not promoted", "bad")
+    noise = " (within noise)" if row.get("is_within_noise") is True else ""
+    return Cell("promoted" + noise, "good") if row["is_promoted"] else Cell("not promoted" + noise, "bad")
 
 
 def _held_sentence(row: Row) -> str:
-    score = (f"composite score {fmt.num(row['composite_score'])} against a threshold of "
+    composite = fmt.with_interval(row["composite_score"], row.get("composite_ci_low"), row.get("composite_ci_high"))
+    score = (f"composite score {composite} against a threshold of "
              f"{fmt.num(row['promotion_threshold'])}" if row["composite_score"] is not None
              else "no composite score")
     failing = f"; failing: {row['failing_components']}" if row["failing_components"] else ""
