@@ -1,6 +1,7 @@
-"""Reported results in time: an Every Eval Ever aggregate without evaluation_timestamp (HELM's exports) takes its
-retrieved_timestamp, and so do the trials linked to it, so both reach a date filter and fall in one week. Built from
-the real files of tests/fixtures/every_eval_ever (one aggregate stripped of its evaluation times here) and one
+"""Reported results in time and in range: an Every Eval Ever aggregate without evaluation_timestamp (HELM's exports)
+takes its retrieved_timestamp, and so do the trials linked to it, so both reach a date filter and fall in one week;
+a token count too large for a bigint is NULL in fct_trials, flagged in staging and warned about by the build. Built
+from the real files of tests/fixtures/every_eval_ever (one aggregate stripped of its evaluation times here) and one
 instance record made here."""
 
 from __future__ import annotations
@@ -70,3 +71,16 @@ def test_trials_linked_to_it_take_the_same_time_so_reported_and_computed_share_a
         "select distinct evaluated_at, evaluated_at_source from marts.fct_trials "
         "where evaluation_name = 'allenai/ai2_arc'") == [(retrieved, "retrieved_at")]
 
+
+def test_a_token_count_too_large_for_a_bigint_is_flagged_and_warned_about(built):
+    warehouse, target = built
+    assert warehouse.rows(
+        "select input_tokens, output_tokens from marts.fct_trials where evaluation_name = 'gsm8k'") == [(None, 7)]
+    assert warehouse.rows(
+        "select source_path like '%huge_tokens.jsonl', total_tokens from staging.stg_every_eval_ever__instances "
+        "where token_count_unreadable") == [(True, None)]
+    assert warehouse.scalar(
+        "select count(*) from staging.stg_every_eval_ever__instances where not token_count_unreadable") == 3
+    results = json.loads((target / "run_results.json").read_text())["results"]
+    warned = [r for r in results if r["unique_id"].startswith("test.") and "token_counts_fit_bigint" in r["unique_id"]]
+    assert [(r["status"], r["failures"]) for r in warned] == [("warn", 1)]
