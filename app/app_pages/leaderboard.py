@@ -64,6 +64,24 @@ c.notes(results)
 if c.empty_state(results, f"{metric} results for this selection", "Widen the filters (evals, models, dates)."):
     st.stop()
 
+# Every metric each run has, reported and computed: what the table's "why n/a" names when the chosen one is missing.
+named = db.query(
+    """
+    select distinct evaluation_name, trial_metric, model_id, run_id, result_origin, metric_name
+    from marts.fct_benchmark_results
+    where list_contains(?, evaluation_name)
+        and list_contains(?, model_id)
+        and cast(evaluated_at as date) between ? and ?
+    """,
+    [evaluations or sorted(frame["evaluation_name"].unique()), models or sorted(frame["model_id"].unique()),
+     start, end],
+)
+c.notes(named)
+other_metrics = {} if named.frame.empty else {
+    key: sorted(set(group["metric_name"]) - {metric})
+    for key, group in named.frame.groupby(["evaluation_name", "trial_metric", "model_id", "run_id", "result_origin"])
+}
+
 runs = results.frame
 runs["origin"] = runs["result_origin"]
 # An eval scored on one metric keeps its name; one scored on several is shown per metric (never averaged together).
@@ -117,7 +135,7 @@ if computed["run_id"].nunique() > computed["model_id"].nunique():
 
 # -- reported against computed, run by run -----------------------------------------------------------------------
 st.subheader("Reported against computed, run by run")
-keys = ["eval", "trial_metric", "model_id", "run_id"]
+keys = ["evaluation_name", "eval", "trial_metric", "model_id", "run_id"]
 wide = runs.pivot_table(index=keys, columns="result_origin",
                         values=["score", "ci_low", "ci_high", "n_samples", "evaluated_at"], aggfunc="first")
 wide.columns = [f"{origin}_{value}" for value, origin in wide.columns]
@@ -129,11 +147,24 @@ for origin in ("reported", "computed"):
 wide["evaluated_at"] = pd.to_datetime(wide["computed_evaluated_at"]).combine_first(
     pd.to_datetime(wide["reported_evaluated_at"]))
 wide["computed_minus_reported"] = wide["computed_score"] - wide["reported_score"]
-wide["note"] = [
-    f"n/a: the harness published no {metric} for {scored} in this run" if c.is_na(rep)
-    else f"n/a: none of this run's trials is scored on {scored}" if c.is_na(comp) else ""
-    for rep, comp, scored in zip(wide["reported_score"], wide["computed_score"], wide["trial_metric"])
-]
+
+
+def why_missing(row: pd.Series) -> str:
+    """Why the row has no reported or no computed score: what the run has instead, if anything."""
+    key = (row["evaluation_name"], row["trial_metric"], row["model_id"], row["run_id"])
+    scored = row["trial_metric"]
+    if c.is_na(row["reported_score"]):
+        published = other_metrics.get((*key, "reported"))
+        return (f"n/a: the harness published {', '.join(published)} for {scored} in this run, not {metric}"
+                if published else f"n/a: the harness published no {metric} for {scored} in this run")
+    if c.is_na(row["computed_score"]):
+        computed = other_metrics.get((*key, "computed"))
+        return (f"n/a: from this run's {scored} trials the warehouse computes {', '.join(computed)}, not {metric}"
+                if computed else f"n/a: none of this run's trials is scored on {scored}")
+    return ""
+
+
+wide["note"] = [why_missing(row) for _, row in wide.iterrows()] if len(wide) else []
 shown = wide[[
     "eval", "trial_metric", "model_id", "evaluated_at", "reported_score", "reported_ci_low", "reported_ci_high",
     "computed_score", "computed_ci_low", "computed_ci_high", "computed_minus_reported", "computed_n_samples", "note",

@@ -21,7 +21,7 @@ from ingest.formats import FORMATS
 from ingest.load import RawStore
 from ingest.validate import Validators
 from tests.app.conftest import LAST_WEEK, PAGES, SHIFTED_WEEK, iso_week, run_page
-from tests.conftest import DEMO_END_DATE, Warehouse
+from tests.conftest import DEMO_END_DATE, FIXTURES, Warehouse, build_warehouse
 
 pytestmark = pytest.mark.slow
 
@@ -186,6 +186,34 @@ def test_leaderboard_filters_by_eval_model_and_dates_and_downloads_what_it_shows
     assert "mean_score" in " ".join(_chart_titles(at))
     at.multiselect(key="leaderboard.model").set_value([]).run()
     assert at.dataframe[-1].value["model"].nunique() == 4
+
+
+@pytest.fixture(scope="module")
+def lm_eval_warehouse(tmp_path_factory) -> Warehouse:
+    """tests/fixtures/lm_eval (a real results and samples file, and generated ones), built."""
+    root = tmp_path_factory.mktemp("lm_eval_leaderboard")
+    build_warehouse(root / "lm_eval.duckdb", [FIXTURES / "lm_eval"], root / "target")
+    return Warehouse(root / "lm_eval.duckdb")
+
+
+def test_leaderboard_shows_lm_evals_reported_exact_match_beside_the_computed_one_and_says_truly_why_not(
+        lm_eval_warehouse, app_env):
+    app_env(lm_eval_warehouse.path)
+    at = run_page("leaderboard", {"evaluation": "math_perturbed_full", "metric": "exact_match"})
+    assert not _problems(at)
+    table = at.dataframe[-1].value
+    assert len(table) == 1
+    assert table["reported [95% interval]"].iloc[0] != "n/a" and table["computed [95% interval]"].iloc[0] != "n/a"
+    assert table["why n/a"].iloc[0] == ""
+    at.selectbox(key="leaderboard.metric").set_value("accuracy").run()
+    assert not _problems(at)
+    assert at.dataframe[-1].value["why n/a"].tolist() == [
+        "n/a: the harness published exact_match for exact_match in this run, not accuracy"]
+    # toy_mc's acc_norm: its trials are scored on acc (accuracy), none on acc_norm
+    at.multiselect(key="leaderboard.evaluation").set_value(["toy_mc"]).run()
+    at.selectbox(key="leaderboard.metric").set_value("acc_norm").run()
+    assert not _problems(at)
+    assert at.dataframe[-1].value["why n/a"].tolist() == ["n/a: none of this run's trials is scored on acc_norm"]
 
 
 # -- reliability -------------------------------------------------------------------------------------------------------

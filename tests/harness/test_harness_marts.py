@@ -206,6 +206,41 @@ def test_generated_results_line_up_with_the_trials_they_summarise(harness_wareho
         assert rows[(name, "exact_match", "reported")]["n_samples"] == 3
 
 
+def test_a_reported_exact_match_sits_beside_the_one_computed_from_its_trials(harness_warehouse):
+    """lm-eval reports exact_match, the share of docs matched, and its samples lines score each doc 0 or 1 on it:
+    the mean of those trials is computed under the same name, so the two share every key but their origin."""
+    rows = harness_warehouse.rows(
+        "select evaluation_name, run_id, result_origin, score, n_samples from marts.fct_benchmark_results "
+        "where metric_name = 'exact_match' and trial_metric = 'exact_match' and model_id in (?, ?) "
+        "order by all", [MATH_MODEL, TOY_MODEL])
+    by_eval = {}
+    for evaluation, run, origin, score, n in rows:
+        by_eval.setdefault((evaluation, run), {})[origin] = (score, n)
+    # math_rephrased_full has a results entry and no samples file here: nothing to compute it from
+    assert {key[0]: set(origins) for key, origins in by_eval.items()} == {
+        "math_perturbed_full": {"reported", "computed"}, "math_rephrased_full": {"reported"},
+        "toy_gen_repeats/majority": {"reported", "computed"}, "toy_gen_repeats/take_first": {"reported", "computed"}}
+    math = next(origins for key, origins in by_eval.items() if key[0] == "math_perturbed_full")
+    assert math["computed"] == (0.0, 10) and math["reported"] == (0.0, 5000)  # the file holds 10 of its 5000 docs
+    # a metric whose trials are not 0/1 verdicts is not renamed: its reported value need not be their mean
+    assert harness_warehouse.scalar(
+        "select count(*) from marts.fct_benchmark_results where result_origin = 'computed' "
+        "and metric_name not in ('accuracy', 'mean_score', 'exact_match')") == 0
+
+
+def test_lm_evals_standard_proportions_are_bounded_so_their_intervals_stay_in_0_1(harness_warehouse):
+    # toy_mc reports acc_norm 1/3 with a standard error of 1/3: 1/3 - 1.96 / 3 would be -0.32.
+    row = _records(harness_warehouse,
+        "select * from marts.fct_benchmark_results where model_id = ? and metric_name = 'acc_norm'", [TOY_MODEL])
+    assert len(row) == 1
+    assert (row[0]["min_score"], row[0]["max_score"]) == (0, 1)
+    assert row[0]["interval_method"] == "wilson_from_reported_se"
+    assert 0 <= row[0]["ci_low"] < 1 / 3 < row[0]["ci_high"] <= 1
+    assert harness_warehouse.scalar(
+        "select count(*) from marts.fct_benchmark_results where ci_low < coalesce(min_score, 0) - 1e-12 "
+        "or ci_high > coalesce(max_score, 1) + 1e-12") == 0
+
+
 def test_multiple_choice_trials_are_scored_by_the_primary_metric(harness_warehouse):
     # toy_mc lists acc then acc_norm: acc is the trial's score; doc 1 is the one the dummy model got right.
     rows = harness_warehouse.rows(

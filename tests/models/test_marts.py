@@ -359,18 +359,36 @@ def test_reported_results_keep_their_published_error_bars(demo_warehouse):
     assert ((rows.standard_error == rows.published_se) | (rows.standard_error.isna() & rows.published_se.isna())).all()
 
 
-def test_reported_and_computed_results_line_up_on_the_same_eval_and_run(demo_warehouse):
-    unmatched = demo_warehouse.scalar(
-        """
-        select count(*) from marts.fct_benchmark_results as reported
+def test_reported_and_computed_results_line_up_on_the_same_eval_run_and_trial_metric(demo_warehouse):
+    """A reported result's trial_metric is the one its trials carry: the suite metric or rubric every linked instance
+    record names. support_triage_v1's responses are scored on three rubrics, so its reported accuracy keeps the
+    aggregate's own metric and no computed result shares it; it still lines up on eval, run and metric."""
+    keys = "model_id, evaluation_name, run_id, metric_name"
+    lined_up = demo_warehouse.rows(
+        f"""
+        select reported.evaluation_name, reported.trial_metric, count(*), count(computed.run_id),
+            count(*) filter (where exists (
+                select 1 from marts.fct_benchmark_results as any_computed
+                where any_computed.result_origin = 'computed'
+                  and ({', '.join('any_computed.' + k for k in keys.split(', '))})
+                    = ({', '.join('reported.' + k for k in keys.split(', '))})))
+        from marts.fct_benchmark_results as reported
+        left join marts.fct_benchmark_results as computed
+            on computed.result_origin = 'computed' and computed.trial_metric = reported.trial_metric
+            and ({', '.join('computed.' + k for k in keys.split(', '))})
+                = ({', '.join('reported.' + k for k in keys.split(', '))})
         where reported.result_origin = 'reported'
-          and not exists (
-            select 1 from marts.fct_benchmark_results as computed
-            where computed.result_origin = 'computed' and computed.run_id = reported.run_id
-              and computed.evaluation_name = reported.evaluation_name and computed.metric_name = reported.metric_name)
+        group by all order by all
         """
     )
-    assert unmatched == 0
+    assert [row[:2] for row in lined_up] == [
+        ("acme_groundedness_suite/groundedness", "groundedness"),
+        ("acme_groundedness_suite/json_validity", "json_validity"), ("acme_groundedness_suite/latency", "latency"),
+        ("eval_basic_math_v1", "exact_match"), ("gsm8k", "accuracy"), ("mmlu_physics", "accuracy"),
+        ("support_triage_v1", "accuracy"), ("tau_retail", "accuracy")]
+    for evaluation, _, n_reported, n_matched, n_on_run in lined_up:
+        assert n_reported == 32 and n_on_run == 32, evaluation  # one a week for each of 4 models, 8 weeks
+        assert n_matched == (0 if evaluation == "support_triage_v1" else 32), evaluation
 
 
 # -- the rest of the story ---------------------------------------------------------------------------------------

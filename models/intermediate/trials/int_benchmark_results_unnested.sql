@@ -3,9 +3,18 @@
 -- aggregate is linked to instance files, evaluation_name is the instances' name, so reported and computed results
 -- of the same eval line up; the aggregate's own name is kept beside it. Names go through the seeds
 -- evaluation_aliases and metric_vocabulary, as trials' names do; a harness's result is named as its trials are.
--- trial_metric is the metric the result's trials carry (int_trials_unioned.trial_metric): an aggregate's metric, an
--- Inspect scorer, an lm-eval metric. min_score and max_score bound the metric: as its metric_config declares them,
--- else as the vocabulary does (rates are [0, 1]).
+-- trial_metric is the metric the result's trials carry (int_trials_unioned.trial_metric), so that the result and
+-- the results computed from its trials share it:
+--   Every Eval Ever  the metric every instance record linked to the aggregate names itself (metadata.metric_id, else
+--                    metadata.rubric_id, through the vocabulary: a suite metric's 'groundedness', a rubric's
+--                    'exact_match') when all of them name one and the same; else the aggregate's own metric (records
+--                    that name none carry it, and an accuracy over responses scored on several rubrics spans them)
+--   Inspect AI       the scorer;  lm-evaluation-harness  the reported metric itself.
+-- min_score and max_score bound the metric: as its metric_config declares them, else as the vocabulary does (rates
+-- are [0, 1]). evaluated_at is the result's or its record's evaluation_timestamp (a harness's run time), else, for an
+-- aggregate that has none (HELM's leaderboard exports), when it was retrieved, else when it was ingested: a result
+-- with no time would fall out of every date filter. evaluated_at_source says which.
+{%- set run_keys = ['source_path', 'file_sha256', 'evaluation_id', 'model_id'] %}
 with
 
 aggregates as (
@@ -35,6 +44,8 @@ results as (
         aggregates.model_id,
         aggregates.model_developer,
         aggregates.evaluated_at as run_evaluated_at,
+        aggregates.retrieved_at,
+        aggregates.ingested_at,
         aggregates.source_path,
         aggregates.source_line,
         result_index,
@@ -78,8 +89,17 @@ typed as (
         ) as bigint) as n_samples,
         coalesce(
             {{ epoch_to_utc(json_text('result_element', '$.evaluation_timestamp')) }},
-            run_evaluated_at
+            run_evaluated_at,
+            retrieved_at,
+            ingested_at
         ) as evaluated_at,
+        case
+            when {{ epoch_to_utc(json_text('result_element', '$.evaluation_timestamp')) }} is not null
+                or run_evaluated_at is not null
+                then 'record'
+            when retrieved_at is not null then 'retrieved_at'
+            else 'ingested_at'
+        end as evaluated_at_source,
         source_path,
         source_line
     from results
@@ -91,6 +111,25 @@ aliases as (
 
 vocabulary as (
     select * from {{ ref('metric_vocabulary') }}
+),
+
+instance_metrics as (
+    -- the one metric all instance records linked to an aggregate name themselves, read as int_trials_unioned reads it
+    select
+        links.aggregate_record_id,
+        min(coalesce(
+            vocabulary.metric_name, lower(trim({{ instance_named_metric('instances') }}))
+        )) as trial_metric
+    from {{ ref('int_instance_files_linked') }} as links
+    inner join {{ ref('stg_every_eval_ever__instances') }} as instances
+        on {{ keys_equal('links', 'instances', run_keys) }}
+    left join vocabulary on lower(trim({{ instance_named_metric('instances') }})) = vocabulary.alias
+    where links.aggregate_record_id is not null
+    group by links.aggregate_record_id
+    having count({{ instance_named_metric('instances') }}) = count(*)
+        and count(distinct coalesce(
+            vocabulary.metric_name, lower(trim({{ instance_named_metric('instances') }}))
+        )) = 1
 ),
 
 aggregate_results as (
@@ -109,7 +148,9 @@ aggregate_results as (
         ) as evaluation_name,
         coalesce(vocabulary.metric_name, lower(trim(typed.metric_name))) as metric_name,
         typed.metric_name as reported_metric_name,
-        coalesce(vocabulary.metric_name, lower(trim(typed.metric_name))) as trial_metric,
+        coalesce(
+            instance_metrics.trial_metric, vocabulary.metric_name, lower(trim(typed.metric_name))
+        ) as trial_metric,
         coalesce(typed.lower_is_better, vocabulary.lower_is_better, false) as lower_is_better,
         coalesce(typed.min_score, vocabulary.min_score) as min_score,
         coalesce(typed.max_score, vocabulary.max_score) as max_score,
@@ -119,10 +160,12 @@ aggregate_results as (
         typed.ci_high,
         typed.n_samples,
         typed.evaluated_at,
+        typed.evaluated_at_source,
         typed.source_path,
         typed.source_line
     from typed
     left join links on typed.aggregate_record_id = links.aggregate_record_id
+    left join instance_metrics on typed.aggregate_record_id = instance_metrics.aggregate_record_id
     left join aliases on coalesce(links.instance_evaluation_name, typed.reported_evaluation_name) = aliases.alias
     left join vocabulary on lower(trim(typed.metric_name)) = vocabulary.alias
 ),
@@ -182,6 +225,7 @@ harness_final as (
         cast(null as double) as ci_high,
         n_samples,
         evaluated_at,
+        case when evaluated_at is not null then 'record' end as evaluated_at_source,
         source_path,
         source_line
     from harness_ranked

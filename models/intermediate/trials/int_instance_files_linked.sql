@@ -39,6 +39,7 @@ aggregate_keys as (
         record_id as aggregate_record_id,
         evaluation_id as aggregate_evaluation_id,
         evaluated_at,
+        retrieved_at,
         model_developer,
         instance_file_checksum,
         replace(regexp_extract(instance_file_path, '([^/]+)$', 1), ':', '-') as instance_file_name,
@@ -98,8 +99,13 @@ final as (
         best.model_developer,
         -- The run's id everywhere downstream: the aggregate's when linked, else the instances' own.
         coalesce(best.aggregate_evaluation_id, runs.evaluation_id) as run_id,
-        coalesce(best.evaluated_at, runs.ingested_at) as evaluated_at,
-        case when best.evaluated_at is not null then 'aggregate' else 'ingested_at' end as evaluated_at_source
+        -- the time its reported results take (int_benchmark_results_unnested), so both fall in one week
+        coalesce(best.evaluated_at, best.retrieved_at, runs.ingested_at) as evaluated_at,
+        case
+            when best.evaluated_at is not null then 'aggregate'
+            when best.retrieved_at is not null then 'retrieved_at'
+            else 'ingested_at'
+        end as evaluated_at_source
     from runs
     left join best
         on runs.source_path = best.source_path

@@ -49,8 +49,7 @@
 {#- the metric an instance record names, before the vocabulary (the header says in which order) #}
 {%- set written_metric -%}
 coalesce(
-            nullif(trim(instances.metadata_metric_id), ''),
-            nullif(trim(instances.metadata_rubric_id), ''),
+            {{ instance_named_metric('instances') }},
             result_metrics.trial_metric,
             aggregate_metrics.trial_metric,
             case when links.n_evaluation_results > 1 then instances.evaluation_result_id end

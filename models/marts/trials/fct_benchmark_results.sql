@@ -5,7 +5,12 @@
 --             metrics are never averaged together): accuracy, the share of trials that succeeded, and mean_score,
 --             their mean score. Each sample's trials are averaged first (the sample is the unit; K trials of one
 --             question are not K independent observations), then the mean and its standard error
---             sqrt(var_samp / n_samples) are taken over samples.
+--             sqrt(var_samp / n_samples) are taken over samples. When the run reports a metric that is its trials'
+--             own metric and every trial's score is its verdict, 0 or 1 (lm-eval's exact_match: the share of docs
+--             matched), the mean_score is given under the reported name too, so the two sit side by side. Other
+--             scores are not: a reported F1 or perplexity need not be the mean of its samples' values.
+-- evaluated_at: a reported result's (int_benchmark_results_unnested: its record's time, else when it was retrieved,
+-- else ingested); a computed result's earliest trial's. evaluated_at_source says which.
 -- The 95% interval stays within the metric's bounds (min_score, max_score) where it has them:
 --   both bounds      the Wilson interval on the effective sample size (macros/stats/wilson_interval.sql,
 --                    wilson_low_from_se): consistent with standard_error, unlike a Wilson interval on n_samples,
@@ -47,8 +52,35 @@ reported_results as (
         max_score,
         n_samples,
         lower_is_better,
-        evaluated_at
+        evaluated_at,
+        evaluated_at_source
     from reported
+),
+
+reported_trial_metrics as (
+    -- reported results that are their trials' own metric averaged (lm-eval's exact_match), not named as computed
+    select distinct run_id, model_id, evaluation_name, metric_name
+    from reported
+    where metric_name = trial_metric and metric_name not in ('accuracy', 'mean_score')
+),
+
+first_trials as (
+    -- where each run's earliest trial on a metric took its time from
+    select run_id, model_id, evaluation_name, trial_metric, evaluated_at_source
+    from (
+        select
+            run_id,
+            model_id,
+            evaluation_name,
+            trial_metric,
+            evaluated_at_source,
+            row_number() over (
+                partition by run_id, model_id, evaluation_name, trial_metric
+                order by evaluated_at is null, evaluated_at, evaluated_at_source
+            ) as trial_order
+        from trials
+    ) as ordered
+    where trial_order = 1
 ),
 
 reported_bounds as (
@@ -133,6 +165,32 @@ computed_mean_score as (
     group by model_id, evaluation_name, trial_metric, run_id
 ),
 
+computed_means as (
+    select * from computed_mean_score
+
+    union all
+
+    -- the same mean under the name the run reports it by
+    select
+        computed_mean_score.model_id,
+        computed_mean_score.evaluation_name,
+        reported_trial_metrics.metric_name,
+        computed_mean_score.trial_metric,
+        computed_mean_score.run_id,
+        computed_mean_score.score,
+        computed_mean_score.standard_error,
+        computed_mean_score.n_samples,
+        computed_mean_score.scores_are_verdicts,
+        computed_mean_score.evaluated_at
+    from computed_mean_score
+    inner join reported_trial_metrics
+        on computed_mean_score.run_id = reported_trial_metrics.run_id
+        and computed_mean_score.model_id = reported_trial_metrics.model_id
+        and computed_mean_score.evaluation_name = reported_trial_metrics.evaluation_name
+        and computed_mean_score.trial_metric = reported_trial_metrics.metric_name
+    where computed_mean_score.scores_are_verdicts
+),
+
 computed_results as (
     select
         computed_accuracy.model_id,
@@ -149,8 +207,14 @@ computed_results as (
         cast(1 as double) as max_score,
         computed_accuracy.n_samples,
         false as lower_is_better,
-        computed_accuracy.evaluated_at
+        computed_accuracy.evaluated_at,
+        first_trials.evaluated_at_source
     from computed_accuracy
+    left join first_trials
+        on computed_accuracy.run_id = first_trials.run_id
+        and computed_accuracy.model_id = first_trials.model_id
+        and computed_accuracy.evaluation_name = first_trials.evaluation_name
+        and computed_accuracy.trial_metric = first_trials.trial_metric
 
     union all
 
@@ -179,8 +243,14 @@ computed_results as (
         ) as max_score,
         computed_mean_score.n_samples,
         coalesce(vocabulary.lower_is_better, false) as lower_is_better,
-        computed_mean_score.evaluated_at
-    from computed_mean_score
+        computed_mean_score.evaluated_at,
+        first_trials.evaluated_at_source
+    from computed_means as computed_mean_score
+    left join first_trials
+        on computed_mean_score.run_id = first_trials.run_id
+        and computed_mean_score.model_id = first_trials.model_id
+        and computed_mean_score.evaluation_name = first_trials.evaluation_name
+        and computed_mean_score.trial_metric = first_trials.trial_metric
     left join vocabulary on computed_mean_score.trial_metric = vocabulary.alias
     left join spec_bounds
         on computed_mean_score.evaluation_name = spec_bounds.evaluation_name
@@ -213,7 +283,8 @@ bounded as (
         case when coalesce(min_score < max_score, true) then max_score end as max_score,
         n_samples,
         lower_is_better,
-        evaluated_at
+        evaluated_at,
+        evaluated_at_source
     from unioned
 ),
 
@@ -275,6 +346,7 @@ final as (
         n_samples,
         lower_is_better,
         evaluated_at,
+        evaluated_at_source,
         {{ week_start('evaluated_at') }} as week_start
     from intervals
 )

@@ -1,7 +1,8 @@
 -- One row per model, eval, metric and k: pass@k (at least one of k trials succeeds) and pass^k (all k succeed), the
 -- unbiased estimators averaged over tasks with their standard errors. The trials counted are attempts scored on
--- one metric (fct_task_stability). k runs over 1, 2, 4, ... up to the most trials any task has. NULL where some task
--- has fewer than k trials (n_tasks_with_enough_trials says how many).
+-- one metric (fct_task_stability). k runs over 1, 2, 4, ... up to the most trials any task has, plus that most
+-- itself when it is not a power of two (macros/stats/pass_at_k.sql). NULL where some task has fewer than k trials
+-- (n_tasks_with_enough_trials says how many).
 with
 
 tasks as (

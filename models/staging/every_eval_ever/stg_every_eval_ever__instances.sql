@@ -17,7 +17,7 @@
     'messages': 'json',
     'interactions': 'json',
     'evaluation': {'score': 'double', 'is_correct': 'boolean', 'num_turns': 'integer', 'tool_calls_count': 'integer'},
-    'token_usage': {'input_tokens': 'bigint', 'output_tokens': 'bigint', 'total_tokens': 'bigint'},
+    'token_usage': {'input_tokens': 'json', 'output_tokens': 'json', 'total_tokens': 'json'},
     'performance': {'latency_ms': 'double', 'generation_time_ms': 'double'},
     'error': 'varchar',
     'metadata': {'trial': 'varchar', 'epoch': 'varchar', 'suite_id': 'varchar', 'metric_id': 'varchar',
@@ -64,9 +64,16 @@ renamed as (
         r.evaluation.is_correct as is_correct,
         r.evaluation.num_turns as num_turns,
         r.evaluation.tool_calls_count as tool_calls_count,
-        r.token_usage.input_tokens as input_tokens,
-        r.token_usage.output_tokens as output_tokens,
-        r.token_usage.total_tokens as total_tokens,
+        -- The schema allows any integer; a count bigint cannot hold (10^20) is NULL here, and flagged.
+        try_cast(r.token_usage.input_tokens as bigint) as input_tokens,
+        try_cast(r.token_usage.output_tokens as bigint) as output_tokens,
+        try_cast(r.token_usage.total_tokens as bigint) as total_tokens,
+        coalesce(
+            (r.token_usage.input_tokens is not null and try_cast(r.token_usage.input_tokens as bigint) is null)
+            or (r.token_usage.output_tokens is not null and try_cast(r.token_usage.output_tokens as bigint) is null)
+            or (r.token_usage.total_tokens is not null and try_cast(r.token_usage.total_tokens as bigint) is null),
+            false
+        ) as token_count_unreadable,
         r.performance.latency_ms as latency_ms,
         r.performance.generation_time_ms as generation_time_ms,
         r.error,
