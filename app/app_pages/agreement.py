@@ -197,7 +197,7 @@ flagged = db.query(
 )
 c.notes(flagged)
 if not c.empty_state(flagged, "items flagged for rubric clarification",
-                     "Items are flagged when two or more raters rated them and disagreed beyond the threshold."):
+                     "Items are flagged when two or more people rated them and disagreed beyond the threshold."):
     fl = flagged.frame
     dims = sorted(fl["dimension"].unique())
     chosen_dims = filters.multiselect("Dimensions to list", dims, param="flagged", placeholder="All dimensions")

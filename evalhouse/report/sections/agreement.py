@@ -1,4 +1,5 @@
-"""Do our raters agree? Agreement per dimension against its target, and the tasks whose new items were flagged."""
+"""Do our raters agree? People's agreement per dimension against its target (all raters' and the judges' beside it),
+and the tasks whose new items people disagree on, flagged for rubric clarification."""
 
 from __future__ import annotations
 
@@ -73,8 +74,8 @@ def build(context: Context) -> Part:
 
 def _summary(defined: list[Row], below: list[Row]) -> str:
     if not defined:
-        return "no dimension has a people's alpha this week (no item rated by two or more people, or all their " \
-               "ratings in one category)."
+        return ("no dimension has a people's alpha this week (no item rated by two or more people, or all their "
+                "ratings in one category).")
     if not below:
         which = "the only dimension" if len(defined) == 1 else f"all {len(defined)} dimensions"
         return f"people agree well enough on {which} with a people's alpha."
