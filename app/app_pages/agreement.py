@@ -1,6 +1,7 @@
-"""Agreement: Krippendorff's alpha and Fleiss' kappa per dimension and rater group against the targets, how it
-moves week by week, the items flagged for rubric clarification with their ratings side by side, and how close
-raters come to the known answers of gold items."""
+"""Agreement: Krippendorff's alpha and Fleiss' kappa per dimension and rater group against the targets (people's
+first: whether people read a rubric the same way), how it moves week by week, the items people disagree on, flagged
+for rubric clarification, with their ratings side by side, and how close raters come to the known answers of gold
+items."""
 
 import altair as alt
 import pandas as pd
@@ -10,15 +11,20 @@ import components as c
 import db
 
 ALL_TIME = "all time"
-GROUPS = {"all": "all raters", "human": "people", "llm_judge": "LLM judges"}
+# People first: the target is about whether people read a rubric the same way. All raters pool the LLM judges in, so
+# a judge that disagrees with people (judge drift, its own page) pulls that alpha down.
+GROUPS = {"human": "people", "all": "all raters (people and judges)", "llm_judge": "LLM judges"}
+GROUP_COLOURS = {"human": "#ff7f0e", "all": "#555555", "llm_judge": "#1f77b4"}
 KAPPA_COLOUR = "Fleiss' kappa (no target)"
 
 st.title("Do our raters agree?")
 st.caption(
     "**Krippendorff's alpha**: agreement beyond chance (1 perfect, 0 chance level, below 0 systematic "
     "disagreement), ordinal on 1 to 5 scales, nominal on labels. **Fleiss' kappa**: the same idea, counting only "
-    "exact matches. Targets: alpha 0.6 for quality dimensions, 0.8 for safety. Reviews of a judge's verdict (hybrid "
-    "forms, CogniBench completed reviews) are left out: they start from the judge's answer."
+    "exact matches. Targets: alpha 0.6 for quality dimensions, 0.8 for safety, met or not by **people** (human, SME "
+    "and end-user raters): whether people read the rubric the same way. All raters pool people with the LLM judges; "
+    "a judge that disagrees with people pulls that alpha down, which the Judge drift page measures. Reviews of a "
+    "judge's verdict (hybrid forms, CogniBench completed reviews) are left out: they start from the judge's answer."
 )
 
 weeks = c.weeks_with_data()
@@ -27,7 +33,7 @@ filters = c.Filters("agreement")
 left, middle, right = st.columns([2, 2, 3])
 week = filters.week("Week", weeks=week_options, container=left, extra_first=ALL_TIME)
 week_label = ALL_TIME if week is None else c.iso_week(week)
-group = filters.segmented("Rater group", list(GROUPS), param="group", default="all", format_func=GROUPS.get,
+group = filters.segmented("Rater group", list(GROUPS), param="group", default="human", format_func=GROUPS.get,
                           container=middle)
 dimension_groups = right.segmented_control("Dimensions", ["quality", "safety"], selection_mode="multi",
                                            default=["quality", "safety"], key="agreement.dimension_group") or [
@@ -134,7 +140,8 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
         lines = base.mark_line(point=True).encode(
             y=alt.Y("alpha:Q", title="Krippendorff's alpha", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
             color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom"),
-                            scale=alt.Scale(domain=list(GROUPS.values()), range=["#555555", "#ff7f0e", "#1f77b4"])),
+                            scale=alt.Scale(domain=list(GROUPS.values()),
+                                            range=[GROUP_COLOURS[g] for g in GROUPS])),
             tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),
                      alt.Tooltip("n_units:Q", title="items rated 2+ times")],
         )
@@ -143,11 +150,13 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
             f"Has agreement on {focus} changed week by week?", "Dashed: the target.")))
 
 # -- items flagged for rubric clarification --------------------------------------------------------------------------
-st.subheader("Items flagged for rubric clarification")
-st.caption("An item is flagged when its own agreement (1 minus its disagreement over the dimension's expected "
-           "disagreement) is below 0.4: the raters read the rubric differently on it. 1 is perfect and 0 chance "
-           "level; below 0 the raters disagree more than chance would make them, and there is no lower bound (an "
-           "item's disagreement can be many times the expected one). Ratings are side by side.")
+st.subheader("Items people disagree on: flagged for rubric clarification")
+st.caption("An item is flagged when the people's agreement on it (1 minus their disagreement over the dimension's "
+           "expected disagreement among people) is below 0.4: the people who rated it read the rubric differently. "
+           "1 is perfect and 0 chance level; below 0 the raters disagree more than chance would make them, and there "
+           "is no lower bound (an item's disagreement can be many times the expected one). Only items two or more "
+           "people rated; the LLM judges' ratings are shown beside the people's but do not count (a judge that "
+           "disagrees with people is judge drift, not a rubric to clarify, whatever the rater group chosen above).")
 flagged = db.query(
     """
     with flagged as (
@@ -158,18 +167,28 @@ flagged = db.query(
             and list_contains(?, dimension_group)
             and (week_start = ? or ? is null)
     ),
-    ratings as (
-        select
-            flagged.item_id,
-            flagged.dimension,
-            string_agg(r.rater_id || ': ' || coalesce(r.label, 'n/a'), '  |  ' order by r.rater_group, r.rater_id)
-                as ratings
+    latest as (
+        -- Each rater's latest independent rating of a flagged item, as agreement counts them.
+        select r.item_id, r.dimension, r.rater_group, r.rater_id, r.label
         from flagged
         inner join marts.fct_ratings as r
-            on r.item_id = flagged.item_id and r.dimension = flagged.dimension and r.rater_group <> 'hybrid'
-        group by flagged.item_id, flagged.dimension
+            on r.item_id = flagged.item_id and r.dimension = flagged.dimension
+        where r.rater_group in ('human', 'llm_judge') and r.derived_from is null
+        qualify row_number() over (
+            partition by r.item_id, r.dimension, r.rater_id order by r.rated_at desc, r.rating_id desc) = 1
+    ),
+    ratings as (
+        select
+            item_id,
+            dimension,
+            string_agg(case when rater_group = 'human' then rater_id || ': ' || coalesce(label, 'n/a') end,
+                       '  |  ' order by rater_id) as ratings,
+            string_agg(case when rater_group = 'llm_judge' then rater_id || ': ' || coalesce(label, 'n/a') end,
+                       '  |  ' order by rater_id) as judge_ratings
+        from latest
+        group by item_id, dimension
     )
-    select flagged.*, ratings.ratings
+    select flagged.*, ratings.ratings, ratings.judge_ratings
     from flagged
     left join ratings using (item_id, dimension)
     order by flagged.item_agreement, flagged.week_start desc, flagged.item_id, flagged.dimension
@@ -178,7 +197,7 @@ flagged = db.query(
 )
 c.notes(flagged)
 if not c.empty_state(flagged, "items flagged for rubric clarification",
-                     "Items are flagged when two or more raters rated them and disagreed beyond the threshold."):
+                     "Items are flagged when two or more people rated them and disagreed beyond the threshold."):
     fl = flagged.frame
     dims = sorted(fl["dimension"].unique())
     chosen_dims = filters.multiselect("Dimensions to list", dims, param="flagged", placeholder="All dimensions")
@@ -188,18 +207,19 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
     st.dataframe(
         pd.DataFrame({
             "task": fl["task_id"], "model": fl["model_id"], "dimension": fl["dimension"],
-            "ratings, side by side": fl["ratings"],
-            # On a nominal scale the labels have no distance: a score some labels carry (a violating hazard
-            # verdict 1, non-violating 0, unsure none) would give a spread of 0 between raters who disagree.
+            "people's ratings, side by side": fl["ratings"],
+            "LLM judges' ratings (not counted)": fl["judge_ratings"].fillna(""),
+            # On a nominal scale the labels have no distance, though some carry a score (a violating hazard
+            # verdict 1, non-violating 0): a spread of 1 there means labels that differ, not one point.
             "spread (points)": c.cells(fl["spread"].where(fl["agreement_level"] != "nominal"), "n/a (label scale)",
                                        lambda v: f"{v:g}"),
-            "item agreement": fl["item_agreement"], "raters": fl["n_raters"],
+            "item agreement, people": fl["item_agreement"], "people": fl["n_raters"],
             "week": [c.iso_week(c.to_date(w)) if not c.is_na(w) else c.NA for w in fl["week_start"]],
         }).head(1000),
         hide_index=True, width="stretch", height=320,
         column_config={
-            "ratings, side by side": st.column_config.TextColumn(width="large"),
-            "item agreement": st.column_config.NumberColumn(
+            "people's ratings, side by side": st.column_config.TextColumn(width="large"),
+            "item agreement, people": st.column_config.NumberColumn(
                 format="%.2f", help="1 perfect, 0 chance level, below 0 worse than chance (no lower bound)."),
             "spread (points)": st.column_config.TextColumn(
                 help="Highest score minus lowest; n/a on scales of labels (hazard verdicts, refusals)."),

@@ -50,7 +50,7 @@ agreement = db.query(
     """
     select week_start, count(alpha) as n_with_alpha, count(case when not meets_target then 1 end) as n_below_target
     from marts.fct_rater_agreement
-    where rater_group = 'all' and week_start in (?, ?)
+    where rater_group = 'human' and week_start in (?, ?)
     group by week_start
     """,
     [week, previous],
@@ -163,10 +163,12 @@ with bottom[0].container(border=True):
         below, below_last = _value(this, "n_below_target"), _value(last, "n_below_target")
         st.metric("Dimensions below their agreement target", f"{below} of {_value(this, 'n_with_alpha')}",
                   delta=below - below_last, delta_color="inverse",
-                  help="Rated dimensions whose Krippendorff's alpha (all raters but hybrid reviews) is under its "
-                       "target: 0.6 for quality, 0.8 for safety. A dimension with no item rated twice has no alpha.")
+                  help="Rated dimensions whose Krippendorff's alpha among people (human, SME and end-user raters; "
+                       "LLM judges are held to people on Judge drift) is under its target: 0.6 for quality, 0.8 for "
+                       "safety. A dimension with no item rated by two or more people has no alpha.")
         flagged = "n/a" if summary.missing else f"{_value(this_summary, 'n_flagged_items')}"
-        st.caption(f"{below_last} last week. {flagged} items flagged for rubric clarification this week.")
+        st.caption(f"{below_last} last week. {flagged} items people disagree on flagged for rubric clarification "
+                   "this week.")
     c.link("agreement", "Where do raters disagree?", params={"week": week_param}, icon=":material/arrow_forward:")
 
 with bottom[1].container(border=True):

@@ -119,6 +119,22 @@ def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_wareho
     assert _metric(at, "Review backlog") == str(demo_warehouse.scalar("select count(*) from marts.fct_review_queue"))
 
 
+def test_overview_counts_the_dimensions_below_target_among_people(demo_warehouse, app_env):
+    """The verdict is the people's, as in the report: all raters pool the judges in."""
+    app_env(demo_warehouse.path)
+    counts = demo_warehouse.frame(
+        "select week_start, rater_group, count(case when not meets_target then 1 end) as below, "
+        "count(alpha) as defined from marts.fct_rater_agreement where rater_group in ('human', 'all') "
+        "and week_start is not null group by all").pivot(index="week_start", columns="rater_group")
+    differ = counts[counts[("below", "human")] != counts[("below", "all")]]
+    assert len(differ) > 0  # the demo has weeks where the two verdicts differ: the test can tell them apart
+    latest = differ.index.max()
+    at = run_page("overview", {"week": iso_week(dt.date.fromisoformat(str(latest)[:10]))})
+    assert not _problems(at)
+    below, defined = differ.loc[latest, ("below", "human")], differ.loc[latest, ("defined", "human")]
+    assert _metric(at, "Dimensions below their agreement target") == f"{below} of {defined}"
+
+
 # -- the week under way ------------------------------------------------------------------------------------------------
 
 # The demo's last day, an hour in: its week (LAST_WEEK) holds data, to 00:50, and has barely begun.
@@ -240,12 +256,20 @@ def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(
     app_env(demo_warehouse.path)
     at = run_page("agreement")
     assert not _problems(at)
-    assert any("all raters" in t for t in _chart_titles(at))
-    at.segmented_control(key="agreement.group").set_value("human").run()
+    assert any("do people agree" in t for t in _chart_titles(at))  # the group the targets are about, first
+    at.segmented_control(key="agreement.group").set_value("all").run()
     assert not _problems(at)
-    assert any("people" in t for t in _chart_titles(at))
-    flagged = next(d.value for d in at.dataframe if "ratings, side by side" in d.value.columns)
-    assert len(flagged) > 0 and flagged["ratings, side by side"].str.contains(" | ", regex=False).all()
+    assert any("all raters" in t for t in _chart_titles(at))
+    # The flagged items are the people's whatever the group: people's ratings side by side, the judges' apart.
+    flagged = next(d.value for d in at.dataframe if "people's ratings, side by side" in d.value.columns)
+    people = {r for (r,) in demo_warehouse.rows("select distinct rater_id from marts.fct_ratings "
+                                                "where rater_group = 'human'")}
+    assert len(flagged) > 0 and flagged["people's ratings, side by side"].str.contains(" | ", regex=False).all()
+    named = {part.split(": ")[0] for cell in flagged["people's ratings, side by side"] for part in cell.split("  |  ")}
+    assert named <= people
+    judged = {part.split(": ")[0] for cell in flagged["LLM judges' ratings (not counted)"] if cell
+              for part in cell.split("  |  ")}
+    assert SHIFTED_JUDGE_ID in judged and not judged & people
 
     at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
     assert not _problems(at)

@@ -109,6 +109,61 @@ def test_agreement_targets_come_from_the_seed(demo_warehouse):
     assert mismatched == 0
 
 
+@pytest.fixture(scope="module")
+def people_items(demo_warehouse) -> pd.DataFrame:
+    """Each item and dimension two or more people rated, from fct_ratings as fct_item_disagreement documents: people
+    only (rater group human), reviews left out, each person's latest rating, with their scores' range when every
+    rating has a score."""
+    ratings = demo_warehouse.frame(
+        "select item_id, dimension, rater_id, label, score, rated_at, rating_id from marts.fct_ratings "
+        "where value is not null and rater_id is not null and rater_group = 'human' and derived_from is null"
+    )
+    latest = ratings.sort_values(["rated_at", "rating_id"], ascending=False).drop_duplicates(
+        ["item_id", "dimension", "rater_id"])
+    items = latest.groupby(["item_id", "dimension"]).agg(
+        n_ratings=("rater_id", "size"), n_scored=("score", "count"), n_labels=("label", "nunique"),
+        min_score=("score", "min"), max_score=("score", "max"))
+    return items[items.n_ratings >= 2]
+
+
+def test_item_disagreement_holds_the_items_people_rated_and_counts_only_people(demo_warehouse, people_items):
+    mart = demo_warehouse.frame(
+        "select item_id, dimension, n_ratings, n_raters from marts.fct_item_disagreement").set_index(
+        ["item_id", "dimension"]).sort_index()
+    assert len(people_items) > 1000
+    assert list(mart.index) == list(people_items.sort_index().index)
+    assert (mart.n_ratings == people_items.sort_index().n_ratings).all()
+    assert (mart.n_raters == mart.n_ratings).all()
+
+
+def test_an_item_all_its_people_agree_on_is_never_flagged_whatever_the_judges_said(demo_warehouse, people_items):
+    """The drifting judge's week flagged 46 items on which every person gave the same rating when judges counted."""
+    flagged = demo_warehouse.frame(
+        "select item_id, dimension from marts.fct_item_disagreement where is_flagged").set_index(
+        ["item_id", "dimension"])
+    unanimous = people_items[people_items.n_labels == 1]
+    assert len(unanimous) > 100 and len(flagged) > 100
+    assert flagged.index.intersection(unanimous.index).empty
+
+
+def test_spread_is_null_when_a_rating_has_no_score_and_the_peoples_range_otherwise(demo_warehouse, people_items):
+    """A hazard verdict 'unsure' has no score but is a category of its own to item_agreement: a range over the
+    other ratings would show people who disagree as agreeing (spread 0)."""
+    mart = demo_warehouse.frame(
+        "select item_id, dimension, min_score, max_score, spread, score_stddev from marts.fct_item_disagreement"
+    ).set_index(["item_id", "dimension"])
+    expected = people_items.loc[mart.index]
+    partial = expected.n_scored < expected.n_ratings
+    assert partial.sum() > 10 and (expected.n_scored > 0)[partial].any()  # some 'unsure' beside scored verdicts
+    for column in ("min_score", "max_score", "spread", "score_stddev"):
+        assert mart.loc[partial.to_numpy(), column].isna().all(), column
+    scored = mart[~partial.to_numpy()]
+    assert (scored.min_score == expected[~partial].min_score).all()
+    assert (scored.max_score == expected[~partial].max_score).all()
+    assert (scored.spread == scored.max_score - scored.min_score).all()
+    assert not ((mart.spread == 0) & (expected.n_labels > 1).to_numpy()).any()  # no spread 0 between labels that differ
+
+
 # -- judge drift -------------------------------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")

@@ -1,10 +1,11 @@
-"""Do our raters agree? Agreement per dimension against its target, and the tasks whose new items were flagged."""
+"""Do our raters agree? People's agreement per dimension against its target (all raters' and the judges' beside it),
+and the tasks whose new items people disagree on, flagged for rubric clarification."""
 
 from __future__ import annotations
 
 from evalhouse.report import fmt
 from evalhouse.report.document import Cell, Paragraph, Record, Section, Subsection, Table
-from evalhouse.report.sections import Context, Part
+from evalhouse.report.sections import Context, Part, judge_drift
 from evalhouse.report.warehouse import Row
 
 ANCHOR = "agreement"
@@ -19,7 +20,7 @@ from marts.rpt_weekly_agreement
 where week_start = ?
 order by
     case target_status when 'below_target' then 0 when 'meets_target' then 1 else 2 end,
-    alpha - target,
+    human_alpha - target,
     dimension
 """
 
@@ -30,83 +31,122 @@ where week_start = ?
 order by n_flags desc, min_item_agreement, task_id
 """
 
+# The verdict is the people's: whether people read a rubric the same way. All raters pool the LLM judges in, and a
+# judge that disagrees with people (judge drift, its own section) would read as a rubric people cannot agree on.
+CAPTION = (
+    "The verdict is on people's Krippendorff's alpha (human, SME and end-user raters; ordinal on 1-5 scales, nominal "
+    "on labels), over items first rated this week and rated by two or more people (n items), each person's latest "
+    "rating of them counted, even one given in a later week. Targets: 0.6 on quality, 0.8 on safety. Beside it, for "
+    "comparison only: all raters (people and LLM judges pooled; reviews of a judge's verdict left out) and the judges "
+    "among themselves. People's raw agreement beside the top value's share: high raw agreement with a low alpha is "
+    "what skewed data looks like. Items flagged: items people disagree on, of those two or more people rated."
+)
+
 
 def build(context: Context) -> Part:
     rows = context.reader.rows(_AGREEMENT_SQL, [context.week])
     flagged = context.reader.rows(_FLAGGED_SQL, [context.week])
     if not rows:
-        text = f"No items were rated by two or more raters in {context.label}: no agreement to measure."
+        text = f"No item was rated in {context.label}: no agreement to measure."
         return Part(Section(ANCHOR, TITLE, (Paragraph(text),)), Paragraph(text, "muted"))
 
     defined = [r for r in rows if r["target_status"] != "undefined"]
     below = [r for r in defined if r["target_status"] == "below_target"]
-    undefined = [r for r in rows if r["target_status"] == "undefined"]
-    blocks: list = [Paragraph(_summary(defined, below), "warn" if below else "good")]
-    if defined:
-        blocks.append(_table(defined, context))
-    if undefined:
-        blocks.append(Paragraph(
-            f"Alpha is undefined for {fmt.plural(len(undefined), 'dimension')} this week (every rating in one "
-            "category, or no item rated twice): " + ", ".join(r["dimension"] for r in undefined) + ".", "muted"))
+    without = [r for r in rows if r["target_status"] == "undefined"]
+    pooled_below = [r for r in defined if r["target_status"] == "meets_target"
+                    and r["all_raters_alpha"] is not None and r["all_raters_alpha"] < r["target"]]
+    summary = _summary(defined, below)
+    blocks: list = [Paragraph(summary[0].upper() + summary[1:], "warn" if below else "good")]
+    if pooled_below:
+        blocks.append(Paragraph(_pooled_note(pooled_below)))
+    shown = [r for r in rows if any(r[a] is not None for a in ("human_alpha", "all_raters_alpha", "judge_alpha"))]
+    if shown:
+        blocks.append(_table(shown, context))
+    blocks.extend(_without_people(without))
 
     n_items = sum(r["n_items_flagged"] for r in flagged)
     headline = Paragraph(
-        f"Agreement: {_summary(defined, below)} {fmt.plural(n_items, 'newly rated item')} flagged for rubric "
-        f"clarification across {fmt.plural(len(flagged), 'task')}.", "warn" if below else None)
+        f"Agreement: {summary} {fmt.plural(n_items, 'newly rated item')} that people disagree on "
+        f"flagged for rubric clarification across {fmt.plural(len(flagged), 'task')}.", "warn" if below else None)
     section = Section(ANCHOR, TITLE, tuple(blocks), (_flagged_subsection(flagged, context),))
     return Part(section, headline)
 
 
 def _summary(defined: list[Row], below: list[Row]) -> str:
     if not defined:
-        return "no dimension has a defined alpha this week."
+        return ("no dimension has a people's alpha this week (no item rated by two or more people, or all their "
+                "ratings in one category).")
     if not below:
-        return f"all {fmt.plural(len(defined), 'dimension')} with a defined alpha meet their target."
+        which = "the only dimension" if len(defined) == 1 else f"all {len(defined)} dimensions"
+        return f"people agree well enough on {which} with a people's alpha."
     names = fmt.join_words([r["dimension"] for r in below[:3]]) + (" ..." if len(below) > 3 else "")
-    return (f"{fmt.share(len(below), len(defined))} dimensions with a defined alpha are below their target "
+    return (f"people's alpha is below its target on {fmt.share(len(below), len(defined))} dimensions that have one "
             f"(lowest against target: {names}).")
+
+
+def _pooled_note(rows: list[Row]) -> str:
+    names = fmt.join_words([f"{r['dimension']} (people {fmt.num(r['human_alpha'])}, all raters "
+                            f"{fmt.num(r['all_raters_alpha'])})" for r in rows])
+    return (f"People meet the target on {names}, but all raters pooled fall below it: the LLM judges rate these "
+            f"items differently from people, which is a judge to check (\"{judge_drift.TITLE}\", below), not a "
+            "rubric to clarify.")
+
+
+def _without_people(rows: list[Row]) -> list[Paragraph]:
+    unrated = [r["dimension"] for r in rows if r["human_n_units"] == 0]
+    one_category = [r["dimension"] for r in rows if r["human_n_units"] > 0]
+    blocks = []
+    if unrated:
+        blocks.append(Paragraph(
+            f"No people's alpha for {fmt.plural(len(unrated), 'dimension')} this week, no item on them being rated "
+            "by two or more people: " + ", ".join(unrated) + ".", "muted"))
+    if one_category:
+        blocks.append(Paragraph(
+            f"People's alpha is undefined for {fmt.plural(len(one_category), 'dimension')} this week (all their "
+            "ratings in one category): " + ", ".join(one_category) + ".", "muted"))
+    return blocks
 
 
 def _table(rows: list[Row], context: Context) -> Table:
     body = []
     for row in rows:
-        tone = "bad" if row["target_status"] == "below_target" else "good"
+        status = row["target_status"]
+        tone = "bad" if status == "below_target" else "good" if status == "meets_target" else "muted"
         body.append((
             Cell(row["dimension"]),
             Cell(row["dimension_group"] or fmt.MISSING),
-            Cell(fmt.num(row["alpha"]), tone, numeric=True),
-            Cell(fmt.count(row["n_units"]), numeric=True),
+            Cell(fmt.num(row["human_alpha"]), tone, numeric=True),
+            Cell(fmt.count(row["human_n_units"]), numeric=True),
             Cell(fmt.num(row["target"], 1), numeric=True),
-            Cell("below target" if row["target_status"] == "below_target" else "meets target", tone),
-            Cell(fmt.num(row["human_alpha"]), numeric=True),
+            Cell({"below_target": "below target", "meets_target": "meets target"}.get(status, "no people's alpha"),
+                 tone),
+            Cell(fmt.num(row["all_raters_alpha"]), numeric=True),
             Cell(fmt.num(row["judge_alpha"]), numeric=True),
-            Cell(fmt.num(row["percent_agreement"]), numeric=True),
-            Cell(fmt.num(row["top_value_share"]), numeric=True),
-            Cell(fmt.num(row["previous_alpha"]), numeric=True),
+            Cell(fmt.num(row["human_percent_agreement"]), numeric=True),
+            Cell(fmt.num(row["human_top_value_share"]), numeric=True),
+            Cell(fmt.num(row["previous_human_alpha"]), numeric=True),
             Cell(f"{fmt.share(row['n_items_flagged'], row['n_items_compared'])}", numeric=True),
         ))
     return Table(
-        ("Dimension", "Group", "Alpha", "n items", "Target", "Status", "Alpha, people", "Alpha, judges",
-         "Raw agreement", "Top value share", f"Alpha {context.previous_label}", "Items flagged"),
+        ("Dimension", "Group", "Alpha, people", "n items, people", "Target", "Status, people", "Alpha, all raters",
+         "Alpha, judges", "Raw agreement, people", "Top value share, people",
+         f"Alpha, people, {context.previous_label}", "Items flagged"),
         tuple(body),
-        caption=("Krippendorff's alpha of every rater but reviews of a judge's verdict (ordinal on 1-5 scales, "
-                 "nominal on labels), over items first rated this week and rated at least twice (n items), each "
-                 "rater's latest rating of them counted, even one given in a later week. Targets: 0.6 on quality, 0.8 on safety. Raw "
-                 "agreement beside the top value's share: high raw agreement with a low alpha is what skewed data "
-                 "looks like."),
+        caption=CAPTION,
     )
 
 
 def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
     if not flagged:
         return Subsection(FLAGGED_TITLE, (Paragraph(
-            f"No item first rated in {context.label} fell below the flagging threshold (item agreement 0.4).",
-            "good"),))
+            f"No item first rated in {context.label} fell below the flagging threshold (people's item agreement "
+            "0.4).", "good"),))
     shown = flagged[:MAX_FLAGGED_TASKS]
     blocks: list = [Paragraph(
         f"{fmt.plural(sum(r['n_items_flagged'] for r in flagged), 'item')} first rated in {context.label} have an "
-        f"item agreement below 0.4 on at least one dimension, in {fmt.plural(len(flagged), 'task')}. "
-        "Tasks with the most flags first.")]
+        f"item agreement among people below 0.4 on at least one dimension, in {fmt.plural(len(flagged), 'task')}: "
+        "the people who rated them read the rubric differently. The LLM judges' ratings are left out here (a judge "
+        "that disagrees with people is judge drift). Tasks with the most flags first.")]
     body = []
     for row in shown:
         body.append((
@@ -118,8 +158,8 @@ def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
         ))
     blocks.append(Table(("Task", "Prompt", "Items flagged", "Dimensions flagged", "Lowest item agreement"),
                         tuple(body),
-                        caption="Item agreement: 1 - the item's disagreement / the dimension's expected disagreement "
-                                "(1 perfect, 0 chance level); alpha is its average."))
+                        caption="Item agreement among people: 1 - the item's disagreement / the dimension's expected "
+                                "disagreement (1 perfect, 0 chance level); the people's alpha is its average."))
     if len(flagged) > len(shown):
         blocks.append(Paragraph(f"And {fmt.plural(len(flagged) - len(shown), 'more task')} with fewer flags.",
                                 "muted"))
@@ -127,10 +167,11 @@ def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
         if row["example_response"] is None:
             continue
         low, high = row["example_min_score"], row["example_max_score"]
+        # No range when a rating has no score (a hazard verdict unsure): its label is what disagrees.
         ratings = (f"scores from {fmt.num(low, 0)} to {fmt.num(high, 0)}" if low is not None and low != high
                    else "labels that disagree")
         blocks.append(Record(
-            f"{row['task_id']}: {row['example_model_id']}'s response, rated on {row['example_dimension']} with "
-            f"{ratings} (item agreement {fmt.num(row['min_item_agreement'])})",
+            f"{row['task_id']}: {row['example_model_id']}'s response, rated by people on {row['example_dimension']} "
+            f"with {ratings} (item agreement {fmt.num(row['min_item_agreement'])})",
             fmt.excerpt(row["example_response"], 400)))
     return Subsection(FLAGGED_TITLE, tuple(blocks))

@@ -1,22 +1,30 @@
--- One row per item and dimension rated by two or more raters: how far apart the ratings are, and the item's own
--- agreement, flagged for rubric clarification when it is below the seed's threshold.
+-- One row per item and dimension rated by two or more people: how far apart their ratings are, and the item's own
+-- agreement among people, flagged for rubric clarification when it is below the seed's threshold.
+--
+-- People only (rater group 'human': human, sme and end_user raters). A rubric needs clarifying when people read it
+-- differently; an LLM judge that disagrees with them is a judge to recalibrate, which fct_judge_drift watches (pooled
+-- in, a drifting judge flooded its week's flags with items on which every person agreed).
 --
 -- item_agreement = 1 - D_o(item) / D_e(dimension): the item's observed disagreement against the disagreement
--- expected by chance over all of the dimension's pairable ratings, at the dimension's level (ordinal on midranks,
--- nominal on label codes). It is the per-item term of Krippendorff's alpha: the all-time alpha of the 'all' rater
--- group equals the average of item_agreement weighted by n_ratings (a singular test holds that identity).
--- Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item (latest rating), reviews
--- (hybrid forms, CogniBench completed reviews) left out.
+-- expected by chance over all of the dimension's pairable ratings by people, at the dimension's level (ordinal on
+-- midranks, nominal on label codes). It is the per-item term of Krippendorff's alpha: the all-time alpha of the
+-- 'human' rater group in fct_rater_agreement equals the average of item_agreement weighted by n_ratings (a singular
+-- test holds that identity). Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item
+-- (latest rating), reviews (hybrid forms, CogniBench completed reviews) left out.
+--
+-- min_score, max_score, spread and score_stddev are NULL when any of the item's ratings has no score (a hazard
+-- verdict 'unsure' or 'not_applicable'): that rating is a category of its own to item_agreement, and a range over
+-- the others would show raters who disagree with a spread of 0.
 {%- set positions = declared_label_positions() %}
 {%- set label_totals_squared %}{% for a in positions %}cast(total_{{ a }} as double) * total_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
 {%- set label_tallies_squared %}{% for a in positions %}cast(n_{{ a }} as double) * n_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
 with
 
 items as (
-    -- Each pairable item (m = n_ratings >= 2) over all of its raters, with its ratings tallied per declared label
-    -- (n_1 ..) and its own figures, kept up to date item by item (int_agreement_units).
+    -- Each item pairable among people (m = n_ratings >= 2), with their ratings tallied per declared label (n_1 ..)
+    -- and its own figures, kept up to date item by item (int_agreement_units).
     select * from {{ ref('int_agreement_units') }}
-    where rater_group = 'all' and n_ratings >= 2
+    where rater_group = 'human' and n_ratings >= 2
 ),
 
 targets as (
@@ -24,7 +32,7 @@ targets as (
 ),
 
 marginals as (
-    -- The dimension's pairable ratings per label (N_a), and each label's midrank for the ordinal metric:
+    -- The dimension's pairable ratings by people per label (N_a), and each label's midrank for the ordinal metric:
     -- mid_a = (ratings below label a) + N_a / 2.
     select
         dimension,
@@ -108,7 +116,6 @@ final as (
         item_observed.item_week as week_start,
         item_observed.n_ratings,
         item_observed.n_ratings as n_raters,  -- one rating per rater and item (int_agreement_ratings' grain)
-        item_observed.n_rater_groups,
         item_observed.min_score,
         item_observed.max_score,
         item_observed.max_score - item_observed.min_score as spread,

@@ -1,6 +1,6 @@
 -- One row per task and week with items newly flagged for rubric clarification (fct_item_disagreement: an item's
--- agreement below the seed's flag_below, in the week of the item's first rating), with the task's prompt and the
--- response of its least-agreed item as examples. Rubric clarification is a question about the task and the
+-- agreement among people below the seed's flag_below, in the week of the item's first rating), with the task's prompt
+-- and the response of its least-agreed item as examples. Rubric clarification is a question about the task and the
 -- dimension, so the report lists tasks rather than every flagged (item, dimension).
 with
 

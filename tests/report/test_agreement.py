@@ -1,0 +1,128 @@
+"""The report's agreement: its verdict is on the people's alpha (whether people read a rubric the same way), with all
+raters' and the judges' alphas beside it, and a week with no people's alpha says so. In the demo's drifting-judge
+week (2026-W45), all raters pooled fall below target on helpfulness while the people meet it."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from html import escape
+
+import pandas as pd
+import pytest
+
+from evalhouse.report.document import Paragraph, Table
+from evalhouse.report.sections import Context, agreement, judge_drift
+from tests.report.conftest import SHIFTED_WEEK, section_html
+
+pytestmark = pytest.mark.slow
+
+
+def _weekly(demo_warehouse, group: str) -> pd.DataFrame:
+    frame = demo_warehouse.frame(
+        "select dimension, week_start, n_units, alpha, percent_agreement, top_value_share, meets_target "
+        "from marts.fct_rater_agreement where rater_group = ? and week_start is not null", [group])
+    frame["week_start"] = pd.to_datetime(frame["week_start"]).dt.date
+    return frame.set_index(["dimension", "week_start"])
+
+
+def _same(got, expected) -> bool:
+    missing = [v is None or (isinstance(v, float) and math.isnan(v)) or v is pd.NA for v in (got, expected)]
+    return all(missing) if any(missing) else abs(got - expected) <= 1e-12
+
+
+def test_the_verdict_is_the_peoples_alpha_with_all_raters_and_judges_beside_it(demo_warehouse):
+    report = demo_warehouse.frame("select * from marts.rpt_weekly_agreement")
+    report["week_start"] = pd.to_datetime(report["week_start"]).dt.date
+    people, pooled, judges = (_weekly(demo_warehouse, g) for g in ("human", "all", "llm_judge"))
+    assert len(report) == len(pooled) > 100  # a row for every dimension anyone rated that week
+    checked = 0
+    for row in report.itertuples():
+        key = (row.dimension, row.week_start)
+        human = people.loc[key] if key in people.index else None
+        expected = None if human is None else human.alpha
+        assert _same(row.human_alpha, expected), key
+        assert row.human_n_units == (0 if human is None else human.n_units), key
+        assert _same(row.all_raters_alpha, pooled.loc[key].alpha), key
+        assert _same(row.judge_alpha, judges.loc[key].alpha if key in judges.index else None), key
+        if expected is None or pd.isna(expected):
+            assert row.target_status == "undefined" and pd.isna(row.meets_target), key
+        else:
+            assert row.target_status == ("meets_target" if expected >= row.target else "below_target"), key
+            assert _same(row.human_percent_agreement, human.percent_agreement), key
+            checked += 1
+        previous = (row.dimension, row.week_start - dt.timedelta(days=7))
+        before = people.loc[previous].alpha if previous in people.index else None
+        assert _same(row.previous_human_alpha, before), key
+    assert checked > 100
+
+
+def test_in_the_drifting_judges_week_people_meet_the_helpfulness_target_that_all_raters_miss(demo_warehouse):
+    row = demo_warehouse.frame(
+        "select * from marts.rpt_weekly_agreement where dimension = 'helpfulness' and week_start = ?",
+        [SHIFTED_WEEK]).iloc[0]
+    assert row.target_status == "meets_target" and row.human_alpha >= row.target
+    assert row.all_raters_alpha < row.target and row.judge_alpha < row.all_raters_alpha
+
+
+def test_the_shifted_weeks_section_gives_the_peoples_verdict_and_points_at_the_judge(shifted_week_html):
+    section = section_html(shifted_week_html, agreement.ANCHOR)
+    for header in ("Alpha, people", "Status, people", "Alpha, all raters", "Alpha, judges"):
+        assert f"<th>{escape(header)}</th>" in section, header
+    helpfulness = section[section.index("<td>helpfulness</td>"):]
+    helpfulness = helpfulness[:helpfulness.index("</tr>")]
+    assert "meets target" in helpfulness and "below target" not in helpfulness
+    # The pooled alpha's shortfall is put down to the judges, and the reader sent to the drift section.
+    assert "People meet the target on helpfulness" in section and escape(judge_drift.TITLE) in section
+    # Hazards only judges rated have no people's alpha, and the section says so.
+    unrated = section[section.index(escape("No people's alpha for")):]
+    assert "hazard.hate" in unrated[:unrated.index("</p>")]
+
+
+class _Reader:
+    """Stands in for the warehouse: the agreement rows first, then the flagged tasks."""
+
+    def __init__(self, agreement_rows: list[dict], flagged_rows: list[dict]) -> None:
+        self._answers = [agreement_rows, flagged_rows]
+
+    def rows(self, sql: str, params=()) -> list[dict]:
+        return self._answers.pop(0)
+
+
+def _row(dimension: str, **values) -> dict:
+    row = dict(dimension=dimension, dimension_group="quality", human_alpha=None, human_n_units=0, target=0.6,
+               target_status="undefined", all_raters_alpha=None, judge_alpha=None, human_percent_agreement=None,
+               human_top_value_share=None, previous_human_alpha=None, n_items_flagged=0, n_items_compared=0)
+    return {**row, **values}
+
+
+def _texts(part) -> list[str]:
+    return [b.text for b in part.section.blocks if isinstance(b, Paragraph)]
+
+
+def test_a_dimension_without_a_peoples_alpha_says_why_and_keeps_the_other_alphas():
+    rows = [
+        _row("helpfulness", human_alpha=0.7, human_n_units=10, target_status="meets_target", all_raters_alpha=0.5,
+             judge_alpha=0.3),
+        _row("faithfulness", human_n_units=4, all_raters_alpha=0.2),  # people's ratings all in one category
+        _row("hazard.hate"),  # only judges rated it
+    ]
+    part = agreement.build(Context(_Reader(rows, []), dt.date(2026, 11, 2)))
+    texts = _texts(part)
+    assert texts[0] == "People agree well enough on the only dimension with a people's alpha."
+    assert any("People meet the target on helpfulness (people 0.70, all raters 0.50)" in t for t in texts)
+    assert any(t.startswith("No people's alpha for 1 dimension") and "hazard.hate" in t for t in texts)
+    assert any("undefined for 1 dimension" in t and "one category" in t and "faithfulness" in t for t in texts)
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    shown = {r[0].text: r for r in table.rows}
+    assert set(shown) == {"helpfulness", "faithfulness"}  # hazard.hate has no alpha of any group to show
+    status = table.columns.index("Status, people")
+    assert shown["faithfulness"][status].text == "no people's alpha"
+    assert shown["faithfulness"][table.columns.index("Alpha, all raters")].text == "0.20"
+    assert "people" in part.headline.text
+
+
+def test_a_week_with_no_peoples_alpha_anywhere_says_so_in_the_headline():
+    part = agreement.build(Context(_Reader([_row("hazard.hate")], []), dt.date(2026, 11, 2)))
+    assert "no dimension has a people's alpha this week" in part.headline.text
+    assert _texts(part)[0].startswith("No dimension has a people's alpha this week")
