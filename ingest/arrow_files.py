@@ -34,16 +34,20 @@ def read_rows(path: Path, columns: Sequence[str] | None = None) -> pa.Table:
     return table.select(list(columns)) if columns is not None else table
 
 
-def stream_rows(paths: Sequence[Path]) -> pa.RecordBatchReader:
-    """The rows of several files with one schema, read a batch at a time (memory stays bounded)."""
+def stream_rows(paths: Sequence[Path], columns: Sequence[str] | None = None) -> pa.RecordBatchReader:
+    """The rows of several files with one schema, read a batch at a time (memory stays bounded). With `columns`,
+    only those are read: the files are memory-mapped, so the other columns' bytes are never touched."""
     with pa.OSFile(str(paths[0])) as source:
         schema = ipc.open_file(source).schema
+    if columns is not None:
+        schema = pa.schema([schema.field(name) for name in columns])
 
     def batches() -> Iterator[pa.RecordBatch]:
         for path in paths:
-            with pa.OSFile(str(path)) as source:
+            with pa.memory_map(str(path)) if columns is not None else pa.OSFile(str(path)) as source:
                 reader = ipc.open_file(source)
                 for index in range(reader.num_record_batches):
-                    yield reader.get_batch(index)
+                    batch = reader.get_batch(index)
+                    yield batch.select(list(columns)) if columns is not None else batch
 
     return pa.RecordBatchReader.from_batches(schema, batches())

@@ -86,8 +86,6 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
     for f in summary.files:
         if f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message):
             stream.write(f"{f.status}: {f.path}: {f.message}\n")
-        if f.n_unchanged:
-            stream.write(f"changed since last ingest: {f.path}: {f.n_unchanged:,} unchanged line(s) skipped\n")
     if summary.quarantined:
         stream.write("Quarantined lines are in raw.quarantine with their file, line, JSON pointer and reason "
                      "(the Data quality page shows them).\n")
@@ -101,7 +99,8 @@ def _as_json(summary: RunSummary) -> dict:
         "by_format": {name: vars(c) for name, c in summary.by_format().items()},
         "files": [
             {"path": str(f.path), "status": f.status, "message": f.message, "records": f.n_lines,
-             "accepted": f.accepted, "quarantined": f.quarantined,
+             "accepted": f.accepted, "quarantined": f.quarantined, "already_loaded": f.n_already_loaded,
+             "already_quarantined": f.n_unchanged, "changed_in_place": f.n_changed,
              "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
             for f in summary.files
         ],

@@ -1,5 +1,7 @@
 """The raw layer in DuckDB: its tables, one transaction per file, and the lookups that keep a second run of the
-same input from adding anything.
+same input from adding anything: a file whose bytes were loaded before is skipped whole (prior_loads), and a record
+whose bytes (record_sha256) are already in its format's table is not inserted again, whatever file brings it (the
+same records gzipped, with CRLF endings or reordered are the same records, not new trials).
 
 A file's rows are streamed to Arrow files on disk while it is read (FileStaging; the worker processes write
 the accepted rows themselves) and loaded at its end with one INSERT ... SELECT per table inside one transaction:
@@ -13,12 +15,13 @@ from user input; every value is a bound parameter or an Arrow batch.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import os
 import shutil
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import duckdb
@@ -97,8 +100,26 @@ _DDL = [
 
 @dataclass(frozen=True)
 class PriorLoad:
+    """An earlier load of a file's bytes that completed (status loaded or empty), with its options."""
+
     source_path: str
     finished_at: dt.datetime
+    n_quarantined: int
+    strict: bool
+    forced_format: str | None
+    # Some of its lines were refused for a reason of this machine (zstandard not installed) or of a limit the
+    # manifest does not keep (--max-record-bytes): reading the bytes again may load them.
+    retry_always: bool
+
+
+@dataclass
+class AlreadyLoaded:
+    """A file's records of one format that were not inserted: the same record_sha256 is in the table already."""
+
+    n_records: int = 0
+    n_repaired: int = 0  # records among them that needed a compatibility repair
+    repairs: Counter = field(default_factory=Counter)  # repair -> records among them that needed it
+    first_path: str | None = None  # the file most of them were first loaded from
 
 
 @dataclass(frozen=True)
@@ -131,6 +152,12 @@ class FileRow:
     finished_at: dt.datetime
     duration_ms: float
 
+
+# Quarantine reasons that depend on this machine, not on the file or the options: the same bytes, read again
+# with the same options after the machine changed (the zstandard package installed), may load. They are the
+# `problem` of an Inspect archive member that could not be read (ingest/zip_members.py), kept in the row's text.
+# A record over the size limit (error_kind too_large) is retried too: the manifest does not keep the limit.
+RETRY_HERE_PROBLEMS = ("zstd_unavailable", "unsupported_compression")
 
 # DuckDB may cache up to this much; beyond it, it spills to disk, so ingest memory stays flat with file size.
 # 256 MB keeps the whole ingest (this process and its workers) under 1 GB on a 1.2 GB file (bench/RESULTS.md);
@@ -196,9 +223,11 @@ class RawStore:
         return FileStaging(self.staging_root / name)
 
     def load_staged(self, staging: FileStaging, source_path: str, file_sha256: str, ingested_at: dt.datetime,
-                    batch_id: str) -> None:
-        """Insert a file's staged rows (inside the caller's transaction), adding what every row of it shares."""
+                    batch_id: str) -> dict[str, AlreadyLoaded]:
+        """Insert a file's staged rows (inside the caller's transaction), adding what every row of it shares, all
+        but the records already in their table; returns those, by format."""
         staging.close()
+        skipped: dict[str, AlreadyLoaded] = {}
         for table_name, paths in staging.paths.items():
             if table_name == "quarantine":
                 insert = (
@@ -211,18 +240,50 @@ class RawStore:
                 )
                 params = [source_path, file_sha256, batch_id, ingested_at]
             else:
+                already = self._already_loaded(table_name, paths) if FORMATS[table_name].loaded_once else None
                 insert = (
                     f"insert into raw.{_table(table_name)} (record_id, natural_key, schema_version, record_json, "
                     "repairs, source_path, source_line, byte_offset, record_sha256, file_sha256, ingested_at, "
                     "batch_id) select record_id, natural_key, schema_version, record_json, repairs, ?, "
                     "source_line, byte_offset, record_sha256, ?, ?, ? from staged_rows"
                 )
+                if already is not None:
+                    skipped[table_name] = already
+                    insert += " where record_sha256 not in (select record_sha256 from already_loaded)"
                 params = [source_path, file_sha256, ingested_at, batch_id]
             self.con.register("staged_rows", arrow_files.stream_rows(paths))
             try:
                 self.con.execute(insert, params)
             finally:
                 self.con.unregister("staged_rows")
+        self.con.execute("drop table if exists already_loaded")
+        return skipped
+
+    def _already_loaded(self, table_name: str, paths: Sequence[Path]) -> AlreadyLoaded | None:
+        """The staged records whose bytes are in the table already (one semi-join over the staged checksums),
+        kept in the temporary table already_loaded; None when there are none, the usual case."""
+        table = _table(table_name)
+        self.con.register("staged_keys", arrow_files.stream_rows(paths, ["record_sha256", "repairs"]))
+        try:
+            self.con.execute(
+                "create or replace temp table already_loaded as select record_sha256, repairs from staged_keys "
+                f"where record_sha256 in (select record_sha256 from raw.{table})"
+            )
+        finally:
+            self.con.unregister("staged_keys")
+        already = AlreadyLoaded()
+        for repairs, n in self.con.execute("select repairs, count(*) from already_loaded group by all").fetchall():
+            already.n_records += n
+            already.n_repaired += n if repairs else 0
+            for repair in json.loads(repairs) if repairs else ():
+                already.repairs[repair] += n
+        if not already.n_records:
+            return None
+        already.first_path = self.con.execute(
+            f"select source_path from raw.{table} where record_sha256 in (select record_sha256 from already_loaded) "
+            "group by source_path order by count(*) desc, min(ingested_at), source_path limit 1"
+        ).fetchall()[0][0]
+        return already
 
     def close(self) -> None:
         self.con.close()
@@ -238,13 +299,19 @@ class RawStore:
             raise
         self.con.commit()
 
-    def prior_load(self, file_sha256: str) -> PriorLoad | None:
-        row = self.con.execute(
-            "select source_path, finished_at from raw.ingest_files "
-            "where file_sha256 = ? and status in ('loaded', 'empty') order by finished_at limit 1",
-            [file_sha256],
-        ).fetchone()
-        return PriorLoad(row[0], row[1]) if row else None
+    def prior_loads(self, file_sha256: str) -> list[PriorLoad]:
+        """The completed earlier loads of these bytes, oldest first."""
+        rows = self.con.execute(
+            "select source_path, finished_at, n_quarantined, strict, forced_format, "
+            "  coalesce(bool_or(quarantine.error_kind = 'too_large'"
+            "    or (quarantine.error_pointer = '/inspect_unreadable_member/problem'"
+            "        and regexp_matches(quarantine.raw_text, ?))), false) "
+            "from raw.ingest_files left join raw.quarantine using (file_sha256, batch_id, source_path) "
+            "where file_sha256 = ? and status in ('loaded', 'empty') "
+            "group by all order by finished_at",
+            [f'"problem": "({"|".join(RETRY_HERE_PROBLEMS)})"', file_sha256],
+        ).fetchall()
+        return [PriorLoad(*row) for row in rows]
 
     def lines_seen(self, source_path: str) -> set[tuple[int, str]] | None:
         """For a path loaded before with other content (an appended landing file), the (line, sha256) pairs

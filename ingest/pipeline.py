@@ -20,7 +20,7 @@ from ingest.batches import QUARANTINE_ROW, BatchTables, StagedRows, add_quaranti
 from ingest.classify import ClassifyOptions
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
-from ingest.load import FileRow, FileStaging, KnownKey, RawStore
+from ingest.load import AlreadyLoaded, FileRow, FileStaging, KnownKey, PriorLoad, RawStore
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
     LinesChunk,
@@ -62,7 +62,9 @@ class FileOutcome:
     status: str  # loaded | empty | unreadable | failed | already_loaded
     message: str | None = None
     n_lines: int = 0
-    n_unchanged: int = 0  # lines of a changed file that were loaded before, unchanged
+    n_already_loaded: int = 0  # records not inserted: the same bytes were in their format's table already
+    n_unchanged: int = 0  # refused lines quarantined (or loaded) before at the same place of the same path
+    n_changed: int = 0  # lines that differ from the line at the same place when this path was loaded before
     by_format: dict[str, FormatCounts] = field(default_factory=dict)
     repairs: Counter = field(default_factory=Counter)
 
@@ -125,10 +127,10 @@ def _ingest_file(
     progress: ProgressFn | None,
 ) -> FileOutcome:
     sha, size = file_sha256(path)
-    prior = store.prior_load(sha)
-    if prior is not None:
-        same = "" if prior.source_path == str(path) else f" as {prior.source_path}"
-        return FileOutcome(path, "already_loaded", f"same content already loaded{same} at {prior.finished_at:%Y-%m-%d %H:%M}")
+    priors = store.prior_loads(sha)
+    covering = _covering_load(priors, path, options)
+    if covering is not None:
+        return FileOutcome(path, "already_loaded", _already_message(covering, path))
     started = _now()
     clock = time.perf_counter()
     staging = store.staging(f"{batch_id}-{sha[:16]}")
@@ -136,7 +138,13 @@ def _ingest_file(
     try:
         load.run()  # reads, classifies and stages the whole file; nothing is in the warehouse yet
         with store.transaction():  # then the file goes in whole, or not at all
-            store.load_staged(staging, str(path), sha, load.now, batch_id)
+            load.skip_already_loaded(store.load_staged(staging, str(path), sha, load.now, batch_id))
+            if priors and load.adds_nothing():
+                # These bytes were read again to retry the lines an earlier load refused (another name or
+                # options): they fail again the same way, so the manifest records nothing new either.
+                return FileOutcome(path, "already_loaded", f"{_already_message(priors[-1], path)}; read again "
+                                   f"to retry the {priors[-1].n_quarantined:,} line(s) it quarantined: none loads "
+                                   "with this name and these options")
             finished = _now()
             store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000))
             store.append_repairs(load.repair_rows())
@@ -154,6 +162,27 @@ def _ingest_file(
     return load.outcome()
 
 
+def _covering_load(priors: list[PriorLoad], path: Path, options: IngestOptions) -> PriorLoad | None:
+    """An earlier load of these bytes that reading them again cannot improve on, if any: one that quarantined
+    nothing (its records are all in, under whatever name), or the same path with the same options, whose refusals
+    did not depend on this machine or on the record size limit. Otherwise the file is read again so that its
+    refused lines are retried, as their reasons advise (restore an lm-eval samples file's name, drop --strict or a
+    wrong --format, install zstandard, raise --max-record-bytes); its records already loaded are not added twice
+    (RawStore.load_staged) and its lines already quarantined at that path are not quarantined twice."""
+    for prior in priors:
+        if prior.n_quarantined == 0:
+            return prior
+        if (prior.source_path == str(path) and prior.strict == options.strict
+                and prior.forced_format == options.forced_format and not prior.retry_always):
+            return prior
+    return None
+
+
+def _already_message(prior: PriorLoad, path: Path) -> str:
+    same = "" if prior.source_path == str(path) else f" as {prior.source_path}"
+    return f"same content already loaded{same} at {prior.finished_at:%Y-%m-%d %H:%M}"
+
+
 class _FileLoad:
     """The state of one file's load: its staged tables, counts, and what was quarantined."""
 
@@ -163,10 +192,12 @@ class _FileLoad:
         self.batch_id, self.path, self.source_path = batch_id, path, str(path)
         self.file_sha, self.file_bytes, self.progress = file_sha, file_bytes, progress
         self.seen = store.lines_seen(self.source_path)
+        self.seen_lines = {line for line, _ in self.seen} if self.seen is not None else set()
         self.file_keys: dict[str, dict[str, KnownKey]] = defaultdict(dict)  # keys accepted earlier in this file
         self.counts: dict[str, FormatCounts] = defaultdict(FormatCounts)
         self.repairs: Counter = Counter()  # (format, repair) -> records
-        self.n_lines = self.n_blank = self.n_unchanged = 0
+        self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = 0
+        self.already: dict[str, AlreadyLoaded] = {}
         self.status, self.message = "loaded", None
         self.now = _now()
 
@@ -205,7 +236,11 @@ class _FileLoad:
         for format_name, accepted in tables.accepted.items():
             fmt = FORMATS[format_name]
             index = accepted.index
-            keep = self._new_lines(index, "record_sha256")
+            if fmt.loaded_once:  # a record loaded before is left out at load (RawStore.load_staged)
+                self._count_changed(index, "record_sha256")
+                keep = [True] * index.num_rows
+            else:  # a record of its file: only those not loaded before from this path at this place
+                keep = self._new_lines(index, "record_sha256")
             if fmt.natural_key_name is not None:
                 self._resolve_keys(fmt, accepted, keep, extra)
             if all(keep):  # the usual case: the worker's file is loaded as it is
@@ -230,14 +265,23 @@ class _FileLoad:
         self.staging.append("quarantine", rejected)
 
     def _new_lines(self, table: pa.Table, sha_column: str) -> list[bool]:
-        """Which rows to keep: for a file loaded before with other content (an appended file), not the lines
-        loaded then."""
+        """Which rows to keep: for a path loaded before, not those quarantined (or loaded) then at the same place
+        with the same content, so a file read again (appended to, rewritten, or retried) does not repeat its rows."""
         if self.seen is None or table.num_rows == 0:
             return [True] * table.num_rows
+        self._count_changed(table, sha_column)
         keep = [(line, sha) not in self.seen
                 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())]
         self.n_unchanged += keep.count(False)
         return keep
+
+    def _count_changed(self, table: pa.Table, sha_column: str) -> None:
+        """Lines edited in place: what this path held at that line before differs from what it holds now."""
+        if not self.seen_lines or table.num_rows == 0:
+            return
+        self.n_changed += sum(
+            1 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())
+            if line in self.seen_lines and (line, sha) not in self.seen)
 
     def _resolve_keys(self, fmt: RecordFormat, accepted: StagedRows, keep: list[bool], extra: dict[str, list]) -> None:
         """Skip a keyed record already loaded with the same content; quarantine one whose id was reused (both
@@ -281,14 +325,49 @@ class _FileLoad:
                 for repair in json.loads(entry["values"]):
                     self.repairs[(format_name, repair)] += entry["counts"]
 
+    def skip_already_loaded(self, already: dict[str, AlreadyLoaded]) -> None:
+        """Count the records the load left out, their bytes being in their table already, as skipped."""
+        self.already = already
+        for format_name, skipped in already.items():
+            counts = self.counts[format_name]
+            counts.accepted -= skipped.n_records
+            counts.repaired -= skipped.n_repaired
+            counts.skipped += skipped.n_records
+            for repair, n in skipped.repairs.items():
+                self.repairs[(format_name, repair)] -= n
+                if self.repairs[(format_name, repair)] <= 0:
+                    del self.repairs[(format_name, repair)]
+
+    def adds_nothing(self) -> bool:
+        return not any(c.accepted or c.quarantined for c in self.counts.values())
+
     # -- results ----------------------------------------------------------------------------------------
+    def _message(self) -> str | None:
+        """The file's own message (a truncated last line...), then what was left out or changed."""
+        notes = [self.message] if self.message else []
+        n_already = sum(a.n_records for a in self.already.values())
+        if n_already:
+            first = max(self.already.values(), key=lambda a: a.n_records).first_path
+            where = "this file" if first == self.source_path else first
+            notes.append(f"{n_already:,} record(s) already loaded (first from {where}), not added again")
+        if self.n_unchanged:
+            notes.append(f"{self.n_unchanged:,} line(s) already quarantined or loaded at the same place, not added "
+                         "again")
+        if self.n_changed:
+            notes.append(
+                f"{self.n_changed:,} line(s) differ from what this path held at the same place before: they load as "
+                "new records beside the earlier ones, which stay (raw rows are never replaced; two Every Eval Ever "
+                "instance records of one sample are two trials). If the edit corrects a record, `evalhouse "
+                "rebuild` keeps only the file's current lines")
+        return "; ".join(notes) or None
+
     def file_row(self, started: dt.datetime, finished: dt.datetime, duration_ms: float) -> FileRow:
         totals = FormatCounts()
         for counts in self.counts.values():
             totals.add(counts)
         accepted = {name: c.accepted for name, c in sorted(self.counts.items()) if c.accepted}
         return FileRow(
-            self.batch_id, self.source_path, self.file_sha, self.file_bytes, self.status, self.message,
+            self.batch_id, self.source_path, self.file_sha, self.file_bytes, self.status, self._message(),
             self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined,
             totals.skipped + self.n_unchanged, json.dumps(accepted), self.options.strict,
             self.options.forced_format, started, finished, duration_ms,
@@ -303,8 +382,9 @@ class _FileLoad:
         for name, counts in self.counts.items():
             counts.files = 1
             by_format[name] = counts
-        return FileOutcome(self.path, self.status, self.message, self.n_lines, self.n_unchanged, by_format,
-                           Counter(self.repairs))
+        return FileOutcome(self.path, self.status, self._message(), self.n_lines,
+                           sum(a.n_records for a in self.already.values()), self.n_unchanged, self.n_changed,
+                           by_format, Counter(self.repairs))
 
 
 def _empty_rows() -> dict[str, list]:

@@ -13,12 +13,14 @@ records are saved and load at the next ingest: they are in the landing file alre
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import threading
 import time
 import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import duckdb
 
@@ -114,14 +116,39 @@ def _read_back(work, source: str, fmt: RecordFormat, appended: Appended,
             before = {key: (path, line) for key, path, line in con.execute(
                 f"select natural_key, source_path, source_line from raw.{fmt.name} "
                 "where natural_key in (select unnest(?::varchar[]))", [wanted]).fetchall()}
+        # A record without an id is skipped when the same bytes were loaded before (ingest/load.py).
+        shas = _line_shas(appended.path, {line for line, key in missing.items() if key not in before})
+        same = {}
+        if shas:
+            same = {sha: (path, line) for sha, path, line in con.execute(
+                f"select record_sha256, source_path, source_line from raw.{fmt.name} "
+                "where record_sha256 in (select unnest(?::varchar[]))", [sorted(set(shas.values()))]).fetchall()}
     for line, key in missing.items():
         if key in before:
             path, at = before[key]
             outcomes[line] = LineOutcome("duplicate", message=f"{fmt.natural_key_name} {key!r} was loaded before, "
                                                               f"with the same content ({path} line {at}): skipped")
+        elif shas.get(line) in same:
+            path, at = same[shas[line]]
+            outcomes[line] = LineOutcome("duplicate", message=f"the same record was loaded before ({path} line {at}):"
+                                                              " skipped")
         else:
             outcomes[line] = LineOutcome("pending", message="not loaded yet: the next ingest loads it")
     return outcomes
+
+
+def _line_shas(path: Path, lines: set[int]) -> dict[int, str]:
+    """The sha256 of some lines of a landing file, as the ingester computes each record's (no newline, no CR)."""
+    if not lines:
+        return {}
+    shas, last = {}, max(lines)
+    with path.open("rb") as handle:
+        for number, data in enumerate(handle, start=1):
+            if number in lines:
+                shas[number] = hashlib.sha256(data.rstrip(b"\n").removesuffix(b"\r")).hexdigest()
+            if number >= last:
+                break
+    return shas
 
 
 def _busy_note(reason: str) -> str:

@@ -36,6 +36,10 @@ class RecordFormat:
     version_aliases: Mapping[str, str] = field(default_factory=dict)  # e.g. "0.2.1" is checked as "0.2.2"
     natural_key: Callable[[Record], str | None] = lambda record: None
     natural_key_name: str | None = None
+    # A record whose bytes are already in the table is not loaded again (the same records under other bytes are
+    # the same records); False where a record belongs to its file, read with the rest of it (an Inspect log's
+    # samples, joined to the header of the file that holds them).
+    loaded_once: bool = True
     repairs: tuple[Repair, ...] = ()
 
     @property

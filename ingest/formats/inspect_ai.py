@@ -6,7 +6,8 @@ Detection uses keys Inspect itself writes: a header has `version` and an `eval` 
 the kind of member it is, so its quarantine row names the right format, and its schema rejects it with the reason.
 
 No natural key: records are identified by their file and place in it (the log file is the unit; the same log
-saved in both forms loads twice, as two files).
+saved in both forms loads twice, as two files), so a sample identical to one of another file is still loaded
+(loaded_once False): its trial is joined to the header of its own file.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def _is_sample(record: Record) -> bool:
 
 INSPECT_LOG = RecordFormat(
     name="inspect_log",
+    loaded_once=False,  # a header is read with its own file's samples (see above)
     title="Inspect AI log header",
     schemas={"2": "inspect_ai/log.schema.json"},
     version_field="version",  # an integer (2 since 2024): any number is held to the one schema
@@ -46,6 +48,7 @@ INSPECT_LOG = RecordFormat(
 
 INSPECT_SAMPLE = RecordFormat(
     name="inspect_sample",
+    loaded_once=False,  # a sample is read with its own file's header (see above)
     title="Inspect AI sample (one epoch)",
     schemas={"2": "inspect_ai/sample.schema.json"},
     version_field=None,  # a sample carries no version; its log's header does

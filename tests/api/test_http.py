@@ -111,6 +111,11 @@ def test_the_other_line_formats_are_posted_with_their_format(server):
     assert [r["status"] for r in answer.body["results"]] == ["loaded", "loaded"]
     assert (server.api_folder / answer.body["landing_file"].removeprefix("api/")).name.startswith("eee_instance_")
 
+    again = server.post("/v1/records?format=eee_instance", instance)  # no id: the same bytes are the same record
+    assert again.status == 200 and again.body["results"][0]["status"] == "duplicate", again.text
+    assert "the same record was loaded before" in again.body["results"][0]["message"]
+    assert _raw(server, "select count(*) from raw.eee_instance") == [(2,)]
+
     judged = cognibench_record()
     answer = server.post("/v1/records?format=cognibench", judged)
     assert answer.status == 200 and answer.body["results"][0]["id"] == judged["evaluation_id"]

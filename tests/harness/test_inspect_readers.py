@@ -95,6 +95,21 @@ def test_zstd_members_without_the_package_are_quarantined_each_with_the_reason(t
     assert note["member"] == "samples/1_epoch_1.json" and note["problem"] == "zstd_unavailable"
 
 
+def test_zstd_members_load_when_the_file_is_ingested_again_after_installing_zstandard(tmp_path, warehouse,
+                                                                                       monkeypatch):
+    pytest.importorskip("zstandard", reason="the retry needs the package")
+    path = rewrite(STREAMING, tmp_path / "zstd.eval", method=ZSTD)
+    with monkeypatch.context() as without:
+        without.setitem(sys.modules, "zstandard", None)
+        assert warehouse.ingest(path).quarantined == 5
+        again = warehouse.ingest(path)  # still not installed: read again, nothing new, nothing added
+        assert again.files[0].status == "already_loaded" and len(warehouse.quarantine()) == 5
+    summary = warehouse.ingest(path)  # installed, as the reason advises
+    assert (summary.files[0].status, summary.quarantined) == ("loaded", 0)
+    assert warehouse.scalar("select count(*) from raw.inspect_sample") == 4
+    assert warehouse.ingest(path).files[0].status == "already_loaded"
+
+
 def test_a_damaged_member_is_quarantined_and_the_others_load(tmp_path, warehouse):
     path = rewrite(STREAMING, tmp_path / "damaged.eval", method=DEFLATED)
     data = bytearray(path.read_bytes())

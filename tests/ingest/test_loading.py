@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import json
 
 import pytest
 
-from tests.conftest import cognibench_record, eval_form_record, instance_record, write_lines
+from tests.conftest import FIXTURES, cognibench_record, eval_form_record, instance_record, write_lines
 
 
 def test_accepted_records_keep_their_original_text_and_lineage(warehouse, tmp_path):
@@ -63,7 +64,7 @@ def test_an_appended_file_loads_only_its_new_lines(warehouse, tmp_path):
     write_lines(path, records)  # the same two lines, then two more
     summary = warehouse.ingest(path)
     assert [r[0] for r in warehouse.rows("select source_line from raw.eee_instance order by 1")] == [1, 2, 3, 4]
-    assert summary.files[0].n_unchanged == 2
+    assert summary.files[0].n_already_loaded == 2 and summary.files[0].n_changed == 0
 
 
 def test_a_keyed_record_loaded_again_with_the_same_content_is_skipped(warehouse, tmp_path):
@@ -189,3 +190,132 @@ def test_reingesting_the_demo_data_adds_no_row_anywhere(demo_dir, tmp_path):
     assert warehouse.row_counts() == before
     assert first.accepted > 15_000 and second.accepted == 0
     assert {f.status for f in second.files} == {"already_loaded"}
+
+
+def _four_trials() -> list[bytes]:
+    """Four Every Eval Ever instance records: one attempt at each of four samples, two right and two wrong."""
+    return [json.dumps(instance_record(sample_id=f"s{i}", evaluation={"score": float(i % 2), "is_correct": i % 2 == 1}))
+            .encode() for i in range(1, 5)]
+
+
+def test_the_same_records_under_other_bytes_are_not_loaded_again(warehouse, tmp_path):
+    lines = _four_trials()
+    plain = tmp_path / "clean.jsonl"
+    plain.write_bytes(b"\n".join(lines) + b"\n")
+    gzipped = tmp_path / "clean_again.jsonl.gz"
+    gzipped.write_bytes(gzip.compress(plain.read_bytes()))
+    crlf = tmp_path / "clean_crlf.jsonl"
+    crlf.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    reversed_ = tmp_path / "clean_reordered.jsonl"
+    reversed_.write_bytes(b"\n".join(reversed(lines)) + b"\n")
+    summary = warehouse.ingest(plain, gzipped, crlf, reversed_)
+    assert [f.status for f in summary.files] == ["loaded"] * 4
+    assert [(f.accepted, f.n_already_loaded) for f in summary.files] == [(4, 0), (0, 4), (0, 4), (0, 4)]
+    assert all(f"4 record(s) already loaded (first from {plain.resolve()})" in f.message for f in summary.files[1:])
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 4
+    assert warehouse.rows("select n_accepted, n_skipped from raw.ingest_files order by finished_at") == [
+        (4, 0), (0, 4), (0, 4), (0, 4)]  # n_lines = accepted + quarantined + skipped still holds
+
+
+def test_a_line_edited_in_place_loads_beside_the_old_one_and_is_reported(warehouse, tmp_path):
+    lines = _four_trials()
+    path = tmp_path / "run.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    warehouse.ingest(path)
+    edited = json.loads(lines[1])
+    edited["evaluation"] = {"score": 1.0, "is_correct": True}
+    lines[1] = json.dumps(edited).encode()
+    path.write_bytes(b"\n".join(lines) + b"\n")
+    (outcome,) = warehouse.ingest(path).files
+    assert (outcome.accepted, outcome.n_already_loaded, outcome.n_changed) == (1, 3, 1)
+    assert "1 line(s) differ from what this path held at the same place before" in outcome.message
+    assert "unchanged" not in outcome.message
+    assert warehouse.rows("select source_line, count(*) from raw.eee_instance group by 1 order by 1") == [
+        (1, 1), (2, 2), (3, 1), (4, 1)]
+
+
+@pytest.mark.slow
+def test_the_same_records_under_other_bytes_are_one_attempt_in_the_marts(tmp_path):
+    from tests.conftest import Warehouse, build_warehouse
+
+    lines = _four_trials()
+    plain = tmp_path / "in" / "clean.jsonl"
+    plain.parent.mkdir()
+    plain.write_bytes(b"\n".join(lines) + b"\n")
+    (tmp_path / "in" / "clean_again.jsonl.gz").write_bytes(gzip.compress(plain.read_bytes()))
+    (tmp_path / "in" / "clean_crlf.jsonl").write_bytes(b"\r\n".join(lines) + b"\r\n")
+    (tmp_path / "in" / "clean_reordered.jsonl").write_bytes(b"\n".join(reversed(lines)) + b"\n")
+    build_warehouse(tmp_path / "w.duckdb", [tmp_path / "in"], tmp_path / "target")
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    assert warehouse.rows("select sample_id, trial_index from marts.fct_trials order by 1") == [
+        ("s1", 1), ("s2", 1), ("s3", 1), ("s4", 1)]
+    assert warehouse.rows("select distinct k from marts.fct_pass_at_k order by 1") == [(1,)]
+    assert warehouse.rows("select distinct n_trials from marts.fct_task_stability") == [(1,)]
+
+
+# -- a file read again to retry what was quarantined: each reason that says "ingest the file again" works ------
+
+def test_an_lm_eval_samples_file_renamed_back_is_ingested_again(warehouse, tmp_path):
+    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    renamed = tmp_path / "run" / "math.jsonl"
+    renamed.parent.mkdir()
+    renamed.write_bytes(original.read_bytes())
+    first = warehouse.ingest(renamed)
+    assert first.accepted == 0 and first.quarantined == 10
+    assert "Keep (or restore) that name and ingest the file again" in warehouse.quarantine()[0]["error_message"]
+    assert warehouse.ingest(renamed).files[0].status == "already_loaded"  # the same command adds nothing
+
+    restored = renamed.rename(renamed.with_name(original.name))
+    summary = warehouse.ingest(restored)
+    assert (summary.files[0].status, summary.accepted, summary.quarantined) == ("loaded", 10, 0)
+    before = warehouse.row_counts()
+    assert warehouse.ingest(restored).files[0].status == "already_loaded"
+    assert warehouse.row_counts() == before
+
+
+def test_a_file_refused_by_strict_is_ingested_again_without_it(warehouse, tmp_path):
+    real = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_bytes()
+    path = tmp_path / "arc.jsonl"  # three real records that need null_as_absent, then two strictly valid ones
+    path.write_bytes(real + b"".join(json.dumps(instance_record(sample_id=f"s{i}")).encode() + b"\n" for i in (1, 2)))
+    strict = warehouse.ingest(path, strict=True)
+    assert strict.quarantined == 3 and strict.accepted == 2
+    assert warehouse.ingest(path, strict=True).files[0].status == "already_loaded"
+
+    summary = warehouse.ingest(path)
+    (outcome,) = summary.files
+    assert (outcome.status, outcome.accepted, outcome.n_already_loaded) == ("loaded", 3, 2)
+    assert outcome.repairs[("eee_instance", "null_as_absent")] == 3
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 5
+    assert warehouse.rows("select n_lines, n_accepted, n_repaired, n_quarantined, n_skipped from raw.ingest_files "
+                          "order by finished_at desc limit 1") == [(5, 3, 3, 0, 2)]
+    before = warehouse.row_counts()
+    assert warehouse.ingest(path).files[0].status == "already_loaded"
+    assert warehouse.ingest(path, strict=True).files[0].status == "already_loaded"
+    assert warehouse.row_counts() == before
+
+
+def test_a_file_refused_under_a_wrong_format_is_ingested_again_without_it(warehouse, tmp_path):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=f"s{i}") for i in range(4)])
+    assert warehouse.ingest(path, forced_format="eval_form").quarantined == 4
+    again = warehouse.ingest(path, forced_format="eval_form")
+    assert again.files[0].status == "already_loaded" and len(warehouse.quarantine()) == 4
+
+    summary = warehouse.ingest(path)
+    assert (summary.files[0].status, summary.accepted, summary.quarantined) == ("loaded", 4, 0)
+    before = warehouse.row_counts()
+    assert [f.status for f in warehouse.ingest(path).files] == ["already_loaded"]
+    assert warehouse.row_counts() == before
+
+
+def test_a_record_over_the_size_limit_is_retried_with_a_higher_limit(warehouse, tmp_path):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id="s1"),
+                                              instance_record(sample_id="s2", output={"raw": ["x" * 2000]})])
+    assert warehouse.ingest(path, max_record_bytes=1500).quarantined == 1
+    again = warehouse.ingest(path, max_record_bytes=1500)  # read again (the limit is not in the manifest)...
+    assert again.files[0].status == "already_loaded" and "retry" in again.files[0].message
+    assert len(warehouse.quarantine()) == 1  # ...and it adds nothing, not even a manifest row
+    assert warehouse.scalar("select count(*) from raw.ingest_files") == 1
+
+    summary = warehouse.ingest(path)
+    assert (summary.accepted, summary.quarantined, summary.files[0].n_already_loaded) == (1, 0, 1)
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
