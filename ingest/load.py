@@ -240,7 +240,7 @@ class RawStore:
                 )
                 params = [source_path, file_sha256, batch_id, ingested_at]
             else:
-                already = self._already_loaded(table_name, paths) if FORMATS[table_name].loaded_once else None
+                already = self._already_loaded(table_name, paths) if FORMATS[_table(table_name)].loaded_once else None
                 insert = (
                     f"insert into raw.{_table(table_name)} (record_id, natural_key, schema_version, record_json, "
                     "repairs, source_path, source_line, byte_offset, record_sha256, file_sha256, ingested_at, "
