@@ -41,6 +41,19 @@
     max_by({{ value }}, struct({{ ordering | join(', ') }}))
 {%- endmacro %}
 
+{# An aggregate: the value of `value` on the row of the group whose `ordering` is least (last_by's mirror). #}
+{% macro first_by(value, ordering) -%}
+    {{ return(adapter.dispatch('first_by', 'evalhouse')(value, ordering)) }}
+{%- endmacro %}
+
+{% macro default__first_by(value, ordering) -%}
+    arg_min({{ value }}, ({{ ordering | join(', ') }}))
+{%- endmacro %}
+
+{% macro spark__first_by(value, ordering) -%}
+    min_by({{ value }}, struct({{ ordering | join(', ') }}))
+{%- endmacro %}
+
 {# Whole days from one timestamp to a later one. #}
 {% macro days_between(start, stop) -%}
     {{ return(adapter.dispatch('days_between', 'evalhouse')(start, stop)) }}

@@ -64,25 +64,6 @@ reported_trial_metrics as (
     where metric_name = trial_metric and metric_name not in ('accuracy', 'mean_score')
 ),
 
-first_trials as (
-    -- where each run's earliest trial on a metric took its time from
-    select run_id, model_id, evaluation_name, trial_metric, evaluated_at_source
-    from (
-        select
-            run_id,
-            model_id,
-            evaluation_name,
-            trial_metric,
-            evaluated_at_source,
-            row_number() over (
-                partition by run_id, model_id, evaluation_name, trial_metric
-                order by evaluated_at is null, evaluated_at, evaluated_at_source
-            ) as trial_order
-        from trials
-    ) as ordered
-    where trial_order = 1
-),
-
 reported_bounds as (
     -- what a run's reported results declare of a trial metric's range: the widest, if they differ
     select
@@ -127,7 +108,9 @@ sample_means as (
                 else 0
             end
         ) as scores_are_verdicts,
-        min(evaluated_at) as evaluated_at
+        min(evaluated_at) as evaluated_at,
+        -- where the sample's earliest trial took its time from
+        {{ first_by('evaluated_at_source', ['evaluated_at', 'evaluated_at_source']) }} as evaluated_at_source
     from trials
     group by run_id, model_id, evaluation_name, trial_metric, sample_id
 ),
@@ -142,7 +125,8 @@ computed_accuracy as (
         avg(accuracy) as score,
         {{ mean_se('accuracy') }} as standard_error,
         count(accuracy) as n_samples,
-        min(evaluated_at) as evaluated_at
+        min(evaluated_at) as evaluated_at,
+        {{ first_by('evaluated_at_source', ['evaluated_at', 'evaluated_at_source']) }} as evaluated_at_source
     from sample_means
     where accuracy is not null
     group by model_id, evaluation_name, trial_metric, run_id
@@ -159,7 +143,8 @@ computed_mean_score as (
         {{ mean_se('mean_score') }} as standard_error,
         count(mean_score) as n_samples,
         min(scores_are_verdicts) = 1 as scores_are_verdicts,
-        min(evaluated_at) as evaluated_at
+        min(evaluated_at) as evaluated_at,
+        {{ first_by('evaluated_at_source', ['evaluated_at', 'evaluated_at_source']) }} as evaluated_at_source
     from sample_means
     where mean_score is not null
     group by model_id, evaluation_name, trial_metric, run_id
@@ -181,7 +166,8 @@ computed_means as (
         computed_mean_score.standard_error,
         computed_mean_score.n_samples,
         computed_mean_score.scores_are_verdicts,
-        computed_mean_score.evaluated_at
+        computed_mean_score.evaluated_at,
+        computed_mean_score.evaluated_at_source
     from computed_mean_score
     inner join reported_trial_metrics
         on computed_mean_score.run_id = reported_trial_metrics.run_id
@@ -208,13 +194,8 @@ computed_results as (
         computed_accuracy.n_samples,
         false as lower_is_better,
         computed_accuracy.evaluated_at,
-        first_trials.evaluated_at_source
+        computed_accuracy.evaluated_at_source
     from computed_accuracy
-    left join first_trials
-        on computed_accuracy.run_id = first_trials.run_id
-        and computed_accuracy.model_id = first_trials.model_id
-        and computed_accuracy.evaluation_name = first_trials.evaluation_name
-        and computed_accuracy.trial_metric = first_trials.trial_metric
 
     union all
 
@@ -244,13 +225,8 @@ computed_results as (
         computed_mean_score.n_samples,
         coalesce(vocabulary.lower_is_better, false) as lower_is_better,
         computed_mean_score.evaluated_at,
-        first_trials.evaluated_at_source
+        computed_mean_score.evaluated_at_source
     from computed_means as computed_mean_score
-    left join first_trials
-        on computed_mean_score.run_id = first_trials.run_id
-        and computed_mean_score.model_id = first_trials.model_id
-        and computed_mean_score.evaluation_name = first_trials.evaluation_name
-        and computed_mean_score.trial_metric = first_trials.trial_metric
     left join vocabulary on computed_mean_score.trial_metric = vocabulary.alias
     left join spec_bounds
         on computed_mean_score.evaluation_name = spec_bounds.evaluation_name
