@@ -1,5 +1,5 @@
-"""Data quality: each ingest run and what it loaded, every quarantined line with its reason and raw text, and the
-compatibility repairs each file needed."""
+"""Data quality: each ingest run and what it loaded, every quarantined line with its reason and raw text (by default
+those still refused, not those a later run loaded), and the compatibility repairs each file needed."""
 
 import altair as alt
 import pandas as pd
@@ -14,11 +14,68 @@ def _pointer(pointer: object) -> str:
     return c.text_or(pointer, "whole line")
 
 
+def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) -> None:
+    """The refused lines in view (still refused, or all with those a later run loaded): why, and each one."""
+    by_reason = q.groupby(["error_kind", "format"], as_index=False, dropna=False).size()
+    chart = alt.Chart(by_reason).mark_bar().encode(
+        x=alt.X("size:Q", title="lines quarantined", axis=alt.Axis(format="d", tickMinStep=1)),
+        y=alt.Y("error_kind:N", title=None, sort="-x"),
+        color=alt.Color("format:N", title="format", scale=alt.Scale(scheme="tableau10"),
+                        legend=alt.Legend(orient="bottom")),
+        tooltip=[alt.Tooltip("error_kind:N", title="reason"), "format", alt.Tooltip("size:Q", title="lines")],
+    )
+    question = "Why were lines refused?" if with_loaded else "Why are lines still refused?"
+    c.show_chart(chart.properties(height={"step": 28}, title=c.title(question)))
+    left, right = st.columns(2)
+    kinds = filters.multiselect("Reason", sorted(q["error_kind"].dropna().unique()), param="reason", container=left,
+                                placeholder="All reasons")
+    files = filters.multiselect("File", sorted(q["source_path"].dropna().unique()), param="file", container=right,
+                                placeholder="All files")
+    mask = pd.Series(True, index=q.index)
+    if kinds:
+        mask &= q["error_kind"].isin(kinds)
+    if files:
+        mask &= q["source_path"].isin(files)
+    shown = q[mask].copy()
+    shown["error_pointer"] = [_pointer(p) for p in shown["error_pointer"]]
+    st.caption(f"{len(shown):,} line(s). The raw text is the line exactly as it was read, shown as text.")
+    # st.dataframe shows text as text: record text is never rendered as HTML.
+    columns = ["source_path", "source_line", "error_kind", "format", "error_pointer", "error_message", "raw_text",
+               "quarantined_at"] + (["loaded_later_at"] if with_loaded else [])
+    st.dataframe(
+        shown[columns],
+        hide_index=True, width="stretch",
+        column_config={
+            "source_path": "file", "source_line": st.column_config.NumberColumn("line", format="%d"),
+            "error_kind": "reason", "error_pointer": "JSON pointer",
+            "error_message": st.column_config.TextColumn("what is wrong", width="large"),
+            "raw_text": st.column_config.TextColumn("raw text", width="large"),
+            "quarantined_at": st.column_config.DatetimeColumn("refused (UTC)", format="YYYY-MM-DD HH:mm"),
+            "loaded_later_at": st.column_config.DatetimeColumn("loaded later (UTC)", format="YYYY-MM-DD HH:mm"),
+        },
+    )
+    if not shown.empty:
+        labels = {q_id: f"{p.rsplit('/', 1)[-1]} line {c.count(n)} · {k}" for q_id, p, n, k in
+                  zip(shown["quarantine_id"], shown["source_path"], shown["source_line"], shown["error_kind"])}
+        picked = filters.selectbox("Read one line in full", list(labels), param="line", format_func=labels.get,
+                                   help="A link to this page with ?line=<quarantine_id> opens one line.")
+        line = shown[shown["quarantine_id"] == picked].iloc[0]
+        st.caption(f"{line['source_path']}, line {c.count(line['source_line'])}; pointer {line['error_pointer']}")
+        st.code(line["error_message"], language="text", wrap_lines=True)
+        st.code(line["raw_text"] if not c.is_na(line["raw_text"]) else "", language="json", wrap_lines=True)
+        if not c.is_na(line["loaded_later_at"]):
+            st.caption(f"Loaded later as {line['loaded_later_format']}, by run {line['loaded_later_batch_id']} "
+                       f"at {line['loaded_later_at']:%Y-%m-%d %H:%M} UTC: this refusal needs no more work.")
+        if c.is_true(line["raw_text_truncated"]):
+            st.caption("Only the start of this oversized line is kept here; the file has the rest.")
+
+
 st.title("What was loaded, refused and repaired")
 st.caption(
     "Every ingest run with what it loaded; every line the ingester refused, with the reason, the JSON pointer of the "
     "failing part and its original text; and the named compatibility repairs real files needed. Nothing is lost: a "
-    "refused line stays here until its file is fixed and ingested again."
+    "refused line stays on record, and once a later ingest loads it (its file fixed, renamed back or read with other "
+    "options) it is marked loaded later and no longer counted as still refused."
 )
 
 runs = db.query(
@@ -54,7 +111,8 @@ formats = db.query(
 quarantine = db.query(
     """
     select quarantine_id, source_path, source_line, format, schema_version, error_kind, error_pointer, error_message,
-           raw_text, raw_text_truncated, batch_id, quarantined_at
+           raw_text, raw_text_truncated, batch_id, quarantined_at, loaded_later_at, loaded_later_batch_id,
+           loaded_later_format
     from marts.fct_quarantined_lines
     order by quarantined_at desc, source_path, source_line
     """
@@ -75,7 +133,10 @@ n_files = int(runs.frame["n_files"].sum()) if not runs.frame.empty else 0
 cards = st.columns(4)
 cards[0].metric("Records loaded", f"{accepted:,}", help="Records in the warehouse, over every ingest run.")
 cards[1].metric("File loads", f"{n_files:,}", help="Files read by ingest runs (a file read by two runs counts twice).")
-cards[2].metric("Lines quarantined", f"{len(quarantine.frame):,}", help="Lines refused, with their reasons below.")
+n_loaded_later = int(quarantine.frame["loaded_later_at"].notna().sum()) if not quarantine.frame.empty else 0
+cards[2].metric("Lines still refused", f"{len(quarantine.frame) - n_loaded_later:,}",
+                help=f"Lines refused and not loaded by any later run, with their reasons below ({n_loaded_later:,} "
+                     f"more were refused, then loaded by a later run of the same file).")
 # A record can need several repairs: fct_compatibility_repairs has a row per file and repair, so its n_records add
 # up to repairs applied; the manifest counts each repaired record once.
 n_repaired = int(runs.frame["n_repaired"].fillna(0).sum()) if not runs.frame.empty else 0
@@ -131,55 +192,18 @@ if quarantine.missing:
 elif quarantine.frame.empty:
     st.success("No line has been quarantined.", icon=":material/check_circle:")
 else:
-    q = quarantine.frame
-    by_reason = q.groupby(["error_kind", "format"], as_index=False, dropna=False).size()
-    chart = alt.Chart(by_reason).mark_bar().encode(
-        x=alt.X("size:Q", title="lines quarantined", axis=alt.Axis(format="d", tickMinStep=1)),
-        y=alt.Y("error_kind:N", title=None, sort="-x"),
-        color=alt.Color("format:N", title="format", scale=alt.Scale(scheme="tableau10"),
-                        legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("error_kind:N", title="reason"), "format", alt.Tooltip("size:Q", title="lines")],
-    )
-    c.show_chart(chart.properties(height={"step": 28},
-                                  title=c.title("Why were lines refused?")))
     filters = c.Filters("data_quality")
-    left, right = st.columns(2)
-    kinds = filters.multiselect("Reason", sorted(q["error_kind"].dropna().unique()), param="reason", container=left,
-                                placeholder="All reasons")
-    files = filters.multiselect("File", sorted(q["source_path"].dropna().unique()), param="file", container=right,
-                                placeholder="All files")
-    mask = pd.Series(True, index=q.index)
-    if kinds:
-        mask &= q["error_kind"].isin(kinds)
-    if files:
-        mask &= q["source_path"].isin(files)
-    shown = q[mask].copy()
-    shown["error_pointer"] = [_pointer(p) for p in shown["error_pointer"]]
-    st.caption(f"{len(shown):,} line(s). The raw text is the line exactly as it was read, shown as text.")
-    # st.dataframe shows text as text: record text is never rendered as HTML.
-    st.dataframe(
-        shown[["source_path", "source_line", "error_kind", "format", "error_pointer", "error_message", "raw_text",
-               "quarantined_at"]],
-        hide_index=True, width="stretch",
-        column_config={
-            "source_path": "file", "source_line": st.column_config.NumberColumn("line", format="%d"),
-            "error_kind": "reason", "error_pointer": "JSON pointer",
-            "error_message": st.column_config.TextColumn("what is wrong", width="large"),
-            "raw_text": st.column_config.TextColumn("raw text", width="large"),
-            "quarantined_at": st.column_config.DatetimeColumn("refused (UTC)", format="YYYY-MM-DD HH:mm"),
-        },
-    )
-    if not shown.empty:
-        labels = {q_id: f"{p.rsplit('/', 1)[-1]} line {c.count(n)} · {k}" for q_id, p, n, k in
-                  zip(shown["quarantine_id"], shown["source_path"], shown["source_line"], shown["error_kind"])}
-        picked = filters.selectbox("Read one line in full", list(labels), param="line", format_func=labels.get,
-                                   help="A link to this page with ?line=<quarantine_id> opens one line.")
-        line = shown[shown["quarantine_id"] == picked].iloc[0]
-        st.caption(f"{line['source_path']}, line {c.count(line['source_line'])}; pointer {line['error_pointer']}")
-        st.code(line["error_message"], language="text", wrap_lines=True)
-        st.code(line["raw_text"] if not c.is_na(line["raw_text"]) else "", language="json", wrap_lines=True)
-        if c.is_true(line["raw_text_truncated"]):
-            st.caption("Only the start of this oversized line is kept here; the file has the rest.")
+    shows = {"refused": "Still refused", "all": "All, with those loaded later"}
+    show = filters.segmented("Lines", list(shows), param="show", default="refused", format_func=shows.get,
+                             help="A line refused by one run and loaded by a later run of the same file (its name "
+                                  "restored, --strict or a wrong --format dropped) needs no more work.")
+    st.caption(f"{n_loaded_later:,} of the {len(quarantine.frame):,} refused line(s) were loaded by a later run of the "
+               "same file" + (", and are left out here." if show == "refused" and n_loaded_later else "."))
+    q = quarantine.frame if show == "all" else quarantine.frame[quarantine.frame["loaded_later_at"].isna()]
+    if q.empty:
+        st.success("Every refused line was loaded by a later run.", icon=":material/check_circle:")
+    else:
+        _quarantine_section(q, filters, show == "all")
 
 # -- repairs ---------------------------------------------------------------------------------------------------------
 st.subheader("Compatibility repairs, per file")

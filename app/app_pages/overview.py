@@ -39,10 +39,11 @@ backlog = db.query(
 )
 quarantine = db.query(
     """
-    select count(*) as n_lines,
-           count(distinct source_path) as n_files,
-           count(case when batch_id = (select batch_id from marts.fct_ingested_files
-                                       order by started_at desc limit 1) then 1 end) as n_latest_batch
+    select count(case when loaded_later_at is null then 1 end) as n_lines,
+           count(distinct case when loaded_later_at is null then source_path end) as n_files,
+           count(case when loaded_later_at is null and batch_id = (select batch_id from marts.fct_ingested_files
+                                       order by started_at desc limit 1) then 1 end) as n_latest_batch,
+           count(loaded_later_at) as n_loaded_later
     from marts.fct_quarantined_lines
     """
 )
@@ -184,13 +185,15 @@ with bottom[1].container(border=True):
 
 with bottom[2].container(border=True):
     if quarantine.missing:
-        _not_available("Lines quarantined", quarantine)
+        _not_available("Lines quarantined, still refused", quarantine)
     else:
         row = quarantine.frame.iloc[0]
-        st.metric("Lines quarantined", c.count(row["n_lines"]),
+        st.metric("Lines quarantined, still refused", c.count(row["n_lines"]),
                   help="Input lines the ingester refused (bad JSON, a schema failure...), each kept with its reason "
-                       "and its original text. Counted over every ingest.")
-        st.caption(f"In {c.count(row['n_files'])} file(s); {c.count(row['n_latest_batch'])} in the latest ingest run.")
+                       "and its original text, and not loaded by a later ingest of the same file. Counted over every "
+                       "ingest.")
+        st.caption(f"In {c.count(row['n_files'])} file(s); {c.count(row['n_latest_batch'])} in the latest ingest run; "
+                   f"{c.count(row['n_loaded_later'])} more loaded by a later run.")
     c.link("data_quality", "Why were they refused?", icon=":material/arrow_forward:")
 
 # -- each model --------------------------------------------------------------------------------------------------

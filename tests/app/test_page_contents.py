@@ -165,6 +165,45 @@ def test_a_line_that_is_not_json_has_the_whole_line_as_its_pointer(demo_warehous
     assert len(pointers) > 0 and set(pointers) == {"whole line"}
 
 
+@pytest.fixture
+def retried_warehouse(tmp_path):
+    """Ten lines refused under a wrong file name and loaded once it is restored, and one line no run could load."""
+    from evalhouse.build import run_dbt
+    from tests.conftest import FIXTURES, Warehouse, write_lines
+
+    warehouse = Warehouse(tmp_path / "retried.duckdb")
+    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    renamed = tmp_path / "run" / "math.jsonl"
+    renamed.parent.mkdir()
+    renamed.write_bytes(original.read_bytes())
+    warehouse.ingest(renamed)
+    warehouse.ingest(renamed.rename(renamed.with_name(original.name)))
+    warehouse.ingest(write_lines(tmp_path / "broken.jsonl", ["not json"]))
+    assert run_dbt(warehouse.path, target_path=tmp_path / "target", quiet=True).ok
+    return warehouse
+
+
+def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse, app_env):
+    app_env(retried_warehouse.path)
+    at = run_page("data_quality")
+    assert not _problems(at)
+    assert next(m for m in at.metric if m.label == "Lines still refused").value == "1"
+    assert "10 of the 11 refused line(s) were loaded by a later run of the same file" in _captions(at)
+    shown = _table(at, "error_pointer")
+    assert list(shown["source_path"].str.rsplit("/", n=1).str[-1]) == ["broken.jsonl"]
+    assert "loaded_later_at" not in shown.columns
+
+    at = run_page("data_quality", {"show": "all"})
+    assert not _problems(at)
+    shown = _table(at, "error_pointer")
+    assert len(shown) == 11 and shown["loaded_later_at"].notna().sum() == 10
+
+    at = run_page("overview")
+    assert not _problems(at)
+    assert next(m for m in at.metric if m.label == "Lines quarantined, still refused").value == "1"
+    assert "10 more loaded by a later run" in _captions(at)
+
+
 def test_flagged_items_on_label_scales_have_no_spread_and_show_their_week(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("agreement", {"flagged": ["refusal_appropriateness", "hazard.privacy"]})

@@ -1,6 +1,7 @@
 """What is waiting for a person, and what did ingest refuse? The review backlog, the week's quarantine and what
 the ingests after the week refused: the Monday ingest that loads last week's data runs after the week ended, and
-its refusals would otherwise show in no report of a complete week."""
+its refusals would otherwise show in no report of a complete week. A refusal stays a fact of its week; how many of
+the lines a later ingest has loaded since is said beside it, so that what still needs work is what is left."""
 
 from __future__ import annotations
 
@@ -24,14 +25,15 @@ order by source_format, status
 """
 
 _QUARANTINE_SQL = """
-select error_kind, format, n_lines, n_files
+select error_kind, format, n_lines, n_files, n_loaded_later
 from marts.rpt_weekly_quarantine
 where week_start = ?
 order by n_lines desc, error_kind, format
 """
 
 _LINES_SQL = """
-select source_path, source_line, error_kind, error_pointer, error_message, raw_text, raw_text_truncated
+select source_path, source_line, error_kind, error_pointer, error_message, raw_text, raw_text_truncated,
+    loaded_later_at
 from marts.fct_quarantined_lines
 where week_start = ?
 order by source_path, source_line, quarantine_id
@@ -41,7 +43,8 @@ limit ?
 
 # Lines refused and files loaded from the end of the week on, up to the latest ingest in the warehouse.
 _LATER_KINDS_SQL = """
-select error_kind, format, count(*) as n_lines, count(distinct source_path) as n_files
+select error_kind, format, count(*) as n_lines, count(distinct source_path) as n_files,
+    count(loaded_later_at) as n_loaded_later
 from marts.fct_quarantined_lines
 where quarantined_at >= ?
 group by error_kind, format
@@ -49,7 +52,8 @@ order by n_lines desc, error_kind, format
 """
 
 _LATER_LINES_SQL = """
-select source_path, source_line, error_kind, error_pointer, error_message, raw_text, raw_text_truncated
+select source_path, source_line, error_kind, error_pointer, error_message, raw_text, raw_text_truncated,
+    loaded_later_at
 from marts.fct_quarantined_lines
 where quarantined_at >= ?
 order by source_path, source_line, quarantine_id
@@ -121,14 +125,15 @@ def _quarantine(context: Context) -> tuple[Subsection, str, int]:
         return (Subsection(QUARANTINE_TITLE, (Paragraph(text, "good"),)),
                 f"Quarantine in {context.label}: nothing refused.", 0)
     total = sum(k["n_lines"] for k in kinds)
+    left = total - sum(k["n_loaded_later"] for k in kinds)
     reasons = _reasons(kinds)
     blocks: list = [Paragraph(
-        f"The ingester refused {fmt.plural(total, 'line')} in {context.label} ({reasons}). Each is in "
-        "marts.fct_quarantined_lines with its file, line, reason and original text; fix the source and ingest the "
-        "file again.", "warn")]
+        f"The ingester refused {fmt.plural(total, 'line')} in {context.label} ({reasons}); {_since(kinds)}. Each is "
+        "in marts.fct_quarantined_lines with its file, line, reason and original text; fix the source and ingest the "
+        "file again.", "warn" if left else None)]
     blocks += _tables(kinds, context.reader.rows(_LINES_SQL, [context.week, MAX_LINES]), total)
     return (Subsection(QUARANTINE_TITLE, tuple(blocks)),
-            f"Quarantine in {context.label}: {fmt.plural(total, 'line')} refused ({reasons}).", total)
+            f"Quarantine in {context.label}: {fmt.plural(total, 'line')} refused ({reasons}), {_since(kinds)}.", left)
 
 
 def _after_the_week(context: Context) -> tuple[Subsection | None, str, int]:
@@ -149,14 +154,16 @@ def _after_the_week(context: Context) -> tuple[Subsection | None, str, int]:
         text = f"Ingests {span}: {loaded}, no line refused."
         return Subsection(LATER_TITLE, (Paragraph(text, "good"),)), f"After the week: {loaded}, nothing refused.", 0
     total = sum(k["n_lines"] for k in kinds)
+    left = total - sum(k["n_loaded_later"] for k in kinds)
     reasons = _reasons(kinds)
     blocks: list = [Paragraph(
-        f"Ingests {span} refused {fmt.plural(total, 'line')} ({reasons}); {loaded}. They may hold records of "
-        f"{context.label} or of earlier weeks that no report counts until they are fixed and ingested again "
-        "(marts.fct_quarantined_lines, quarantined_at after the week).", "warn")]
+        f"Ingests {span} refused {fmt.plural(total, 'line')} ({reasons}), {_since(kinds)}; {loaded}. They may hold "
+        f"records of {context.label} or of earlier weeks that no report counts until they are fixed and ingested "
+        "again (marts.fct_quarantined_lines, quarantined_at after the week).", "warn" if left else None)]
     blocks += _tables(kinds, context.reader.rows(_LATER_LINES_SQL, [end, MAX_LINES]), total)
     return (Subsection(LATER_TITLE, tuple(blocks)),
-            f"After the week, to {fmt.minute(data_time)}: {fmt.plural(total, 'line')} refused ({reasons}).", total)
+            f"After the week, to {fmt.minute(data_time)}: {fmt.plural(total, 'line')} refused ({reasons}), "
+            f"{_since(kinds)}.", left)
 
 
 def _reasons(kinds: list) -> str:
@@ -166,17 +173,26 @@ def _reasons(kinds: list) -> str:
     return fmt.join_words([f"{n:,} {kind}" for kind, n in sorted(by_kind.items(), key=lambda kv: (-kv[1], kv[0]))])
 
 
+def _since(kinds: list) -> str:
+    """How many of the refused lines a later ingest of the same file has loaded, as of the build."""
+    loaded = sum(k["n_loaded_later"] for k in kinds)
+    total = sum(k["n_lines"] for k in kinds)
+    return f"{fmt.share(loaded, total)} since loaded by a later ingest, {fmt.count(total - loaded)} still refused"
+
+
 def _tables(kinds: list, lines: list, total: int) -> list[Table]:
     return [
-        Table(("Reason", "Format", "Lines", "Files"), tuple((
+        Table(("Reason", "Format", "Lines", "Files", "Since loaded"), tuple((
             Cell(k["error_kind"]), Cell(k["format"]), Cell(fmt.count(k["n_lines"]), numeric=True),
-            Cell(fmt.count(k["n_files"]), numeric=True)) for k in kinds)),
-        Table(("File", "Line", "Reason", "Pointer", "Message", "Original text (start)"), tuple((
+            Cell(fmt.count(k["n_files"]), numeric=True), Cell(fmt.count(k["n_loaded_later"]), numeric=True),
+        ) for k in kinds)),
+        Table(("File", "Line", "Reason", "Pointer", "Message", "Original text (start)", "Loaded later"), tuple((
             Cell(line["source_path"] or fmt.MISSING),
             Cell(fmt.count(line["source_line"]), numeric=True),
             Cell(line["error_kind"]),
             Cell(line["error_pointer"] or fmt.MISSING),
             Cell(line["error_message"] or fmt.MISSING),
             Cell(fmt.excerpt(line["raw_text"], 160), record=True),
+            Cell(fmt.minute(line["loaded_later_at"])),
         ) for line in lines), caption=(f"The first {MAX_LINES} by file and line." if total > MAX_LINES else "")),
     ]
