@@ -114,12 +114,15 @@ class PriorLoad:
 
 @dataclass
 class AlreadyLoaded:
-    """A file's records of one format that were not inserted: the same record_sha256 is in the table already."""
+    """A file's rows of one table that were not inserted, being in the table already: records with the same
+    record_sha256 (the same record_id for a format read with its own file, as Inspect AI's are), or refusals with
+    the same quarantine_id (the same bytes refused at the same line for the same reason, under another name)."""
 
     n_records: int = 0
     n_repaired: int = 0  # records among them that needed a compatibility repair
     repairs: Counter = field(default_factory=Counter)  # repair -> records among them that needed it
     first_path: str | None = None  # the file most of them were first loaded from
+    refusals: Counter = field(default_factory=Counter)  # quarantine only: (format, error_kind) -> lines
 
 
 @dataclass(frozen=True)
@@ -230,6 +233,10 @@ class RawStore:
         skipped: dict[str, AlreadyLoaded] = {}
         for table_name, paths in staging.paths.items():
             if table_name == "quarantine":
+                # A file read again under another name (to retry what it refused) refuses some lines again: the same
+                # bytes, line and reason give the same quarantine_id, which is refused once.
+                already = self._already_refused(paths)
+                key = "quarantine_id"
                 insert = (
                     "insert into raw.quarantine (quarantine_id, source_path, source_line, byte_offset, format, "
                     "schema_version, error_kind, error_pointer, error_message, raw_text, raw_text_truncated, "
@@ -240,17 +247,20 @@ class RawStore:
                 )
                 params = [source_path, file_sha256, batch_id, ingested_at]
             else:
-                already = self._already_loaded(table_name, paths) if FORMATS[_table(table_name)].loaded_once else None
+                # A record is loaded once, whatever file brings it (its record_sha256); a format read with its own
+                # file (Inspect AI) once per file and place (its record_id, from the file's bytes and the place).
+                key = "record_sha256" if FORMATS[_table(table_name)].loaded_once else "record_id"
+                already = self._already_loaded(table_name, paths, key)
                 insert = (
                     f"insert into raw.{_table(table_name)} (record_id, natural_key, schema_version, record_json, "
                     "repairs, source_path, source_line, byte_offset, record_sha256, file_sha256, ingested_at, "
                     "batch_id) select record_id, natural_key, schema_version, record_json, repairs, ?, "
                     "source_line, byte_offset, record_sha256, ?, ?, ? from staged_rows"
                 )
-                if already is not None:
-                    skipped[table_name] = already
-                    insert += " where record_sha256 not in (select record_sha256 from already_loaded)"
                 params = [source_path, file_sha256, ingested_at, batch_id]
+            if already is not None:
+                skipped[table_name] = already
+                insert += f" where {key} not in (select {key} from already_loaded)"
             self.con.register("staged_rows", arrow_files.stream_rows(paths))
             try:
                 self.con.execute(insert, params)
@@ -259,15 +269,41 @@ class RawStore:
         self.con.execute("drop table if exists already_loaded")
         return skipped
 
-    def _already_loaded(self, table_name: str, paths: Sequence[Path]) -> AlreadyLoaded | None:
-        """The staged records whose bytes are in the table already (one semi-join over the staged checksums),
-        kept in the temporary table already_loaded; None when there are none, the usual case."""
-        table = _table(table_name)
-        self.con.register("staged_keys", arrow_files.stream_rows(paths, ["record_sha256", "repairs"]))
+    def _already_refused(self, paths: Sequence[Path]) -> AlreadyLoaded | None:
+        """The staged refusals already in raw.quarantine (one semi-join over their ids), kept in the temporary
+        table already_loaded; None when there are none, the usual case."""
+        self.con.register("staged_keys", arrow_files.stream_rows(paths, ["quarantine_id", "format", "error_kind"]))
         try:
             self.con.execute(
-                "create or replace temp table already_loaded as select record_sha256, repairs from staged_keys "
-                f"where record_sha256 in (select record_sha256 from raw.{table})"
+                "create or replace temp table already_loaded as select quarantine_id, format, error_kind "
+                "from staged_keys where quarantine_id in (select quarantine_id from raw.quarantine)"
+            )
+        finally:
+            self.con.unregister("staged_keys")
+        already = AlreadyLoaded()
+        for format_name, kind, n in self.con.execute(
+                "select format, error_kind, count(*) from already_loaded group by all").fetchall():
+            already.n_records += n
+            already.refusals[(format_name, kind)] += n
+        if not already.n_records:
+            return None
+        already.first_path = self.con.execute(
+            "select source_path from raw.quarantine where quarantine_id in (select quarantine_id from already_loaded) "
+            "group by source_path order by count(*) desc, min(quarantined_at), source_path limit 1"
+        ).fetchall()[0][0]
+        return already
+
+    def _already_loaded(self, table_name: str, paths: Sequence[Path], key: str) -> AlreadyLoaded | None:
+        """The staged records already in the table by `key` (record_sha256 or record_id: one semi-join over the
+        staged keys), kept in the temporary table already_loaded; None when there are none, the usual case."""
+        table = _table(table_name)
+        if key not in ("record_sha256", "record_id"):
+            raise ValueError(f"unknown record key {key!r}")
+        self.con.register("staged_keys", arrow_files.stream_rows(paths, [key, "repairs"]))
+        try:
+            self.con.execute(
+                f"create or replace temp table already_loaded as select {key}, repairs from staged_keys "
+                f"where {key} in (select {key} from raw.{table})"
             )
         finally:
             self.con.unregister("staged_keys")
@@ -280,7 +316,7 @@ class RawStore:
         if not already.n_records:
             return None
         already.first_path = self.con.execute(
-            f"select source_path from raw.{table} where record_sha256 in (select record_sha256 from already_loaded) "
+            f"select source_path from raw.{table} where {key} in (select {key} from already_loaded) "
             "group by source_path order by count(*) desc, min(ingested_at), source_path limit 1"
         ).fetchall()[0][0]
         return already

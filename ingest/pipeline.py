@@ -178,6 +178,12 @@ def _covering_load(priors: list[PriorLoad], path: Path, options: IngestOptions) 
     return None
 
 
+def _refusal_label(format_name: str | None, kind: str) -> str:
+    """The format a refused line is counted under: "unknown" is a record of no known format; a line that did not
+    parse, or a file-level row, has none."""
+    return format_name or ("unknown" if kind == "unknown_format" else "unparsed")
+
+
 def _already_message(prior: PriorLoad, path: Path) -> str:
     same = "" if prior.source_path == str(path) else f" as {prior.source_path}"
     return f"same content already loaded{same} at {prior.finished_at:%Y-%m-%d %H:%M}"
@@ -198,6 +204,7 @@ class _FileLoad:
         self.repairs: Counter = Counter()  # (format, repair) -> records
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = 0
         self.already: dict[str, AlreadyLoaded] = {}
+        self.refused_before: AlreadyLoaded | None = None
         self.status, self.message = "loaded", None
         self.now = _now()
 
@@ -257,8 +264,7 @@ class _FileLoad:
     def _stage_quarantine(self, rejected: pa.Table) -> None:
         if rejected.num_rows == 0:
             return
-        # "unknown" is a record of no known format; a line that did not parse, or a file-level row, has none.
-        labels = (f or ("unknown" if kind == "unknown_format" else "unparsed")
+        labels = (_refusal_label(f, kind)
                   for f, kind in zip(rejected.column("format").to_pylist(), rejected.column("error_kind").to_pylist()))
         for format_name, n in Counter(labels).items():
             self.counts[format_name].quarantined += n
@@ -326,9 +332,16 @@ class _FileLoad:
                     self.repairs[(format_name, repair)] += entry["counts"]
 
     def skip_already_loaded(self, already: dict[str, AlreadyLoaded]) -> None:
-        """Count the records the load left out, their bytes being in their table already, as skipped."""
-        self.already = already
-        for format_name, skipped in already.items():
+        """Count the rows the load left out, being in their table already, as skipped: records, and refusals of
+        the same bytes at the same line for the same reason (a file read again under another name)."""
+        self.already = {name: a for name, a in already.items() if name != "quarantine"}
+        self.refused_before = already.get("quarantine")
+        if self.refused_before is not None:
+            for (format_name, kind), n in self.refused_before.refusals.items():
+                counts = self.counts[_refusal_label(format_name, kind)]
+                counts.quarantined -= n
+                counts.skipped += n
+        for format_name, skipped in self.already.items():
             counts = self.counts[format_name]
             counts.accepted -= skipped.n_records
             counts.repaired -= skipped.n_repaired
@@ -350,6 +363,11 @@ class _FileLoad:
             first = max(self.already.values(), key=lambda a: a.n_records).first_path
             where = "this file" if first == self.source_path else first
             notes.append(f"{n_already:,} record(s) already loaded (first from {where}), not added again")
+        if self.refused_before is not None:
+            first = self.refused_before.first_path
+            where = "this file" if first == self.source_path else first
+            notes.append(f"{self.refused_before.n_records:,} line(s) refused again as before (first in {where}: the "
+                         "same bytes, line and reason), not quarantined twice")
         if self.n_unchanged:
             notes.append(f"{self.n_unchanged:,} line(s) already quarantined or loaded at the same place, not added "
                          "again")

@@ -110,6 +110,27 @@ def test_zstd_members_load_when_the_file_is_ingested_again_after_installing_zsta
     assert warehouse.ingest(path).files[0].status == "already_loaded"
 
 
+def test_a_log_copied_under_another_name_and_read_again_adds_no_row_twice(tmp_path, warehouse, monkeypatch):
+    """A log whose members were refused is read again wherever it lies (a retry); under another name, its rows
+    loaded before (the same bytes and place: the same record_id) and its refusals are not added twice."""
+    pytest.importorskip("zstandard", reason="the retry needs the package")
+    path = rewrite(STREAMING, tmp_path / "zstd.eval", method=ZSTD)
+    copy = tmp_path / "elsewhere" / "copy.eval"
+    copy.parent.mkdir()
+    copy.write_bytes(path.read_bytes())
+    with monkeypatch.context() as without:
+        without.setitem(sys.modules, "zstandard", None)
+        assert warehouse.ingest(path).quarantined == 5
+        before = warehouse.row_counts()
+        again = warehouse.ingest(copy)
+        assert again.files[0].status == "already_loaded" and warehouse.row_counts() == before
+    assert warehouse.ingest(copy).quarantined == 0  # installed: the copy's members load, once
+    assert warehouse.scalar("select count(*) from raw.inspect_sample") == 4
+    for table in ("inspect_sample", "inspect_log", "quarantine"):
+        key = "quarantine_id" if table == "quarantine" else "record_id"
+        assert warehouse.scalar(f"select count(*) - count(distinct {key}) from raw.{table}") == 0, table
+
+
 def test_a_damaged_member_is_quarantined_and_the_others_load(tmp_path, warehouse):
     path = rewrite(STREAMING, tmp_path / "damaged.eval", method=DEFLATED)
     data = bytearray(path.read_bytes())

@@ -273,6 +273,31 @@ def test_an_lm_eval_samples_file_renamed_back_is_ingested_again(warehouse, tmp_p
     assert warehouse.row_counts() == before
 
 
+def test_a_line_refused_again_under_another_name_is_quarantined_once(warehouse, tmp_path):
+    """The renamed file also holds a line no name can load: read again under its restored name, that line is
+    refused again for the same reason, and is not a second quarantine row (same bytes, line and reason: the same
+    quarantine_id, which the warehouse's uniqueness test holds)."""
+    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    renamed = tmp_path / "run" / "math.jsonl"
+    renamed.parent.mkdir()
+    renamed.write_bytes(original.read_bytes() + b"not json\n")
+    first = warehouse.ingest(renamed)
+    assert (first.accepted, first.quarantined) == (0, 11)
+
+    restored = renamed.rename(renamed.with_name(original.name))
+    (outcome,) = warehouse.ingest(restored).files
+    skipped = sum(counts.skipped for counts in outcome.by_format.values())
+    assert (outcome.status, outcome.accepted, outcome.quarantined, skipped) == ("loaded", 10, 0, 1)
+    assert f"1 line(s) refused again as before (first in {renamed.resolve()}" in outcome.message
+    assert warehouse.scalar("select count(*) from raw.quarantine") == 11
+    assert warehouse.scalar("select count(*) - count(distinct quarantine_id) from raw.quarantine") == 0
+    assert warehouse.rows("select n_lines, n_accepted, n_quarantined, n_skipped from raw.ingest_files "
+                          "order by finished_at desc limit 1") == [(11, 10, 0, 1)]
+    before = warehouse.row_counts()
+    assert warehouse.ingest(restored).files[0].status == "already_loaded"
+    assert warehouse.row_counts() == before
+
+
 def test_a_file_refused_by_strict_is_ingested_again_without_it(warehouse, tmp_path):
     real = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_bytes()
     path = tmp_path / "arc.jsonl"  # three real records that need null_as_absent, then two strictly valid ones
