@@ -8,6 +8,7 @@ import streamlit as st
 
 import components as c
 import db
+from evalhouse.report.fmt import p_value
 
 st.title("This week against last week")
 st.caption(
@@ -70,8 +71,8 @@ hazards = db.query(
 changes = db.query(
     """
     select model_id, evaluation_name, trial_metric, n_samples, accuracy, ci_low, ci_high, previous_accuracy,
-           accuracy_change, comparison, change_z, is_regression, is_improvement, pass_k, pass_at_k, pass_hat_k,
-           previous_pass_at_k
+           accuracy_change, comparison, change_test, change_z, sign_test_p, n_improved, n_worsened, is_regression,
+           is_improvement, pass_k, pass_at_k, pass_hat_k, previous_pass_at_k
     from marts.rpt_weekly_model_changes
     where week_start = ?
     order by model_id, evaluation_name, trial_metric
@@ -97,6 +98,14 @@ def _not_available(label: str, result: db.Result) -> None:
     st.metric(label, c.NA)
     st.caption("n/a: this warehouse has no such mart yet; run `evalhouse build`." if result.missing else
                "n/a: no trials or ratings in the warehouse yet, so no week to count.")
+
+
+def _evidence(row: pd.Series) -> str:
+    """What the verdict was tested on, as the weekly report says it: the changed samples and the exact sign test's p
+    for 0/1 scores, else z (two decimals: 1.955 is not 2.0)."""
+    if row["change_test"] == "sign test":
+        return f", {int(row['n_improved'])} better, {int(row['n_worsened'])} worse, {p_value(row['sign_test_p'])}"
+    return "" if c.is_na(row["change_z"]) else f", z {row['change_z']:+.2f}"
 
 
 def _value(row: pd.Series | None, column: str) -> int:
@@ -240,13 +249,12 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
             verdict = "dropped by more than noise" if dropped else "rose by more than noise" if rose else "within noise"
             c.link("leaderboard", c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), icon=icon,
                    params={"evaluation": [evaluation], "model": [model]}, container=column,
-                   help="Accuracy this week [95% interval]: open the leaderboard for this eval and model")
+                   help="Pass rate this week [95% interval]: open the leaderboard for this eval and model")
             if c.is_na(r["previous_accuracy"]):
                 column.caption(f"n={c.count(r['n_samples'])} samples; last week n/a (no trials)")
             else:
-                z = "" if c.is_na(r["change_z"]) else f", z {r['change_z']:+.1f}"
                 column.caption(f"n={c.count(r['n_samples'])} samples; last week {c.num(r['previous_accuracy'])}: "
-                               f"{c.signed(r['accuracy_change'])}{z}, {verdict}")
+                               f"{c.signed(r['accuracy_change'])}{_evidence(r)}, {verdict}")
             if c.is_na(r["pass_k"]):
                 column.caption("pass@k: n/a (fewer than 2 trials per task this week)")
             else:

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from evalhouse.report import fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
 
 pytestmark = pytest.mark.slow
@@ -202,6 +203,25 @@ def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse
     assert not _problems(at)
     assert next(m for m in at.metric if m.label == "Lines quarantined, still refused").value == "1"
     assert "10 more loaded by a later run" in _captions(at)
+
+
+def test_the_overview_says_what_each_change_was_tested_on_as_the_report_does(demo_warehouse, app_env):
+    # A 0/1 change is judged by the exact sign test on the samples that changed: its caption gives them and p, not
+    # a z the verdict never used; other changes give z to two decimals (1.955 is not "+2.0").
+    app_env(demo_warehouse.path)
+    rows = demo_warehouse.rows(
+        "select change_test, n_improved, n_worsened, sign_test_p, change_z from marts.rpt_weekly_model_changes "
+        "where week_start = ? and previous_accuracy is not null", [LAST_WEEK])
+    at = run_page("overview", {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    said = _captions(at)
+    signs = [r for r in rows if r[0] == "sign test"]
+    others = [r for r in rows if r[0] != "sign test" and r[4] is not None]
+    assert signs and others
+    for _, better, worse, p, _ in signs:
+        assert f"{better} better, {worse} worse, {fmt.p_value(p)}" in said
+    for *_, z in others:
+        assert f"z {z:+.2f}" in said
 
 
 def test_flagged_items_on_label_scales_have_no_spread_and_show_their_week(demo_warehouse, app_env):
