@@ -15,6 +15,8 @@ import pytest
 from ingest.pipeline import IngestOptions, RunSummary, ingest_paths
 
 FIXTURES = Path(__file__).parent / "fixtures"
+# An lm-eval samples file: detection knows it by its name, so under another name each of its ten lines is refused.
+LM_EVAL_SAMPLES = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
 
 _INSTANCE = {
     "schema_version": "0.3.0",
@@ -164,6 +166,20 @@ def build_warehouse(db_path: Path, inputs: list[Path], target_path: Path) -> Non
         RawStore(db_path).close()  # the raw tables exist, empty
     result = run_dbt(db_path, target_path=target_path, quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+
+
+def build_retried_warehouse(root: Path) -> Warehouse:
+    """A built warehouse whose quarantine holds ten lines a later run loaded and one no run could: the lm-eval samples
+    file ingested under another name, then under its own, and a line that is not JSON."""
+    warehouse = Warehouse(root / "retried.duckdb")
+    renamed = root / "run" / "math.jsonl"
+    renamed.parent.mkdir()
+    renamed.write_bytes(LM_EVAL_SAMPLES.read_bytes())
+    warehouse.ingest(renamed)
+    warehouse.ingest(renamed.rename(renamed.with_name(LM_EVAL_SAMPLES.name)))
+    warehouse.ingest(write_lines(root / "broken.jsonl", ["not json"]))
+    build_warehouse(warehouse.path, [], root / "target")
+    return warehouse
 
 
 @pytest.fixture(scope="session")

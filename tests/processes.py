@@ -1,7 +1,9 @@
-"""Stopping the processes tests start (the app's server, Chromium, the submission API) without leaving one behind."""
+"""Stopping the processes tests start (the app's server, Chromium, the submission API) without leaving one behind,
+and finding the children of a process and whether they still run (Linux /proc)."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 
 
@@ -14,3 +16,21 @@ def stop(process: subprocess.Popen | None, timeout: float = 10) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def children(pid: int) -> list[int]:
+    """The process ids of `pid`'s children, from every one of its threads (Linux /proc)."""
+    found = []
+    for task in os.listdir(f"/proc/{pid}/task"):
+        with open(f"/proc/{pid}/task/{task}/children") as listed:
+            found += [int(child) for child in listed.read().split()]
+    return found
+
+
+def running(pid: int) -> bool:
+    """Whether `pid` still runs: a zombie holds no file and does no work (Linux /proc)."""
+    try:
+        with open(f"/proc/{pid}/stat") as stat:
+            return stat.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False

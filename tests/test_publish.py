@@ -20,6 +20,7 @@ from evalhouse.operations import build, ingest
 from evalhouse.publish import update_in_place, working_copy
 from evalhouse.settings import Settings
 from tests.conftest import Warehouse, instance_record, write_lines
+from tests.processes import children, running
 
 pytestmark = pytest.mark.slow
 
@@ -292,22 +293,6 @@ def test_the_real_build_runs_dbt_in_its_own_process_and_holds_no_lock_after(tmp_
         assert other.returncode == 0, other.stderr
 
 
-def _children(pid: int) -> list[int]:
-    found = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as children:
-            found += [int(child) for child in children.read().split()]
-    return found
-
-
-def _alive(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"  # a zombie holds no file
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and relies on PR_SET_PDEATHSIG")
 def test_a_killed_build_leaves_no_dbt_process_holding_the_working_copy(tmp_path):
     """SIGKILL to `evalhouse build` takes its dbt process with it: the next writer opens the working copy at once
@@ -322,15 +307,15 @@ def test_a_killed_build_leaves_no_dbt_process_holding_the_working_copy(tmp_path)
     deadline = time.monotonic() + 60
     dbt_pids: list[int] = []
     while not dbt_pids and time.monotonic() < deadline and build_process.poll() is None:
-        dbt_pids = _children(build_process.pid)
+        dbt_pids = children(build_process.pid)
         time.sleep(0.05)
     assert dbt_pids, "the build never started its dbt process"
     time.sleep(1.0)  # dbt is under way: parsing, or holding the file
     build_process.send_signal(signal.SIGKILL)
     build_process.wait()
     deadline = time.monotonic() + 10
-    while any(_alive(pid) for pid in dbt_pids) and time.monotonic() < deadline:
+    while any(running(pid) for pid in dbt_pids) and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert not any(_alive(pid) for pid in dbt_pids), "the dbt process outlived the killed build"
+    assert not any(running(pid) for pid in dbt_pids), "the dbt process outlived the killed build"
     duckdb.connect(str(working_copy(db))).close()  # no lock left behind
     assert main(["--db", str(db), "ingest", str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")]))]) == 0

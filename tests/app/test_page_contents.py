@@ -169,19 +169,9 @@ def test_a_line_that_is_not_json_has_the_whole_line_as_its_pointer(demo_warehous
 @pytest.fixture
 def retried_warehouse(tmp_path):
     """Ten lines refused under a wrong file name and loaded once it is restored, and one line no run could load."""
-    from evalhouse.build import run_dbt
-    from tests.conftest import FIXTURES, Warehouse, write_lines
+    from tests.conftest import build_retried_warehouse
 
-    warehouse = Warehouse(tmp_path / "retried.duckdb")
-    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
-    renamed = tmp_path / "run" / "math.jsonl"
-    renamed.parent.mkdir()
-    renamed.write_bytes(original.read_bytes())
-    warehouse.ingest(renamed)
-    warehouse.ingest(renamed.rename(renamed.with_name(original.name)))
-    warehouse.ingest(write_lines(tmp_path / "broken.jsonl", ["not json"]))
-    assert run_dbt(warehouse.path, target_path=tmp_path / "target", quiet=True).ok
-    return warehouse
+    return build_retried_warehouse(tmp_path)
 
 
 def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse, app_env):

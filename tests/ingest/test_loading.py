@@ -8,7 +8,14 @@ import json
 
 import pytest
 
-from tests.conftest import FIXTURES, cognibench_record, eval_form_record, instance_record, write_lines
+from tests.conftest import (
+    FIXTURES,
+    LM_EVAL_SAMPLES,
+    cognibench_record,
+    eval_form_record,
+    instance_record,
+    write_lines,
+)
 
 
 def test_accepted_records_keep_their_original_text_and_lineage(warehouse, tmp_path):
@@ -256,7 +263,7 @@ def test_the_same_records_under_other_bytes_are_one_attempt_in_the_marts(tmp_pat
 # -- a file read again to retry what was quarantined: each reason that says "ingest the file again" works ------
 
 def test_an_lm_eval_samples_file_renamed_back_is_ingested_again(warehouse, tmp_path):
-    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    original = LM_EVAL_SAMPLES
     renamed = tmp_path / "run" / "math.jsonl"
     renamed.parent.mkdir()
     renamed.write_bytes(original.read_bytes())
@@ -277,7 +284,7 @@ def test_a_line_refused_again_under_another_name_is_quarantined_once(warehouse, 
     """The renamed file also holds a line no name can load: read again under its restored name, that line is
     refused again for the same reason, and is not a second quarantine row (same bytes, line and reason: the same
     quarantine_id, which the warehouse's uniqueness test holds)."""
-    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    original = LM_EVAL_SAMPLES
     renamed = tmp_path / "run" / "math.jsonl"
     renamed.parent.mkdir()
     renamed.write_bytes(original.read_bytes() + b"not json\n")

@@ -15,6 +15,7 @@ import pytest
 
 from ingest.allocator import keep_freed_memory
 from tests.conftest import Warehouse, cognibench_record, eval_form_record, instance_record, write_lines
+from tests.processes import children, running
 
 pytestmark = pytest.mark.slow
 
@@ -90,22 +91,6 @@ def test_the_workers_allocator_setting_takes_effect_on_linux():
     assert keep_freed_memory() is True  # a worker that could not set it would still classify, only slower
 
 
-def _child_pids(pid: int) -> list[int]:
-    found = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as children:
-            found += [int(child) for child in children.read().split()]
-    return found
-
-
-def _running(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"
-    except FileNotFoundError:
-        return False
-
-
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc and relies on PR_SET_PDEATHSIG")
 def test_the_workers_of_a_killed_ingest_end_with_it():
     """SIGKILL to the ingest leaves no classification worker behind: they waited on its pipe for ever, a core's
@@ -124,7 +109,7 @@ def test_the_workers_of_a_killed_ingest_end_with_it():
         deadline = time.monotonic() + 60
         workers: list[int] = []
         while time.monotonic() < deadline:
-            workers = [pid for pid in _child_pids(ingest.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+            workers = [pid for pid in children(ingest.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
             if len(workers) == 2:
                 break
             time.sleep(0.05)
@@ -134,9 +119,9 @@ def test_the_workers_of_a_killed_ingest_end_with_it():
         ingest.kill()
         ingest.wait()
     deadline = time.monotonic() + 10
-    while any(_running(pid) for pid in workers) and time.monotonic() < deadline:
+    while any(running(pid) for pid in workers) and time.monotonic() < deadline:
         time.sleep(0.05)
-    left = [pid for pid in workers if _running(pid)]
+    left = [pid for pid in workers if running(pid)]
     for pid in left:
         os.kill(pid, signal.SIGKILL)  # do not leak them from the test either
     assert not left, "classification workers outlived the killed ingest"

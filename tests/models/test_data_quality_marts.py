@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from evalhouse.build import run_dbt
-from tests.conftest import FIXTURES, Warehouse, instance_record
+from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, instance_record
 
 
 def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_stays_null(tmp_path):
@@ -14,7 +14,7 @@ def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_sta
     stay in raw.quarantine; the mart says when and by which run each line was loaded, and NULL for the line no run
     loaded, though its file's other lines were."""
     warehouse = Warehouse(tmp_path / "w.duckdb")
-    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
+    original = LM_EVAL_SAMPLES
     renamed = tmp_path / "run" / "math.jsonl"
     renamed.parent.mkdir()
     renamed.write_bytes(original.read_bytes())

@@ -202,18 +202,9 @@ def test_review_backlog_counts_the_queue_and_its_age(demo_warehouse, last_week_h
 def test_lines_of_the_week_loaded_by_a_later_run_stay_counted_and_are_said_loaded(tmp_path):
     """Ten lines refused under a wrong file name, then loaded once the name is restored, and one line no run could
     load: the week still counts eleven refused, and says ten have since been loaded, one still refused."""
-    from evalhouse.build import run_dbt
-    from tests.conftest import FIXTURES, Warehouse, write_lines
+    from tests.conftest import build_retried_warehouse
 
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    original = FIXTURES / "lm_eval" / "samples_math_perturbed_full_2026-01-21T03-44-18.458309.jsonl"
-    renamed = tmp_path / "run" / "math.jsonl"
-    renamed.parent.mkdir()
-    renamed.write_bytes(original.read_bytes())
-    warehouse.ingest(renamed)
-    warehouse.ingest(renamed.rename(renamed.with_name(original.name)))
-    warehouse.ingest(write_lines(tmp_path / "broken.jsonl", ["not json"]))
-    assert run_dbt(warehouse.path, target_path=tmp_path / "target", quiet=True).ok
+    warehouse = build_retried_warehouse(tmp_path)
     kinds = warehouse.rows("select n_lines, n_loaded_later from marts.rpt_weekly_quarantine order by n_lines")
     assert kinds == [(1, 0), (10, 10)]
     week = warehouse.scalar("select week_start from marts.rpt_weekly_quarantine limit 1")
