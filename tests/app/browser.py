@@ -152,6 +152,9 @@ class Browser:
                  "--remote-debugging-address=127.0.0.1", f"--window-size={self.width},{self.height}",
                  "about:blank"],
                 stdout=subprocess.DEVNULL, stderr=log,
+                # Chromium keeps its singleton socket in a folder under TMPDIR and leaves it there when it is
+                # terminated: inside the profile directory, it goes when the profile does.
+                env={**os.environ, "TMPDIR": str(self.profile_dir)},
             )
         deadline = time.monotonic() + 30
         while True:

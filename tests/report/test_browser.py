@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from html import escape
@@ -23,7 +24,9 @@ def _chromium(tmp_path: Path, *args: str) -> subprocess.CompletedProcess:
     if not CHROMIUM.exists():
         pytest.skip("needs Debian's chromium at /usr/bin/chromium (.ci/run installs it)")
     return subprocess.run([str(CHROMIUM), *FLAGS, f"--user-data-dir={tmp_path / 'profile'}", *args],
-                          capture_output=True, text=True, timeout=180, check=False)
+                          capture_output=True, text=True, timeout=180, check=False,
+                          # its singleton socket's folder, left behind if the timeout kills it, goes with tmp_path
+                          env={**os.environ, "TMPDIR": str(tmp_path)})
 
 
 def test_report_renders_every_section_in_chromium(shifted_week_html, tmp_path):
