@@ -7,6 +7,7 @@ so even a mistake here could not run record text as code.
 
 from __future__ import annotations
 
+import re
 from html import escape
 
 from evalhouse.report.document import (
@@ -41,6 +42,7 @@ p.tone-bad, li.tone-bad { font-weight: 600; }
 .table-wrap { overflow-x: auto; margin: 10px 0 4px; }
 table { border-collapse: collapse; font-size: 13px; min-width: 50%; }
 th, td { border-bottom: 1px solid #e1e5ea; padding: 5px 9px; text-align: left; vertical-align: top; }
+td { overflow-wrap: break-word; }  /* the last resort for a long word with no <wbr> in it */
 th { background: #eef2f7; font-weight: 600; border-bottom: 2px solid #c9d3de; }
 tbody tr:nth-child(even) td { background: #fafbfc; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
@@ -142,11 +144,20 @@ def _table(table: Table) -> str:
     return f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table></div>{caption}'
 
 
+_LONG_WORD = re.compile(r"[^\s<>&]{20,}")
+_SEPARATOR = re.compile(r"([/_])")
+
+
 def _cell(cell: Cell) -> str:
     classes = [c for c in ("num" if cell.numeric else "", "record" if cell.record else "",
                            f"tone-{cell.tone}" if cell.tone else "") if c]
     attr = f' class="{" ".join(classes)}"' if classes else ""
-    return f"<td{attr}>{escape(cell.text)}</td>"
+    text = escape(cell.text)
+    if not (cell.numeric or cell.record):
+        # A long path or eval name (acme_groundedness_suite/groundedness) may break after its separators: unbroken,
+        # it widened the model table past a 1200-pixel window. <wbr> is not copied with the text, as a space would be.
+        text = _LONG_WORD.sub(lambda word: _SEPARATOR.sub(r"\1<wbr>", word.group()), text)
+    return f"<td{attr}>{text}</td>"
 
 
 def _tone(tone: str | None) -> str:

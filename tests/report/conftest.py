@@ -36,9 +36,9 @@ def without_generated_line(text: str) -> str:
 
 
 def section_html(html: str, anchor: str) -> str:
-    """The HTML of one <section id=anchor> ... </section>."""
+    """The HTML of one <section id=anchor> ... </section>, without the <wbr> break points long words carry."""
     start = html.index(f'<section id="{anchor}">')
-    return html[start:html.index("</section>", start)]
+    return html[start:html.index("</section>", start)].replace("<wbr>", "")
 
 
 @pytest.fixture(scope="session")

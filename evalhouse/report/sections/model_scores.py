@@ -235,18 +235,19 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(_changed(row) if row["comparison"] == "paired" else fmt.MISSING, numeric=True),
             Cell(_test_cell(row), tone, numeric=True),
             Cell(fmt.num(row["paired_correlation"]), numeric=True),
-            Cell(fmt.num(row["pass_at_1"]), numeric=True),
             Cell(pass_k, numeric=True),
             _verdict(row),
         ))
     return Table(
         ("Model", "Eval", f"Pass rate {context.label} [95% CI]", "n samples",
          f"Pass rate {context.previous_label} [95% CI]", "Change", "Compared on", "Changed samples", "Test", "r",
-         "pass@1", "pass@k", "Verdict"),
+         "pass@k", "Verdict"),
         tuple(body),
         caption=("Pass rate: the trials of one metric (an eval scored on several is listed per metric), each "
                  "sample's trials averaged first, then the mean over samples, with a Wilson interval on the "
-                 "effective sample size (it agrees with the standard error). Change: on the samples both weeks share "
+                 "effective sample size (it agrees with the standard error); it is the "
+                 "unbiased pass@1. pass@k: the chance that one of k trials passes, for the largest k every sample "
+                 "reached. Change: on the samples both weeks share "
                  "(\"paired\"), the mean of the paired differences; \"Changed samples\" counts the shared samples "
                  "whose score rose and fell. Where every shared score is 0 or 1 the change is tested with the exact "
                  "sign test on the changed samples (significant at p < 0.05), other paired scores (several trials "
