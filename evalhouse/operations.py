@@ -61,6 +61,7 @@ class IngestedFile:
     sha256: str
     strict: bool
     forced_format: str | None
+    max_record_bytes: int | None  # None: ingested before the manifest kept the limit (so, most likely, the default)
 
 
 @dataclass(frozen=True)
@@ -77,19 +78,25 @@ def previously_ingested(db_path: Path) -> list[IngestedFile]:
     if not db_path.exists():
         return []
     with duckdb.connect(str(db_path), read_only=True) as con:
+        # A warehouse no ingest has opened since the manifest began to keep the limit lacks its column.
+        has_limit = con.execute(
+            "select count(*) from information_schema.columns where table_schema = 'raw' "
+            "and table_name = 'ingest_files' and column_name = 'max_record_bytes'"
+        ).fetchone()[0]
+        limit = "max_record_bytes" if has_limit else "cast(null as bigint) as max_record_bytes"
         rows = con.execute(
-            "select source_path, file_sha256, strict, forced_format from raw.ingest_files where status <> 'failed' "
-            "group by source_path, file_sha256, strict, forced_format "
-            "order by min(started_at), source_path"
+            f"select source_path, file_sha256, strict, forced_format, {limit} from raw.ingest_files "
+            "where status <> 'failed' group by all order by min(started_at), source_path"
         ).fetchall()
     return [IngestedFile(*row) for row in rows]
 
 
 def rebuild(settings: Settings, *, out=None) -> bool:
-    """A fresh warehouse from every file ingested before, each with the options it was ingested with (--strict
-    and --format decide what loads), plus the landing folder; reports changed and vanished files."""
+    """A fresh warehouse from every file ingested before, each with the options it was ingested with (--strict,
+    --format and --max-record-bytes decide what loads), plus the landing folder; reports changed and vanished
+    files."""
     from ingest.pipeline import IngestOptions
-    from ingest.sources import expand_paths, file_sha256
+    from ingest.sources import DEFAULT_MAX_RECORD_BYTES, expand_paths, file_sha256
 
     out = out or sys.stdout
     runs: list[IngestRun] = []
@@ -111,7 +118,8 @@ def rebuild(settings: Settings, *, out=None) -> bool:
                 print(f"changed: {path} (its current content is loaded, not what was loaded before)", file=out)
         if current[entry.path] is None:
             continue
-        options = IngestOptions(strict=entry.strict, forced_format=entry.forced_format)
+        limit = entry.max_record_bytes if entry.max_record_bytes is not None else DEFAULT_MAX_RECORD_BYTES
+        options = IngestOptions(strict=entry.strict, forced_format=entry.forced_format, max_record_bytes=limit)
         if runs and runs[-1].options == options:
             runs[-1] = IngestRun((*runs[-1].paths, entry.path), options)
         else:

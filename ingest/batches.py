@@ -22,7 +22,8 @@ import pyarrow as pa
 
 from ingest import arrow_files
 from ingest.classify import ACCEPT, BLANK, ClassifyOptions, classify
-from ingest.sources import PREVIEW_BYTES, UTF8_BOM, LinesChunk, RawRecord
+from ingest.byte_order_mark import shed_bom
+from ingest.sources import PREVIEW_BYTES, LinesChunk, RawRecord
 from ingest.validate import Validators
 
 # The compatibility repair of a file that starts with a UTF-8 byte-order mark (README "Compatibility repairs").
@@ -110,10 +111,8 @@ def tables_for(unit: LinesChunk | list[RawRecord], options: ClassifyOptions, val
     rejected: dict[str, list] = {name: [] for name in QUARANTINE_ROW.names}
     out = BatchTables()
     for raw in records:
-        bom = raw.line == 1 and raw.data.startswith(UTF8_BOM)
-        if bom and not options.strict:  # under --strict the record keeps its mark and is refused for it
-            raw = RawRecord(1, raw.offset + len(UTF8_BOM), raw.data[len(UTF8_BOM):], raw.size - len(UTF8_BOM),
-                            raw.oversized, raw.unterminated)
+        # Under --strict the first record keeps its mark and is refused for it (ingest/parse.py).
+        raw, bom = shed_bom(raw) if raw.line == 1 and not options.strict else (raw, False)
         outcome = classify(raw, options, validators)
         if outcome[0] == BLANK:
             out.n_blank += 1

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import BinaryIO
 
+from ingest.byte_order_mark import UTF8_BOM
+
 _CHUNK = 1024 * 1024
 _OUTSIDE = re.compile(rb'["{}\[\],:]')
 _INSIDE = re.compile(rb'["\\]')
@@ -23,7 +25,6 @@ _STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)  # a whole string,
 _QUOTE, _BACKSLASH, _COLON, _COMMA = ord('"'), ord("\\"), ord(":"), ord(",")
 _OPENERS, _CLOSERS = (ord("{"), ord("[")), (ord("}"), ord("]"))
 _WHITESPACE = b" \t\r\n"
-UTF8_BOM = b"\xef\xbb\xbf"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +52,9 @@ class Element:
 
 
 class ObjectStream:
-    """Iterate `events()` once; afterwards `complete` says whether the object's closing brace was reached and
-    `is_object` whether the document was an object at all."""
+    """Iterate `events()` once; afterwards `complete` says whether the object's closing brace was reached,
+    `is_object` whether the document was an object at all, and `bom` whether the file started with a UTF-8
+    byte-order mark (read past here: the caller hands it on, ingest/byte_order_mark.py)."""
 
     def __init__(self, handle: BinaryIO, stream_key: str, max_bytes: int, preview_bytes: int) -> None:
         self.handle, self.stream_key = handle, stream_key
@@ -61,6 +63,7 @@ class ObjectStream:
         self.base = 0  # file offset of buf[0]
         self.complete = False
         self.is_object = True
+        self.bom = False
 
     def _more(self) -> bool:
         chunk = self.handle.read(_CHUNK)
@@ -192,7 +195,8 @@ class ObjectStream:
         """Read up to the object's opening brace; False when the document is not an object."""
         while len(self.buf) < 4 and self._more():
             pass
-        start = len(UTF8_BOM) if self.buf.startswith(UTF8_BOM) else 0
+        self.bom = self.buf.startswith(UTF8_BOM)
+        start = len(UTF8_BOM) if self.bom else 0
         while True:
             stripped = self.buf[start:].lstrip(_WHITESPACE)
             if stripped or not self._more():

@@ -67,8 +67,12 @@ _DDL = [
         forced_format varchar,
         started_at timestamp not null,
         finished_at timestamp not null,
-        duration_ms double not null
+        duration_ms double not null,
+        -- the run's --max-record-bytes: what a too_large refusal was measured against. NULL in rows written before
+        -- it was recorded (the ALTER below adds it to such a warehouse)
+        max_record_bytes bigint
     )""",
+    "alter table raw.ingest_files add column if not exists max_record_bytes bigint",
     """create table if not exists raw.ingest_repairs (
         batch_id varchar not null,
         source_path varchar not null,
@@ -107,9 +111,12 @@ class PriorLoad:
     n_quarantined: int
     strict: bool
     forced_format: str | None
-    # Some of its lines were refused for a reason of this machine (zstandard not installed) or of a limit the
-    # manifest does not keep (--max-record-bytes): reading the bytes again may load them.
+    # Some of its lines were refused for a reason of this machine (zstandard not installed): reading the bytes
+    # again with the same options may load them.
     retry_always: bool
+    max_record_bytes: int | None  # None: a load recorded before the manifest kept the limit
+    # Some of its lines were over that limit (error_kind too_large): a higher limit may load them.
+    refused_too_large: bool
 
 
 @dataclass
@@ -154,12 +161,12 @@ class FileRow:
     started_at: dt.datetime
     finished_at: dt.datetime
     duration_ms: float
+    max_record_bytes: int
 
 
 # Quarantine reasons that depend on this machine, not on the file or the options: the same bytes, read again
 # with the same options after the machine changed (the zstandard package installed), may load. They are the
 # `problem` of an Inspect archive member that could not be read (ingest/zip_members.py), kept in the row's text.
-# A record over the size limit (error_kind too_large) is retried too: the manifest does not keep the limit.
 RETRY_HERE_PROBLEMS = ("zstd_unavailable", "unsupported_compression")
 
 # DuckDB may cache up to this much; beyond it, it spills to disk, so ingest memory stays flat with file size.
@@ -339,9 +346,9 @@ class RawStore:
         """The completed earlier loads of these bytes, oldest first."""
         rows = self.con.execute(
             "select source_path, finished_at, n_quarantined, strict, forced_format, "
-            "  coalesce(bool_or(quarantine.error_kind = 'too_large'"
-            "    or (quarantine.error_pointer = '/inspect_unreadable_member/problem'"
-            "        and regexp_matches(quarantine.raw_text, ?))), false) "
+            "  coalesce(bool_or(quarantine.error_pointer = '/inspect_unreadable_member/problem'"
+            "    and regexp_matches(quarantine.raw_text, ?)), false), "
+            "  max_record_bytes, coalesce(bool_or(quarantine.error_kind = 'too_large'), false) "
             "from raw.ingest_files left join raw.quarantine using (file_sha256, batch_id, source_path) "
             "where file_sha256 = ? and status in ('loaded', 'empty') "
             "group by all order by finished_at",
@@ -379,9 +386,11 @@ class RawStore:
             self.con.executemany("insert into raw.ingest_repairs values (?, ?, ?, ?, ?, ?)", rows)
 
     def append_file(self, row: FileRow) -> None:
+        # By name: a warehouse written before a column was added has it last, wherever FileRow declares it.
+        columns = ", ".join(row.__dict__)  # FileRow's field names, not input
         values = list(row.__dict__.values())
         self.con.execute(
-            f"insert into raw.ingest_files values ({', '.join('?' * len(values))})", values
+            f"insert into raw.ingest_files ({columns}) values ({', '.join('?' * len(values))})", values
         )
 
 

@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 
 from ingest.pointer import to_pointer
-from ingest.sources import UTF8_BOM, RawRecord
+from ingest.byte_order_mark import UTF8_BOM
+from ingest.sources import RawRecord
 
 MAX_DEPTH = 1024  # orjson's own nesting limit
 

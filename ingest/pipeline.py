@@ -153,7 +153,7 @@ def _ingest_file(
         finished = _now()
         failed = FileRow(batch_id, str(path), sha, size, "failed", message, 0, 0, 0, 0, 0, 0, "{}",
                          options.strict, options.forced_format, started, finished,
-                         (time.perf_counter() - clock) * 1000)
+                         (time.perf_counter() - clock) * 1000, options.max_record_bytes)
         with store.transaction():
             store.append_file(failed)
         return FileOutcome(path, "failed", message)
@@ -165,17 +165,27 @@ def _ingest_file(
 def _covering_load(priors: list[PriorLoad], path: Path, options: IngestOptions) -> PriorLoad | None:
     """An earlier load of these bytes that reading them again cannot improve on, if any: one that quarantined
     nothing (its records are all in, under whatever name), or the same path with the same options, whose refusals
-    did not depend on this machine or on the record size limit. Otherwise the file is read again so that its
-    refused lines are retried, as their reasons advise (restore an lm-eval samples file's name, drop --strict or a
-    wrong --format, install zstandard, raise --max-record-bytes); its records already loaded are not added twice
-    (RawStore.load_staged) and its lines already quarantined at that path are not quarantined twice."""
+    did not depend on this machine, and whose lines over the record size limit (if any) were refused under a limit
+    no lower than this run's. Otherwise the file is read again so that its refused lines are retried, as their
+    reasons advise (restore an lm-eval samples file's name, drop --strict or a wrong --format, install zstandard,
+    raise --max-record-bytes); its records already loaded are not added twice (RawStore.load_staged) and its lines
+    already quarantined at that path are not quarantined twice."""
     for prior in priors:
         if prior.n_quarantined == 0:
             return prior
         if (prior.source_path == str(path) and prior.strict == options.strict
-                and prior.forced_format == options.forced_format and not prior.retry_always):
+                and prior.forced_format == options.forced_format and not prior.retry_always
+                and not _limit_raised(prior, options)):
             return prior
     return None
+
+
+def _limit_raised(prior: PriorLoad, options: IngestOptions) -> bool:
+    """Whether this run's size limit may load a line the earlier load refused as too large (a load recorded
+    before the manifest kept its limit: it may)."""
+    if not prior.refused_too_large:
+        return False
+    return prior.max_record_bytes is None or options.max_record_bytes > prior.max_record_bytes
 
 
 def _refusal_label(format_name: str | None, kind: str) -> str:
@@ -388,7 +398,7 @@ class _FileLoad:
             self.batch_id, self.source_path, self.file_sha, self.file_bytes, self.status, self._message(),
             self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined,
             totals.skipped + self.n_unchanged, json.dumps(accepted), self.options.strict,
-            self.options.forced_format, started, finished, duration_ms,
+            self.options.forced_format, started, finished, duration_ms, self.options.max_record_bytes,
         )
 
     def repair_rows(self) -> list[tuple[str, str, str, str, str, int]]:

@@ -27,6 +27,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ingest.byte_order_mark import UTF8_BOM, carry_bom
 from ingest.json_object_stream import Element, Member, ObjectStream
 from ingest.nonfinite import nonfinite_to_null
 from ingest.zip_members import MemberUnreadable, read_member, sorted_members
@@ -91,11 +92,16 @@ def read_json_log(path: Path, max_record_bytes: int) -> Iterator[Any]:
             if isinstance(event, Element):
                 n_samples = event.index
                 data = event.data if event.oversized else nonfinite_to_null(event.data)[0]
-                yield RawRecord(event.index, event.offset, data, len(data) if not event.oversized else event.size,
-                                oversized=event.oversized, unterminated=event.unterminated)
+                record = RawRecord(event.index, event.offset, data, len(data) if not event.oversized else event.size,
+                                   oversized=event.oversized, unterminated=event.unterminated)
+                # The file's mark goes with its first record, to be repaired or refused (ingest/byte_order_mark.py).
+                yield carry_bom(record) if stream.bom and event.index == 1 else record
             else:
                 header.append(event)
-    yield _header_record(RawRecord, PREVIEW_BYTES, header, n_samples + 1, max_record_bytes)
+    record = _header_record(RawRecord, PREVIEW_BYTES, header, n_samples + 1, max_record_bytes)
+    if stream.bom and n_samples == 0:  # the header is the first record; the document starts after the mark
+        record = carry_bom(record._replace(offset=len(UTF8_BOM)))
+    yield record
     if not stream.complete:
         raise SourceError(
             "truncated",

@@ -26,42 +26,47 @@ from typing import Any
 
 import orjson
 
+from ingest.byte_order_mark import carry_bom, shed_bom
 from ingest.nonfinite import nonfinite_to_null
 
 # lm-eval names its files with `datetime.now().isoformat().replace(":", "-")`.
 _DATE = r"\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?"
 SAMPLES_FILE = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl$")
 RESULTS_FILE = re.compile(rf"^results_(?P<date>{_DATE})\.json$")
-_UTF8_BOM = b"\xef\xbb\xbf"
 
 
 def read_samples(path: Path, max_record_bytes: int) -> Iterator[Any]:
-    """One envelope per line of a samples file (see the module docstring)."""
-    from ingest.sources import PREVIEW_BYTES, RawRecord, _read_jsonl  # late: ingest.sources registers this reader
+    """One envelope per line of a samples file (see the module docstring). A byte-order mark at the file's start
+    goes in front of the first envelope, so it is repaired or refused as in any file (ingest/byte_order_mark.py)."""
+    from ingest.sources import _read_jsonl  # late: ingest.sources registers this reader
 
     names = SAMPLES_FILE.match(path.name)
     context = {"task": names["task"], "run": names["date"], "results_file": f"results_{names['date']}.json",
                "output_folder": path.parent.name}
     for raw in _read_jsonl(path, max_record_bytes):
-        data = raw.data[len(_UTF8_BOM):] if raw.line == 1 and raw.data.startswith(_UTF8_BOM) else raw.data
-        if raw.oversized or not data.strip():
-            yield raw
-            continue
-        data, _ = nonfinite_to_null(data)
-        try:
-            line = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            yield RawRecord(raw.line, raw.offset, data, len(data), unterminated=raw.unterminated)
-            continue
-        if not isinstance(line, dict):
-            yield RawRecord(raw.line, raw.offset, data, len(data), unterminated=raw.unterminated)
-            continue
-        envelope = (b'{"lm_eval":' + orjson.dumps({**context, "scores": _scores(line)}) + b',"sample":'
-                    + data.strip() + b"}")
-        if len(envelope) > max_record_bytes:
-            yield RawRecord(raw.line, raw.offset, envelope[:PREVIEW_BYTES], len(envelope), oversized=True)
-        else:
-            yield RawRecord(raw.line, raw.offset, envelope, len(envelope), unterminated=raw.unterminated)
+        raw, bom = shed_bom(raw) if raw.line == 1 else (raw, False)
+        record = _envelope(raw, context, max_record_bytes)
+        yield carry_bom(record) if bom else record
+
+
+def _envelope(raw: Any, context: dict[str, str], max_record_bytes: int) -> Any:
+    """The envelope of one line (a RawRecord), or the line as it is when it is not a JSON object."""
+    from ingest.sources import PREVIEW_BYTES, RawRecord
+
+    if raw.oversized or not raw.data.strip():
+        return raw
+    data, _ = nonfinite_to_null(raw.data)
+    try:
+        line = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return RawRecord(raw.line, raw.offset, data, len(data), unterminated=raw.unterminated)
+    if not isinstance(line, dict):
+        return RawRecord(raw.line, raw.offset, data, len(data), unterminated=raw.unterminated)
+    envelope = (b'{"lm_eval":' + orjson.dumps({**context, "scores": _scores(line)}) + b',"sample":'
+                + data.strip() + b"}")
+    if len(envelope) > max_record_bytes:
+        return RawRecord(raw.line, raw.offset, envelope[:PREVIEW_BYTES], len(envelope), oversized=True)
+    return RawRecord(raw.line, raw.offset, envelope, len(envelope), unterminated=raw.unterminated)
 
 
 def read_results(fallback: Callable[[Path, int], Iterator[Any]]) -> Callable[[Path, int], Iterator[Any]]:

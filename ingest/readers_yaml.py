@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from ingest.byte_order_mark import carry_bom
+
 YAML_SUFFIXES = (".yaml", ".yml")
 # Expanding aliases can turn a small file into a huge document ("billion laughs"); refuse past this many nodes.
 MAX_EXPANDED_NODES = 1_000_000
@@ -54,14 +56,13 @@ def read_yaml(path: Path, max_record_bytes: int) -> Iterator[Any]:
 
     position = 0
     for document, suite_nodes in documents:
-        if suite_nodes is None:  # not an evaluation document: the whole of it, for detection to name
+        # A document that is not an evaluation document is one record, the whole of it, for detection to name.
+        pairs = [(document.node, document.value)] if suite_nodes is None else suite_nodes
+        for node, value in pairs:
             position += 1
-            yield _record(RawRecord, PREVIEW_BYTES, position, bom, text, document.node, document.value,
-                          max_record_bytes)
-            continue
-        for node, value in suite_nodes:
-            position += 1
-            yield _record(RawRecord, PREVIEW_BYTES, position, bom, text, node, value, max_record_bytes)
+            record = _record(RawRecord, PREVIEW_BYTES, position, bom, text, node, value, max_record_bytes)
+            # The file's mark goes with its first record, to be repaired or refused (ingest/byte_order_mark.py).
+            yield carry_bom(record) if bom and position == 1 else record
 
 
 class _Unreadable(Exception):

@@ -16,14 +16,13 @@ from typing import BinaryIO, Callable, NamedTuple
 
 from ingest import readers_harness, readers_inspect  # Inspect AI and lm-eval output
 from ingest import readers_yaml
+from ingest.byte_order_mark import UTF8_BOM, carry_bom
 
 # A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
 # quarantine (the file itself stays the system of record, and the row says where the line is).
 DEFAULT_MAX_RECORD_BYTES = 16 * 1024 * 1024
 PREVIEW_BYTES = 64 * 1024
 _READ_CHUNK = 1024 * 1024
-
-UTF8_BOM = b"\xef\xbb\xbf"
 
 
 class InputError(Exception):
@@ -332,9 +331,8 @@ class _ArraySplitter:
             data = raw.lstrip()
             skipped = len(raw) - len(data)
             data = data.rstrip()
-            if index == 1 and self.bom:  # so that it is repaired, or refused under --strict, as a JSONL file's
-                return RawRecord(1, elem_offset + skipped - len(UTF8_BOM), UTF8_BOM + data, len(data) + len(UTF8_BOM))
-            return RawRecord(index, elem_offset + skipped, data, len(data))
+            record = RawRecord(index, elem_offset + skipped, data, len(data))
+            return carry_bom(record) if index == 1 and self.bom else record
 
         while True:
             m = (self._IN_STRING if string else self._STRUCTURAL).search(self.buf, pos)

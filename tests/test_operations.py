@@ -13,13 +13,14 @@ from evalhouse.build import BuildResult
 from evalhouse.publish import working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 from ingest.pipeline import IngestOptions
+from ingest.sources import DEFAULT_MAX_RECORD_BYTES, file_sha256
 from tests.conftest import instance_record, write_lines
 
 RAW_ROWS = "select source_path, source_line, record_sha256, repairs from raw.eee_instance order by 1, 2"
 QUARANTINE = ("select source_path, source_line, format, error_kind, error_pointer, error_message "
               "from raw.quarantine order by 1, 2")
-MANIFEST = ("select source_path, status, n_accepted, n_repaired, n_quarantined, strict, forced_format "
-            "from raw.ingest_files order by 1")
+MANIFEST = ("select source_path, status, n_accepted, n_repaired, n_quarantined, strict, forced_format, "
+            "max_record_bytes from raw.ingest_files order by 1")
 
 
 @pytest.fixture
@@ -73,6 +74,37 @@ def test_a_rebuild_ingests_each_file_with_the_strict_and_format_it_was_ingested_
     ]
 
 
+def test_a_rebuild_ingests_each_file_with_the_record_size_limit_it_was_ingested_with(settings, tmp_path, no_dbt):
+    big = instance_record(sample_id="big", output={"raw": ["x" * 2000]})
+    small = write_lines(tmp_path / "in" / "small_limit.jsonl", [instance_record(sample_id="a"), big])
+    larger = write_lines(tmp_path / "in" / "larger_limit.jsonl", [instance_record(sample_id="b"), big])
+    operations.ingest(settings, [small], IngestOptions(max_record_bytes=1500))
+    operations.ingest(settings, [larger], IngestOptions(max_record_bytes=3000))
+    before = _state(working_copy(settings.db_path))
+    assert [(_name(r[0]), r[2], r[4], r[7]) for r in before[MANIFEST]] == [
+        ("larger_limit.jsonl", 2, 0, 3000), ("small_limit.jsonl", 1, 1, 1500)]
+    assert [(_name(r[0]), r[3]) for r in before[QUARANTINE]] == [("small_limit.jsonl", "too_large")]
+
+    with (tmp_path / "rebuild.log").open("w") as log:
+        assert operations.rebuild(settings, out=log)
+    assert _state(settings.db_path) == before
+
+
+def test_a_manifest_written_before_it_kept_the_limit_rebuilds_with_the_default(settings, tmp_path, no_dbt):
+    path = write_lines(tmp_path / "in" / "old.jsonl", [instance_record(sample_id="a")])
+    operations.ingest(settings, [path])
+    work = working_copy(settings.db_path)
+    with duckdb.connect(str(work)) as con:  # as a warehouse written before the column existed
+        con.execute("alter table raw.ingest_files drop column max_record_bytes")
+    assert operations.previously_ingested(work) == [
+        operations.IngestedFile(str(path.resolve()), file_sha256(path)[0], False, None, None)]
+
+    with (tmp_path / "rebuild.log").open("w") as log:
+        assert operations.rebuild(settings, out=log)
+    assert _state(settings.db_path)[MANIFEST] == [
+        (str(path.resolve()), "loaded", 1, 0, 0, False, None, DEFAULT_MAX_RECORD_BYTES)]
+
+
 def test_a_rebuild_reports_a_vanished_file_and_a_changed_one_once(settings, tmp_path, no_dbt):
     kept = write_lines(tmp_path / "kept.jsonl", [instance_record(sample_id="a")])
     gone = write_lines(tmp_path / "gone.jsonl", [instance_record(sample_id="b")])
@@ -87,7 +119,8 @@ def test_a_rebuild_reports_a_vanished_file_and_a_changed_one_once(settings, tmp_
     assert [line.split(":")[0] for line in lines if line.startswith(("vanished", "changed"))] == [
         "changed", "vanished"
     ]
-    assert _state(settings.db_path)[MANIFEST] == [(str(kept.resolve()), "loaded", 1, 0, 0, True, None)]
+    assert _state(settings.db_path)[MANIFEST] == [
+        (str(kept.resolve()), "loaded", 1, 0, 0, True, None, DEFAULT_MAX_RECORD_BYTES)]
 
 
 def test_the_demo_report_goes_beside_the_warehouse_it_was_given(tmp_path, monkeypatch):

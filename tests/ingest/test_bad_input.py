@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from tests.conftest import instance_record, write_lines
+from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, instance_record, write_lines
 
 
 def _good(n: int) -> list[dict]:
@@ -81,6 +81,54 @@ def test_strict_refuses_the_record_behind_a_byte_order_mark_and_repairs_nothing(
     assert warehouse.rows("select * from raw.ingest_repairs") == []
     assert warehouse.scalar("select n_repaired from raw.ingest_files") == 0
     assert summary.by_format()["unparsed"].quarantined == 1
+
+
+# Files whose own reader makes their records (rather than the lines or elements as written), each with the table of
+# its first record: the mark is theirs to hand on, not to drop.
+READER_FILES = {
+    "lm_eval_samples": (LM_EVAL_SAMPLES, "lm_eval_sample"),
+    "inspect_json_log": (FIXTURES / "inspect_ai" / "log_read_sample.json", "inspect_sample"),
+    "adp_suite_yaml": (FIXTURES / "specs" / "acme-eval-suite.yaml", "adp_suite"),
+}
+
+
+@pytest.fixture(params=sorted(READER_FILES))
+def bom_reader_file(tmp_path, request):
+    """(a copy of the reader's fixture with a byte-order mark in front, the same without it, first record's table)"""
+    source, table = READER_FILES[request.param]
+    # Folders of the same name: an lm-eval record names its file's folder.
+    marked, plain = tmp_path / "marked" / "run" / source.name, tmp_path / "plain" / "run" / source.name
+    for path, prefix in ((marked, b"\xef\xbb\xbf"), (plain, b"")):
+        path.parent.mkdir(parents=True)
+        path.write_bytes(prefix + source.read_bytes())
+    return marked, plain, table
+
+
+def test_every_reader_counts_a_removed_byte_order_mark_as_a_repair(tmp_path, bom_reader_file):
+    marked, plain, table = bom_reader_file
+    warehouse, without = Warehouse(tmp_path / "marked.duckdb"), Warehouse(tmp_path / "plain.duckdb")
+    summary = warehouse.ingest(marked)
+    without.ingest(plain)
+    assert summary.quarantined == 0
+    assert sum(counts.repaired for counts in summary.by_format().values()) == 1
+    assert warehouse.scalar("select n_repaired from raw.ingest_files") == 1
+    assert warehouse.rows("select format, repair, n_records from raw.ingest_repairs") == [
+        (table, "utf8_bom_removed", 1)]
+    first = f"select record_json, repairs, byte_offset from raw.{table} where source_line = 1"
+    (text, repairs, offset), = warehouse.rows(first)
+    (plain_text, _, plain_offset), = without.rows(first)
+    assert (text, repairs) == (plain_text, '["utf8_bom_removed"]')  # the mark is not part of the record
+    assert offset == plain_offset + 3  # and the offset still points into the file as it is, mark included
+
+
+def test_every_reader_refuses_the_record_behind_a_byte_order_mark_under_strict(warehouse, bom_reader_file):
+    marked, plain, table = bom_reader_file
+    summary = warehouse.ingest(marked, strict=True)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["source_line"]) == ("byte_order_mark", 1)
+    assert summary.by_format()["unparsed"].quarantined == 1
+    assert warehouse.rows(f"select * from raw.{table} where source_line = 1") == []
+    assert warehouse.rows("select * from raw.ingest_repairs") == []
 
 
 def test_invalid_utf8_is_quarantined_with_the_offending_byte(warehouse, tmp_path):

@@ -6,8 +6,10 @@ import gzip
 import hashlib
 import json
 
+import duckdb
 import pytest
 
+from ingest.sources import DEFAULT_MAX_RECORD_BYTES
 from tests.conftest import (
     FIXTURES,
     LM_EVAL_SAMPLES,
@@ -343,11 +345,41 @@ def test_a_record_over_the_size_limit_is_retried_with_a_higher_limit(warehouse, 
     path = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id="s1"),
                                               instance_record(sample_id="s2", output={"raw": ["x" * 2000]})])
     assert warehouse.ingest(path, max_record_bytes=1500).quarantined == 1
-    again = warehouse.ingest(path, max_record_bytes=1500)  # read again (the limit is not in the manifest)...
-    assert again.files[0].status == "already_loaded" and "retry" in again.files[0].message
-    assert len(warehouse.quarantine()) == 1  # ...and it adds nothing, not even a manifest row
-    assert warehouse.scalar("select count(*) from raw.ingest_files") == 1
+    assert warehouse.rows("select max_record_bytes from raw.ingest_files") == [(1500,)]
+    for limit in (1500, 1000):  # the limit that refused the line, or a lower one, cannot load it: not read again
+        again = warehouse.ingest(path, max_record_bytes=limit)
+        assert again.files[0].status == "already_loaded" and "retry" not in again.files[0].message
+    assert len(warehouse.quarantine()) == 1 and warehouse.scalar("select count(*) from raw.ingest_files") == 1
 
-    summary = warehouse.ingest(path)
+    summary = warehouse.ingest(path)  # the default limit is higher: the refused line is retried, and loads
     assert (summary.accepted, summary.quarantined, summary.files[0].n_already_loaded) == (1, 0, 1)
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
+    assert warehouse.rows("select max_record_bytes from raw.ingest_files order by finished_at") == [
+        (1500,), (DEFAULT_MAX_RECORD_BYTES,)]
+
+
+def test_a_file_ingested_with_a_raised_limit_is_skipped_when_ingested_again_with_it(warehouse, tmp_path):
+    """A line over even the raised limit stays refused: the same command again has nothing to retry."""
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id="s1"),
+                                              instance_record(sample_id="s2", output={"raw": ["x" * 3000]})])
+    assert warehouse.ingest(path, max_record_bytes=2000).quarantined == 1
+    again = warehouse.ingest(path, max_record_bytes=2000)
+    assert again.files[0].status == "already_loaded" and "retry" not in again.files[0].message
+
+    higher = warehouse.ingest(path, max_record_bytes=2500)  # higher, but still too low: read, and nothing added
+    assert higher.files[0].status == "already_loaded" and "retry" in higher.files[0].message
+    assert len(warehouse.quarantine()) == 1 and warehouse.scalar("select count(*) from raw.ingest_files") == 1
+
+
+def test_a_manifest_written_before_it_kept_the_limit_gains_it_and_retries_its_refusals(warehouse, tmp_path):
+    path = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id="s1"),
+                                              instance_record(sample_id="s2", output={"raw": ["x" * 2000]})])
+    assert warehouse.ingest(path, max_record_bytes=1500).quarantined == 1
+    with duckdb.connect(str(warehouse.path)) as con:  # as a warehouse written before the column existed
+        con.execute("alter table raw.ingest_files drop column max_record_bytes")
+    # The limit that refused the line is unknown, so the same command reads the file again (to retry it).
+    again = warehouse.ingest(path, max_record_bytes=1500)
+    assert again.files[0].status == "already_loaded" and "retry" in again.files[0].message
+    other = write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="s3")])
+    warehouse.ingest(other, max_record_bytes=1500)
+    assert warehouse.rows("select max_record_bytes from raw.ingest_files order by finished_at") == [(None,), (1500,)]
