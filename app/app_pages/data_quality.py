@@ -16,13 +16,14 @@ def _pointer(pointer: object) -> str:
 
 def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) -> None:
     """The refused lines in view (still refused, or all with those a later run loaded): why, and each one."""
-    by_reason = q.groupby(["error_kind", "format"], as_index=False, dropna=False).size()
+    by_reason = q.groupby(["error_kind", "source_format"], as_index=False, dropna=False).size()
     chart = alt.Chart(by_reason).mark_bar().encode(
         x=alt.X("size:Q", title="lines quarantined", axis=alt.Axis(format="d", tickMinStep=1)),
         y=alt.Y("error_kind:N", title=None, sort="-x"),
-        color=alt.Color("format:N", title="format", scale=alt.Scale(scheme="tableau10"),
+        color=alt.Color("source_format:N", title="format", scale=alt.Scale(scheme="tableau10"),
                         legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("error_kind:N", title="reason"), "format", alt.Tooltip("size:Q", title="lines")],
+        tooltip=[alt.Tooltip("error_kind:N", title="reason"), alt.Tooltip("source_format:N", title="format"),
+                 alt.Tooltip("size:Q", title="lines")],
     )
     question = "Why were lines refused?" if with_loaded else "Why are lines still refused?"
     c.show_chart(chart.properties(height={"step": 28}, title=c.title(question)))
@@ -40,14 +41,14 @@ def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) 
     shown["error_pointer"] = [_pointer(p) for p in shown["error_pointer"]]
     st.caption(f"{len(shown):,} line(s). The raw text is the line exactly as it was read, shown as text.")
     # st.dataframe shows text as text: record text is never rendered as HTML.
-    columns = ["source_path", "source_line", "error_kind", "format", "error_pointer", "error_message", "raw_text",
-               "quarantined_at"] + (["loaded_later_at"] if with_loaded else [])
+    columns = ["source_path", "source_line", "error_kind", "source_format", "error_pointer", "error_message",
+               "raw_text", "quarantined_at"] + (["loaded_later_at"] if with_loaded else [])
     st.dataframe(
         shown[columns],
         hide_index=True, width="stretch",
         column_config={
             "source_path": "file", "source_line": st.column_config.NumberColumn("line", format="%d"),
-            "error_kind": "reason", "error_pointer": "JSON pointer",
+            "error_kind": "reason", "source_format": "format", "error_pointer": "JSON pointer",
             "error_message": st.column_config.TextColumn("what is wrong", width="large"),
             "raw_text": st.column_config.TextColumn("raw text", width="large"),
             "quarantined_at": st.column_config.DatetimeColumn("refused (UTC)", format="YYYY-MM-DD HH:mm"),
@@ -64,7 +65,7 @@ def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) 
         st.code(line["error_message"], language="text", wrap_lines=True)
         st.code(line["raw_text"] if not c.is_na(line["raw_text"]) else "", language="json", wrap_lines=True)
         if not c.is_na(line["loaded_later_at"]):
-            st.caption(f"Loaded later as {line['loaded_later_format']}, by run {line['loaded_later_batch_id']} "
+            st.caption(f"Loaded later as {line['loaded_later_source_format']}, by run {line['loaded_later_batch_id']} "
                        f"at {line['loaded_later_at']:%Y-%m-%d %H:%M} UTC: this refusal needs no more work.")
         if c.is_true(line["raw_text_truncated"]):
             st.caption("Only the start of this oversized line is kept here; the file has the rest.")
@@ -110,16 +111,16 @@ formats = db.query(
 )
 quarantine = db.query(
     """
-    select quarantine_id, source_path, source_line, format, schema_version, error_kind, error_pointer, error_message,
-           raw_text, raw_text_truncated, batch_id, quarantined_at, loaded_later_at, loaded_later_batch_id,
-           loaded_later_format
+    select quarantine_id, source_path, source_line, source_format, schema_version, error_kind, error_pointer,
+           error_message, raw_text, raw_text_truncated, batch_id, quarantined_at, loaded_later_at,
+           loaded_later_batch_id, loaded_later_source_format
     from marts.fct_quarantined_lines
     order by quarantined_at desc, source_path, source_line
     """
 )
 repairs = db.query(
     """
-    select source_path, format, repair, n_records, n_accepted_in_file, share_of_accepted, ingested_at, batch_id
+    select source_path, source_format, repair, n_records, n_accepted_in_file, share_of_accepted, ingested_at, batch_id
     from marts.fct_compatibility_repairs
     order by ingested_at desc, source_path, repair
     """
@@ -224,11 +225,12 @@ else:
         "Without --strict, these named repairs decide the verdict; the stored text is never changed.")))
     st.caption(f"{n_repairs:,} repairs applied to {n_repaired:,} records: a record can need more than one.")
     st.dataframe(
-        rp[["source_path", "format", "repair", "n_records", "n_accepted_in_file", "share_of_accepted",
+        rp[["source_path", "source_format", "repair", "n_records", "n_accepted_in_file", "share_of_accepted",
             "ingested_at"]],
         hide_index=True, width="stretch",
         column_config={
-            "source_path": "file", "n_records": "records repaired", "n_accepted_in_file": "records in file",
+            "source_path": "file", "source_format": "format", "n_records": "records repaired",
+            "n_accepted_in_file": "records in file",
             "share_of_accepted": st.column_config.ProgressColumn("share of the file", format="percent",
                                                                  min_value=0, max_value=1),
             "ingested_at": st.column_config.DatetimeColumn("ingested (UTC)", format="YYYY-MM-DD HH:mm"),

@@ -44,7 +44,7 @@ decisions = db.query(
     select model_id, week_start, aggregation_method, composite_score, composite_se, composite_ci_low,
            composite_ci_high, n_composite_samples, promotion_threshold, composite_meets_threshold, is_within_noise,
            is_promoted, decision_status, failing_components, n_failing_components, missing_components, n_components,
-           n_components_scored, n_trials
+           n_components_scored, n_results
     from marts.fct_promotion_decisions
     where spec_id = ?
     order by week_start desc, model_id
@@ -141,7 +141,7 @@ else:
         tooltip = ["model_id", alt.Tooltip("composite_shown:N", title="composite [95% interval]"), "decision",
                    alt.Tooltip("noise:N", title="against the threshold"), "why",
                    alt.Tooltip("n_composite_samples:Q", title="n samples"),
-                   alt.Tooltip("n_trials:Q", title="n results"),
+                   alt.Tooltip("n_results:Q", title="n results"),
                    alt.Tooltip("n_components_scored:Q", title="components scored")]
         bars = alt.Chart(scored).mark_bar().encode(
             y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
@@ -171,7 +171,7 @@ else:
             "threshold": [c.num(v) for v in now["promotion_threshold"]],
             "against the threshold": now["noise"], "why": now["why"],
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
-            "n results": now["n_trials"],
+            "n results": now["n_results"],
         }),
         hide_index=True, width="stretch",
         column_config={"why": st.column_config.TextColumn(width="large")},
@@ -190,7 +190,7 @@ else:
                      alt.Tooltip("composite_ci_high:Q", title="to", format=".3f"),
                      alt.Tooltip("is_promoted:N", title="promoted"),
                      alt.Tooltip("is_within_noise:N", title="within noise of the threshold"),
-                     alt.Tooltip("n_trials:Q", title="n results")],
+                     alt.Tooltip("n_results:Q", title="n results")],
         )
         layers = [lines]
         trend_ci = trend.dropna(subset=["composite_ci_low", "composite_ci_high"])
@@ -211,9 +211,9 @@ else:
 st.subheader("Each component, per model" + (f" ({c.iso_week(week)})" if week is not None else ""))
 scores = db.query(
     """
-    select model_id, component_id, component_kind, metric, component_index, normalization, raw_value,
+    select model_id, component_id, component_kind, scored_by, component_index, normalization, raw_value,
            normalized_value, ci_low, ci_high, interval_method, weight, stated_weight, threshold, normalized_threshold,
-           threshold_direction, meets_threshold, n, n_trials, computed_raw_value, n_computed_samples, n_disagreements
+           threshold_direction, meets_threshold, n, n_results, computed_raw_value, n_computed_samples, n_disagreements
     from marts.fct_spec_scores_weekly
     where spec_id = ? and week_start = ?
     order by component_index, model_id
@@ -236,7 +236,8 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
     if not plotted.empty:
         component_order = list(dict.fromkeys(plotted.sort_values("component_index")["component_id"]))
         base = alt.Chart().encode(y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=260)))
-        tooltip = ["model_id", "component_id", "metric", alt.Tooltip("shown:N", title="normalised [95% interval]"),
+        tooltip = ["model_id", "component_id", alt.Tooltip("scored_by:N", title="scored by"),
+                   alt.Tooltip("shown:N", title="normalised [95% interval]"),
                    alt.Tooltip("raw_value:Q", title="raw value", format=".3f"), alt.Tooltip("n:Q", title="n"),
                    alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict"]
         verdict_scale = alt.Scale(domain=["meets its threshold", "misses its threshold", "no threshold"],
@@ -258,7 +259,7 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
         c.show_chart(chart)
     st.dataframe(
         pd.DataFrame({
-            "component": s["component_id"], "kind": s["component_kind"], "metric": s["metric"],
+            "component": s["component_id"], "kind": s["component_kind"], "scored by": s["scored_by"],
             "model": s["model_id"],
             "raw value": [c.num(v, 3) if not c.is_na(v) else "n/a: no results" for v in s["raw_value"]],
             "normalised [95% interval]": s["shown"],

@@ -33,7 +33,7 @@ def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_sta
     select = ("build", "--select", "+fct_quarantined_lines")
     assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
     rows = warehouse.rows(
-        "select source_path, source_line, loaded_later_at, loaded_later_batch_id, loaded_later_format "
+        "select source_path, source_line, loaded_later_at, loaded_later_batch_id, loaded_later_source_format "
         "from marts.fct_quarantined_lines order by source_path, source_line")
     assert warehouse.scalar("select count(*) from raw.quarantine") == len(rows) == 14  # the refusals are kept
     lm_eval = [row[2:] for row in rows if row[0] == str(renamed.resolve())]

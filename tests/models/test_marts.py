@@ -122,7 +122,7 @@ def people_items(demo_warehouse) -> pd.DataFrame:
         ["item_id", "dimension", "rater_id"])
     items = latest.groupby(["item_id", "dimension"]).agg(
         n_ratings=("rater_id", "size"), n_scored=("score", "count"), n_labels=("label", "nunique"),
-        min_score=("score", "min"), max_score=("score", "max"))
+        lowest_score=("score", "min"), highest_score=("score", "max"))
     return items[items.n_ratings >= 2]
 
 
@@ -150,17 +150,17 @@ def test_spread_is_null_when_a_rating_has_no_score_and_the_peoples_range_otherwi
     """A hazard verdict 'unsure' has no score but is a category of its own to item_agreement: a range over the
     other ratings would show people who disagree as agreeing (spread 0)."""
     mart = demo_warehouse.frame(
-        "select item_id, dimension, min_score, max_score, spread, score_stddev from marts.fct_item_disagreement"
+        "select item_id, dimension, lowest_score, highest_score, spread, score_stddev from marts.fct_item_disagreement"
     ).set_index(["item_id", "dimension"])
     expected = people_items.loc[mart.index]
     partial = expected.n_scored < expected.n_ratings
     assert partial.sum() > 10 and (expected.n_scored > 0)[partial].any()  # some 'unsure' beside scored verdicts
-    for column in ("min_score", "max_score", "spread", "score_stddev"):
+    for column in ("lowest_score", "highest_score", "spread", "score_stddev"):
         assert mart.loc[partial.to_numpy(), column].isna().all(), column
     scored = mart[~partial.to_numpy()]
-    assert (scored.min_score == expected[~partial].min_score).all()
-    assert (scored.max_score == expected[~partial].max_score).all()
-    assert (scored.spread == scored.max_score - scored.min_score).all()
+    assert (scored.lowest_score == expected[~partial].lowest_score).all()
+    assert (scored.highest_score == expected[~partial].highest_score).all()
+    assert (scored.spread == scored.highest_score - scored.lowest_score).all()
     assert not ((mart.spread == 0) & (expected.n_labels > 1).to_numpy()).any()  # no spread 0 between labels that differ
 
 

@@ -166,7 +166,7 @@ def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
     for row in shown[:MAX_EXAMPLES]:
         if row["example_response"] is None:
             continue
-        low, high = row["example_min_score"], row["example_max_score"]
+        low, high = row["example_lowest_score"], row["example_highest_score"]
         # No range when a rating has no score (a hazard verdict unsure): its label is what disagrees.
         ratings = (f"scores from {fmt.num(low, 0)} to {fmt.num(high, 0)}" if low is not None and low != high
                    else "labels that disagree")

@@ -25,10 +25,10 @@ order by source_format, status
 """
 
 _QUARANTINE_SQL = """
-select error_kind, format, n_lines, n_files, n_loaded_later
+select error_kind, source_format, n_lines, n_files, n_loaded_later
 from marts.rpt_weekly_quarantine
 where week_start = ?
-order by n_lines desc, error_kind, format
+order by n_lines desc, error_kind, source_format
 """
 
 _LINES_SQL = """
@@ -43,12 +43,12 @@ limit ?
 
 # Lines refused and files loaded from the end of the week on, up to the latest ingest in the warehouse.
 _LATER_KINDS_SQL = """
-select error_kind, format, count(*) as n_lines, count(distinct source_path) as n_files,
+select error_kind, source_format, count(*) as n_lines, count(distinct source_path) as n_files,
     count(loaded_later_at) as n_loaded_later
 from marts.fct_quarantined_lines
 where quarantined_at >= ?
-group by error_kind, format
-order by n_lines desc, error_kind, format
+group by error_kind, source_format
+order by n_lines desc, error_kind, source_format
 """
 
 _LATER_LINES_SQL = """
@@ -183,7 +183,7 @@ def _since(kinds: list) -> str:
 def _tables(kinds: list, lines: list, total: int) -> list[Table]:
     return [
         Table(("Reason", "Format", "Lines", "Files", "Since loaded"), tuple((
-            Cell(k["error_kind"]), Cell(k["format"]), Cell(fmt.count(k["n_lines"]), numeric=True),
+            Cell(k["error_kind"]), Cell(k["source_format"]), Cell(fmt.count(k["n_lines"]), numeric=True),
             Cell(fmt.count(k["n_files"]), numeric=True), Cell(fmt.count(k["n_loaded_later"]), numeric=True),
         ) for k in kinds)),
         Table(("File", "Line", "Reason", "Pointer", "Message", "Original text (start)", "Loaded later"), tuple((

@@ -19,7 +19,7 @@ MART = "fct_promotion_decisions"
 
 # The columns the report needs; the others are shown when the mart has them.
 _COLUMNS = ("spec_id", "model_id", "composite_score", "promotion_threshold", "is_promoted", "failing_components")
-_OPTIONAL = ("missing_components", "n_trials", "composite_ci_low", "composite_ci_high", "is_within_noise")
+_OPTIONAL = ("missing_components", "n_results", "composite_ci_low", "composite_ci_high", "is_within_noise")
 _SQL = """
 select {columns}
 from marts.fct_promotion_decisions
@@ -60,7 +60,7 @@ def build(context: Context) -> Part:
             _decision(r),
             Cell(r["failing_components"] or fmt.MISSING, "bad" if r["failing_components"] else None),
             Cell(r.get("missing_components") or fmt.MISSING),
-            Cell(fmt.count(r.get("n_trials")), numeric=True),
+            Cell(fmt.count(r.get("n_results")), numeric=True),
         ) for r in rows),
         caption=("Promoted: the composite reaches the spec's promotion threshold and no component misses its own "
                  "threshold. Undecided: a component has no results that week. A spec that sets no promotion "

@@ -48,8 +48,8 @@
         -- The scores' range only when every rating has a score: a label without one (a hazard verdict 'unsure' or
         -- 'not_applicable') is a category of its own to agreement, and a range over the other ratings would show
         -- raters who disagree as agreeing (min = max, spread 0).
-        case when count(score) = count(*) then min(score) end as min_score,
-        case when count(score) = count(*) then max(score) end as max_score,
+        case when count(score) = count(*) then min(score) end as lowest_score,
+        case when count(score) = count(*) then max(score) end as highest_score,
         case when count(score) = count(*) then stddev_samp(score) end as score_stddev,
         {%- for k in positions %}
         cast(sum(case when label_position = {{ k }} then 1 else 0 end) as integer) as n_{{ k }},

@@ -48,7 +48,7 @@ score_stats as (
         component_id,
         coalesce(cast(week_start as varchar), 'all weeks') as period_key,
         count(sample_score) as n_samples,
-        sum(n_trials) as n_trials,
+        sum(n_results) as n_results,
         avg(sample_score) as mean_score,
         {{ mean_se('sample_score') }} as mean_score_se,
         sum(sample_score) as score_sum,
@@ -111,7 +111,7 @@ measured as (
             when grid.component_kind = 'telemetry' then coalesce(latency_stats.n_requests, 0)
             else coalesce(score_stats.n_samples, 0)
         end as n,
-        coalesce(score_stats.n_trials, 0) as n_trials,
+        coalesce(score_stats.n_results, 0) as n_results,
         score_stats.mean_score_se,
         score_stats.score_sum,
         score_stats.computed_mean_score,
@@ -179,7 +179,7 @@ final as (
         week_start,
         component_index,
         component_kind,
-        metric,
+        scored_by,
         normalization,
         raw_value,
         normalized_value,
@@ -194,7 +194,7 @@ final as (
         threshold_direction,
         meets_threshold,
         cast(n as bigint) as n,
-        cast(n_trials as bigint) as n_trials,
+        cast(n_results as bigint) as n_results,
         computed_mean_score as computed_raw_value,
         cast(n_computed_samples as bigint) as n_computed_samples,
         cast(n_disagreements as bigint) as n_disagreements

@@ -126,7 +126,7 @@ rubric_components as (
         distinct_rubrics.component_id,
         distinct_rubrics.component_index,
         'rubric' as component_kind,
-        distinct_rubrics.metric,
+        distinct_rubrics.metric as scored_by,
         distinct_rubrics.definition_source,
         distinct_rubrics.component_version,
         distinct_rubrics.is_resolved,
@@ -218,7 +218,7 @@ metric_components as (
             when 'deterministic' then function_name
             when 'llm_judge' then judge_model
             else telemetry_metric
-        end as metric,
+        end as scored_by,
         'embedded' as definition_source,
         cast(null as varchar) as component_version,
         true as is_resolved,
@@ -301,7 +301,7 @@ final as (
         component_id,
         cast(component_index as bigint) as component_index,
         component_kind,
-        metric,
+        scored_by,
         definition_source,
         component_version,
         is_resolved,

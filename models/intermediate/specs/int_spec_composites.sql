@@ -105,7 +105,7 @@ rolled_up as (
             as failing_components,
         coalesce({{ sorted_string_agg("case when normalized_value is null then component_id end", "', '") }}, '')
             as missing_components,
-        sum(n_trials) as n_trials
+        sum(n_results) as n_results
     from scores
     group by spec_id, model_id, week_start
 ),
@@ -203,7 +203,7 @@ final as (
         missing_components,
         cast(n_components as bigint) as n_components,
         cast(n_components_scored as bigint) as n_components_scored,
-        cast(n_trials as bigint) as n_trials
+        cast(n_results as bigint) as n_results
     from decided
 )
 

@@ -49,7 +49,7 @@ final as (
         component_id,
         week_start,
         sample_id,
-        cast(count(*) as bigint) as n_trials,
+        cast(count(*) as bigint) as n_results,
         avg(score) as sample_score,
         avg(computed_score) as sample_computed_score,
         cast(sum(case when disagrees then 1 else 0 end) as bigint) as n_disagreements

@@ -59,7 +59,7 @@ final as (
         unioned.spec_kind,
         unioned.component_id,
         components.component_kind,
-        components.metric,
+        components.scored_by,
         components.component_id is not null as is_matched,
         unioned.model_id,
         unioned.sample_id,

@@ -12,7 +12,7 @@ with
 
 trials as (
     select * from {{ ref('int_spec_trials_joined') }}
-    where is_matched and component_kind = 'rubric' and metric in ('exact_match', 'regex_match')
+    where is_matched and component_kind = 'rubric' and scored_by in ('exact_match', 'regex_match')
 ),
 
 components as (
@@ -28,7 +28,7 @@ prepared as (
         trials.trial_id,
         trials.spec_id,
         trials.component_id,
-        trials.metric,
+        trials.scored_by,
         trials.model_id,
         trials.sample_id,
         trials.week_start,
@@ -74,7 +74,7 @@ expected_texts as (
 candidates as (
     select
         normalized.trial_id,
-        normalized.metric,
+        normalized.scored_by,
         normalized.trimmed_output,
         normalized.compared_output,
         case
@@ -91,14 +91,14 @@ candidates as (
         on normalized.spec_id = expected_texts.spec_id
         and normalized.sample_id = expected_texts.sample_id
     where normalized.output_text is not null
-        and not (normalized.metric = 'regex_match' and normalized.pattern is not null)
+        and not (normalized.scored_by = 'regex_match' and normalized.pattern is not null)
 ),
 
 candidate_matches as (
     select
         trial_id,
         case
-            when metric = 'exact_match' then case when compared_output = compared_expected then 1.0 else 0.0 end
+            when scored_by = 'exact_match' then case when compared_output = compared_expected then 1.0 else 0.0 end
             -- NULL when the engine cannot compile the pattern.
             else case {{ regex_search('trimmed_output', 'expected_pattern') }}
                 when true then 1.0
@@ -122,7 +122,7 @@ pattern_scores as (
         case {{ regex_search('trimmed_output', 'rubric_pattern') }} when true then 1.0 when false then 0.0 end
             as computed_score
     from normalized
-    where metric = 'regex_match' and pattern is not null and output_text is not null
+    where scored_by = 'regex_match' and pattern is not null and output_text is not null
 ),
 
 computed as (
@@ -136,7 +136,7 @@ final as (
         normalized.trial_id,
         normalized.spec_id,
         normalized.component_id as rubric_id,
-        normalized.metric,
+        normalized.scored_by,
         normalized.model_id,
         normalized.sample_id,
         normalized.week_start,

@@ -14,7 +14,7 @@ final as (
         repairs.source_path,
         repairs.file_sha256,
         repairs.batch_id,
-        repairs.format,
+        repairs.source_format,
         repairs.repair,
         repairs.n_records,
         files.n_accepted as n_accepted_in_file,

@@ -28,13 +28,13 @@ quarantined_files as (
 -- Only the records of files that had a line refused (few against the warehouse's millions), five columns each: on the
 -- benchmark's 1.3 million records, with 60 lines of 3 files refused, the mart's select took 0.03 s.
 loaded_records as (
-    {%- for model, format in record_models %}
+    {%- for model, source_format in record_models %}
     select
         records.file_sha256,
         records.source_line,
         records.ingested_at,
         records.batch_id,
-        '{{ format }}' as format
+        '{{ source_format }}' as source_format
     from {{ ref(model) }} as records
     where records.file_sha256 in (select quarantined_files.file_sha256 from quarantined_files)
     {%- if not loop.last %}
@@ -50,8 +50,8 @@ loaded_later as (
         min(loaded_records.ingested_at) as loaded_later_at,
         {{ first_by('loaded_records.batch_id', ['loaded_records.ingested_at', 'loaded_records.batch_id']) }}
             as loaded_later_batch_id,
-        {{ first_by('loaded_records.format', ['loaded_records.ingested_at', 'loaded_records.format']) }}
-            as loaded_later_format
+        {{ first_by('loaded_records.source_format', ['loaded_records.ingested_at', 'loaded_records.source_format']) }}
+            as loaded_later_source_format
     from quarantined
     inner join loaded_records
         on
@@ -67,7 +67,7 @@ final as (
         quarantined.source_path,
         quarantined.source_line,
         quarantined.byte_offset,
-        coalesce(quarantined.format, 'unknown') as format,
+        coalesce(quarantined.source_format, 'unknown') as source_format,
         quarantined.schema_version,
         quarantined.error_kind,
         quarantined.error_pointer,
@@ -79,7 +79,7 @@ final as (
         {{ week_start('quarantined.quarantined_at') }} as week_start,
         loaded_later.loaded_later_at,
         loaded_later.loaded_later_batch_id,
-        loaded_later.loaded_later_format
+        loaded_later.loaded_later_source_format
     from quarantined
     left join loaded_later
         on quarantined.quarantine_id = loaded_later.quarantine_id

@@ -12,7 +12,7 @@
 -- test holds that identity). Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item
 -- (latest rating), reviews (hybrid forms, CogniBench completed reviews) left out.
 --
--- min_score, max_score, spread and score_stddev are NULL when any of the item's ratings has no score (a hazard
+-- lowest_score, highest_score, spread and score_stddev are NULL when any of the item's ratings has no score (a hazard
 -- verdict 'unsure' or 'not_applicable'): that rating is a category of its own to item_agreement, and a range over
 -- the others would show raters who disagree with a spread of 0.
 {%- set positions = declared_label_positions() %}
@@ -116,9 +116,9 @@ final as (
         item_observed.item_week as week_start,
         item_observed.n_ratings,
         item_observed.n_ratings as n_raters,  -- one rating per rater and item (int_agreement_ratings' grain)
-        item_observed.min_score,
-        item_observed.max_score,
-        item_observed.max_score - item_observed.min_score as spread,
+        item_observed.lowest_score,
+        item_observed.highest_score,
+        item_observed.highest_score - item_observed.lowest_score as spread,
         item_observed.score_stddev,
         case
             when item_observed.agreement_level = 'ordinal'

@@ -108,8 +108,8 @@ final as (
         least_agreed.item_id as example_item_id,
         least_agreed.model_id as example_model_id,
         least_agreed.dimension as example_dimension,
-        least_agreed.min_score as example_min_score,
-        least_agreed.max_score as example_max_score,
+        least_agreed.lowest_score as example_lowest_score,
+        least_agreed.highest_score as example_highest_score,
         form_items.response as example_response
     from flag_counts
     inner join task_items

@@ -11,14 +11,14 @@ final as (
     select
         week_start,
         error_kind,
-        format,
+        source_format,
         count(*) as n_lines,
         count(distinct source_path) as n_files,
         count(loaded_later_at) as n_loaded_later,
         min(quarantined_at) as first_quarantined_at,
         max(quarantined_at) as last_quarantined_at
     from quarantined_lines
-    group by week_start, error_kind, format
+    group by week_start, error_kind, source_format
 )
 
 select * from final

@@ -32,7 +32,7 @@ final as (
         missing_components,
         n_components,
         n_components_scored,
-        n_trials
+        n_results
     from composites
 )
 

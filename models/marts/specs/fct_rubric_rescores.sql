@@ -12,7 +12,7 @@ final as (
         trial_id,
         spec_id,
         rubric_id,
-        metric,
+        scored_by,
         model_id,
         sample_id,
         week_start,

@@ -16,7 +16,7 @@ final as (
         model_id,
         component_id,
         component_kind,
-        metric,
+        scored_by,
         component_index,
         normalization,
         raw_value,
@@ -31,7 +31,7 @@ final as (
         threshold_direction,
         meets_threshold,
         n,
-        n_trials,
+        n_results,
         computed_raw_value,
         n_computed_samples,
         n_disagreements

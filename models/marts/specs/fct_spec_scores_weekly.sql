@@ -15,7 +15,7 @@ final as (
         component_id,
         week_start,
         component_kind,
-        metric,
+        scored_by,
         component_index,
         normalization,
         raw_value,
@@ -30,7 +30,7 @@ final as (
         threshold_direction,
         meets_threshold,
         n,
-        n_trials,
+        n_results,
         computed_raw_value,
         n_computed_samples,
         n_disagreements

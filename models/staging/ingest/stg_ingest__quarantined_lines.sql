@@ -11,7 +11,7 @@ renamed as (
         source_path,
         source_line,
         byte_offset,
-        format,
+        format as source_format,
         schema_version,
         error_kind,
         error_pointer,

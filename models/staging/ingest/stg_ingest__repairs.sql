@@ -10,7 +10,7 @@ renamed as (
         batch_id,
         source_path,
         file_sha256,
-        format,
+        format as source_format,
         repair,
         n_records
     from source
