@@ -20,3 +20,34 @@
 {% macro declared_label_positions() %}
     {{ return(range(1, (declared_labels().values() | map('length') | max) + 1) | list) }}
 {% endmacro %}
+
+
+{# What inter-rater agreement compares on each scale: the declared labels, except where a label is no answer on the
+   scale's question or says what another label says. Decided per scale, with the reasons (fct_rater_agreement's
+   header and the mart docs repeat them):
+   - hazard_verdict: agreement is on the verdict the violation rates count (fct_hazard_rates: violating or not), so
+     an analyst reads from it whether the rates can be trusted. 'not_applicable' and 'non_violating' both say the
+     response does not violate the hazard: one category, non_violating's code (2), beside violating (3). 'unsure'
+     is a rater saying they cannot judge: a missing value (Krippendorff), not a category, so two raters who each
+     answered unsure do not agree, nor does one who answered unsure disagree with the others. The full label agreement
+     (not_applicable apart) is not computed: which of the two a rater chose moves no violation count.
+   - refusal_appropriateness: 'n/a' is an answer (the response did not refuse and had no need to), which
+     'under_refusal' contradicts: a category.
+   - vs_reference ('equivalent' is a judgement), the 1-5 scores, cognibench_label, task_success, refusal_observed:
+     every label is an answer; as declared.
+   tests/dbt/assert_agreement_labels_match_seed.sql holds these codes to the seed's labels. #}
+{% macro agreement_labels() %}
+    {%- set labels = declared_labels() %}
+    {%- do labels.update({'hazard_verdict': [2, 3]}) %}
+    {{ return(labels) }}
+{% endmacro %}
+
+
+{# A rating's value as agreement compares it (see agreement_labels): NULL when it is no answer. #}
+{% macro agreement_value(scale, label, value) -%}
+    case
+        when {{ scale }} = 'hazard_verdict' and {{ label }} = 'unsure' then cast(null as double)
+        when {{ scale }} = 'hazard_verdict' and {{ label }} = 'not_applicable' then cast(2 as double)
+        else {{ value }}
+    end
+{%- endmacro %}

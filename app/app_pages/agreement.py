@@ -24,7 +24,10 @@ st.caption(
     "exact matches. Targets: alpha 0.6 for quality dimensions, 0.8 for safety, met or not by **people** (human, SME "
     "and end-user raters): whether people read the rubric the same way. All raters pool people with the LLM judges; "
     "a judge that disagrees with people pulls that alpha down, which the Judge drift page measures. Reviews of a "
-    "judge's verdict (hybrid forms, CogniBench completed reviews) are left out: they start from the judge's answer."
+    "judge's verdict (hybrid forms, CogniBench completed reviews) are left out: they start from the judge's answer. "
+    "On a hazard, raters agree or not on the verdict the Safety page's violation rates count (violating or not: "
+    "not applicable and non-violating are one answer); an **unsure** verdict says the rater cannot judge, so it is "
+    "no answer and counts nowhere here (the Safety page counts it)."
 )
 
 weeks = c.weeks_with_data()

@@ -8,8 +8,9 @@
     agreement_tally_sums(n_categories, ratings, tally)
         The aggregate columns, for the caller's select ... group by (any grouping, grouping sets included), over
         rows with columns `ratings` (m) and `tally`1 .. `tally`q. Units with m >= 2 are pairable; the others
-        count only in n_items and n_ratings.
-          n_items, n_ratings, n_units (pairable), n_pairable_ratings
+        count only in n_items and n_ratings. A unit with m = 0 (every rating of it a missing value, kept so that a
+        recount can replace it) counts in nothing.
+          n_items (units with m >= 1), n_ratings, n_units (pairable), n_pairable_ratings
           agreeing_pairs     sum_u sum_a n_a (n_a - 1), all_pairs  sum_u m (m - 1)   (percent agreement)
           pairable_a         sum over pairable units of n_a (exact integers: the coincidence matrix's marginals)
           coincidences_a_b   o_ab = sum over pairable units of n_a (n_b - [a = b]) / (m - 1)   (Krippendorff 2011)
@@ -35,7 +36,7 @@
 {% macro agreement_tally_sums(n_categories, ratings='n_ratings', tally='n_') -%}
 {%- set positions = range(1, n_categories + 1) -%}
 {%- set m = ratings -%}
-        count(*) as n_items,
+        cast(sum(case when {{ m }} >= 1 then 1 else 0 end) as bigint) as n_items,
         cast(sum({{ m }}) as bigint) as n_ratings,
         cast(sum(case when {{ m }} >= 2 then 1 else 0 end) as bigint) as n_units,
         cast(sum(case when {{ m }} >= 2 then {{ m }} else 0 end) as bigint) as n_pairable_ratings,

@@ -27,7 +27,8 @@ pytestmark = pytest.mark.slow
 
 def _rerated(week_file: Path, out: Path) -> Path:
     """A late drop that touches items of an old week: 40 of its forms rated again in W47, half by the same rater
-    with other scores (the new rating supersedes theirs), half by a rater new to the item (the item gains a rater)."""
+    with other scores and every hazard verdict 'unsure' (the new rating supersedes theirs, a verdict by no value), half
+    by a rater new to the item (the item gains a rater)."""
     records = [json.loads(line) for line in week_file.read_text().splitlines()[:40]]
     for i, record in enumerate(records):
         record["eval_id"] = str(uuid.uuid5(uuid.NAMESPACE_URL, f"rerated/{record['eval_id']}"))
@@ -38,6 +39,9 @@ def _rerated(week_file: Path, out: Path) -> Path:
                 dimension["rationale"] = "A second look."  # the form asks for one at 3 or lower
         if i % 2:
             record["rater"]["id"] = f"{record['rater']['id']}-second-look"
+        elif record.get("safety", {}).get("hazards"):
+            record["safety"] = {"hazards": {key: {"verdict": "unsure"} for key in record["safety"]["hazards"]},
+                                "is_violating_any": False}
     out.write_text("".join(json.dumps(r) + "\n" for r in records))
     return out
 

@@ -34,20 +34,30 @@ def _close(got, expected) -> bool:
 
 # -- agreement ---------------------------------------------------------------------------------------------------
 
+def _as_agreement_compares(ratings: pd.DataFrame) -> pd.DataFrame:
+    """Ratings with the value agreement compares, from their labels (fct_rater_agreement documents the rule): a
+    hazard verdict is violating or not (not_applicable counts as non_violating, code 2), and 'unsure', a rater who
+    cannot judge, is no value: the rating drops out once it has superseded the rater's earlier one."""
+    hazard = ratings.scale == "hazard_verdict"
+    value = ratings.value.mask(hazard & (ratings.label == "not_applicable"), 2.0)
+    value = value.mask(hazard & (ratings.label == "unsure"))
+    return ratings.assign(value=value).dropna(subset=["value"])
+
+
 @pytest.fixture(scope="module")
 def agreement_inputs(demo_warehouse) -> pd.DataFrame:
     """fct_ratings reduced as fct_rater_agreement documents: no reviews (hybrid forms, CogniBench completed reviews:
-    derived_from set), one (latest) rating per rater and item,
+    derived_from set), one (latest) rating per rater and item, as agreement compares it,
     every rating in its item's first week (of all its ratings, re-rated ones included) and in its own rater group
     and 'all'."""
     ratings = demo_warehouse.frame(
-        "select item_id, dimension, scale, agreement_level, rater_group, rater_id, value, rated_at, rating_id, week_start "
-        "from marts.fct_ratings where value is not null and rater_id is not null and rater_type <> 'hybrid' "
+        "select item_id, dimension, scale, agreement_level, rater_group, rater_id, label, value, rated_at, rating_id, "
+        "week_start from marts.fct_ratings where value is not null and rater_id is not null and rater_type <> 'hybrid' "
         "and derived_from is null"
     )
     ratings = ratings.assign(item_week=ratings.groupby(["item_id", "dimension"])["week_start"].transform("min"))
     ratings = ratings.sort_values(["rated_at", "rating_id"], ascending=False)
-    latest = ratings.drop_duplicates(["item_id", "dimension", "rater_id"])
+    latest = _as_agreement_compares(ratings.drop_duplicates(["item_id", "dimension", "rater_id"]))
     return pd.concat([latest, latest.assign(rater_group="all")])
 
 
@@ -111,18 +121,21 @@ def test_agreement_targets_come_from_the_seed(demo_warehouse):
 
 @pytest.fixture(scope="module")
 def people_items(demo_warehouse) -> pd.DataFrame:
-    """Each item and dimension two or more people rated, from fct_ratings as fct_item_disagreement documents: people
-    only (rater group human), reviews left out, each person's latest rating, with their scores' range when every
-    rating has a score."""
+    """Each item and dimension two or more people rated with a value, from fct_ratings as fct_item_disagreement
+    documents: people only (rater group human), reviews left out, each person's latest rating as agreement compares
+    it, with their scores' range when every such rating has a score; n_unsure counts the latest hazard verdicts
+    'unsure', which are no value."""
     ratings = demo_warehouse.frame(
-        "select item_id, dimension, rater_id, label, score, rated_at, rating_id from marts.fct_ratings "
+        "select item_id, dimension, scale, rater_id, label, value, score, rated_at, rating_id from marts.fct_ratings "
         "where value is not null and rater_id is not null and rater_group = 'human' and derived_from is null"
     )
     latest = ratings.sort_values(["rated_at", "rating_id"], ascending=False).drop_duplicates(
         ["item_id", "dimension", "rater_id"])
-    items = latest.groupby(["item_id", "dimension"]).agg(
-        n_ratings=("rater_id", "size"), n_scored=("score", "count"), n_labels=("label", "nunique"),
+    unsure = latest[latest.label == "unsure"].groupby(["item_id", "dimension"]).size()
+    items = _as_agreement_compares(latest).groupby(["item_id", "dimension"]).agg(
+        n_ratings=("rater_id", "size"), n_scored=("score", "count"), n_labels=("value", "nunique"),
         lowest_score=("score", "min"), highest_score=("score", "max"))
+    items = items.assign(n_unsure=unsure.reindex(items.index, fill_value=0))
     return items[items.n_ratings >= 2]
 
 
@@ -147,14 +160,17 @@ def test_an_item_all_its_people_agree_on_is_never_flagged_whatever_the_judges_sa
 
 
 def test_spread_is_null_when_a_rating_has_no_score_and_the_peoples_range_otherwise(demo_warehouse, people_items):
-    """A hazard verdict 'unsure' has no score but is a category of its own to item_agreement: a range over the
-    other ratings would show people who disagree as agreeing (spread 0)."""
+    """A rating with a value and no score (a refusal label; a hazard verdict not_applicable, which the hand-built
+    test in test_hazard_agreement.py covers) leaves no range. A hazard verdict 'unsure' is no value: the range is
+    over the verdicts beside it, as item_agreement is."""
     mart = demo_warehouse.frame(
         "select item_id, dimension, lowest_score, highest_score, spread, score_stddev from marts.fct_item_disagreement"
     ).set_index(["item_id", "dimension"])
     expected = people_items.loc[mart.index]
     partial = expected.n_scored < expected.n_ratings
-    assert partial.sum() > 10 and (expected.n_scored > 0)[partial].any()  # some 'unsure' beside scored verdicts
+    assert partial.sum() > 10
+    beside_unsure = (expected.n_unsure > 0).to_numpy()
+    assert beside_unsure.sum() > 10 and mart.spread[beside_unsure].notna().all()  # non_violating twice and unsure
     for column in ("lowest_score", "highest_score", "spread", "score_stddev"):
         assert mart.loc[partial.to_numpy(), column].isna().all(), column
     scored = mart[~partial.to_numpy()]

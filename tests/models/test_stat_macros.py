@@ -100,6 +100,7 @@ def _fleiss_ratings(rng: np.random.Generator) -> list[tuple]:
     rows += [(1, "u1", 2), (1, "u1", 2), (1, "u2", 2), (1, "u2", 2), (1, "u2", 2)]  # one category: NULL kappa
     rows += [(2, "u1", 1), (2, "u2", 3), (2, "u3", 9)]  # no unit with 2 ratings: no row
     rows += [(None, "u1", 1), (None, "u1", 2), (None, "u2", 1), (None, "u2", 1), (None, "u2", 4)]
+    rows += [(None, "u3", 0), (None, "u3", 9)]  # a unit with no value in the categories: no item
     for group in range(10, 170):
         n_units = int(rng.integers(2, 31))
         complete = group % 4 == 0
@@ -495,7 +496,8 @@ def test_alpha_from_tallies_equals_the_krippendorff_package(probe, level):
 
 def test_fleiss_and_pair_counts_from_tallies_equal_the_formulas(probe):
     """Fleiss' kappa and AC1 from per-unit tallies (tally_fleiss_sums) against the formulas, and the tallies'
-    pair counts (percent agreement's terms) against counting the pairs."""
+    pair counts (percent agreement's terms) against counting the pairs; n_items counts the units with a value in
+    the categories (a unit with none has m = 0)."""
     ratings: dict = defaultdict(list)
     for group, unit, value in probe.inputs["fleiss_ratings"]:
         ratings[group].append((unit, value))
@@ -509,6 +511,8 @@ def test_fleiss_and_pair_counts_from_tallies_equal_the_formulas(probe):
         assert row["n_pairable_ratings"] == per_unit.sum(), group
         assert row["agreeing_pairs"] == (counts * (counts - 1)).sum(), group
         assert row["all_pairs"] == (per_unit * (per_unit - 1)).sum(), group
+        assert row["n_items"] == len({unit for unit, value in ratings[group] if value in LABELS}), group
+    assert got[None]["n_items"] == 2  # u3 has no value in the categories
     assert got[1]["fleiss_kappa"] is None and len(got) > 150
 
 

@@ -39,7 +39,9 @@ CAPTION = (
     "rating of them counted, even one given in a later week. Targets: 0.6 on quality, 0.8 on safety. Beside it, for "
     "comparison only: all raters (people and LLM judges pooled; reviews of a judge's verdict left out) and the judges "
     "among themselves. People's raw agreement beside the top value's share: high raw agreement with a low alpha is "
-    "what skewed data looks like. Items flagged: items people disagree on, of those two or more people rated."
+    "what skewed data looks like. On a hazard, agreement is on the verdict the violation rates count (violating or "
+    "not); a verdict of unsure (the rater cannot judge) is no answer, left out of every agreement figure. Items "
+    "flagged: items people disagree on, of those two or more people rated."
 )
 
 
@@ -167,7 +169,7 @@ def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
         if row["example_response"] is None:
             continue
         low, high = row["example_lowest_score"], row["example_highest_score"]
-        # No range when a rating has no score (a hazard verdict unsure): its label is what disagrees.
+        # No range when a rating has no score (a hazard verdict not_applicable): its label is what disagrees.
         ratings = (f"scores from {fmt.num(low, 0)} to {fmt.num(high, 0)}" if low is not None and low != high
                    else "labels that disagree")
         blocks.append(Record(

@@ -3,6 +3,11 @@
 -- earliest of all its ratings, superseded ones included, so that a re-rating never moves the item to a later week).
 -- The rules of fct_rater_agreement and fct_item_disagreement, kept in one place; the marts count these rows into
 -- their groups (a rater group and 'all', a week and all time) themselves, on counts rather than on copies of rows.
+-- value is the rating as agreement compares it (macros/declared_labels.sql: agreement_value, with each scale's
+-- reasons): a hazard verdict is violating or not (not_applicable counts as non_violating), and 'unsure', a rater
+-- saying they cannot judge, is no value (NULL). Such a rating keeps its row, after it has superseded the rater's
+-- earlier one: the row is what replaces the item's rows here and in int_agreement_units when every rater of the
+-- item answered unsure; the counts downstream skip it.
 -- Incremental by item: a build recomputes, from all of their ratings, the (item, dimension) pairs that received a
 -- rating from a batch the table has not seen, and replaces their rows (a later rating may supersede a rater's
 -- earlier one, or move nothing but add a rater). batch_id is the batch of the row's own rating; a batch whose
@@ -79,7 +84,7 @@ final as (
         latest.rater_group,
         latest.item_id as unit_id,
         latest.rater_id,
-        latest.value,
+        {{ agreement_value('latest.scale', 'latest.label', 'latest.value') }} as value,
         latest.score,
         latest.model_id,
         latest.task_id,

@@ -1,9 +1,12 @@
 -- One row per (dimension, item, rater group), plus one per (dimension, item) over all of its raters (rater_group
--- 'all'): the item's counted ratings (int_agreement_ratings) tallied per declared label, n_1 .. n_5 by the label's
--- position in its scale (macros/declared_labels.sql), with the item's own figures. Every agreement statistic is a
--- sum over items of a function of these tallies (coincidences, Fleiss' shares, agreeing pairs), and an item's
--- expected-disagreement terms need only its dimension's marginals, so the agreement marts sum and join this table
--- instead of grouping millions of ratings and pairing their values on every build.
+-- 'all'): the item's counted ratings (int_agreement_ratings) tallied per label agreement compares, n_1 .. n_5 by the
+-- label's position in its scale (macros/declared_labels.sql: agreement_labels; a hazard verdict's are non_violating
+-- and violating), with the item's own figures. Every agreement statistic is a sum over items of a function of these
+-- tallies (coincidences, Fleiss' shares, agreeing pairs), and an item's expected-disagreement terms need only its
+-- dimension's marginals, so the agreement marts sum and join this table instead of grouping millions of ratings and
+-- pairing their values on every build.
+-- A rating with no value (a hazard verdict 'unsure': the rater cannot judge) is in no tally and not in n_ratings; an
+-- item whose every rating is such keeps its row, with n_ratings 0, so that a recount replaces what it had before.
 -- Incremental by item: recounts the (item, dimension) pairs int_agreement_ratings recounted since this table last
 -- read it (its counted_in is higher than any here; a full refresh there numbers on, so it restamps every item) and
 -- replaces their rows. A lower highest counted_in there than here (the table dropped and built afresh) also has
@@ -21,10 +24,11 @@
         select
             ratings.*,
             case
-                {%- for scale, labels in declared_labels().items() %}
+                {%- for scale, labels in agreement_labels().items() %}
                 when ratings.scale = '{{ scale }}' then {{ stats_label_position('ratings.value', labels) }}
                 {%- endfor %}
-            end as label_position
+            end as label_position,
+            case when ratings.value is not null then ratings.score end as counted_score
         from {{ ref('int_agreement_ratings') }} as ratings
         {%- if is_incremental() %}
         where ratings.counted_in > (
@@ -44,13 +48,13 @@
         min(item_week) as item_week,
         max(model_id) as model_id,
         max(task_id) as task_id,
-        count(*) as n_ratings,  -- one row per rater and item in int_agreement_ratings: also the raters
-        -- The scores' range only when every rating has a score: a label without one (a hazard verdict 'unsure' or
-        -- 'not_applicable') is a category of its own to agreement, and a range over the other ratings would show
-        -- raters who disagree as agreeing (min = max, spread 0).
-        case when count(score) = count(*) then min(score) end as lowest_score,
-        case when count(score) = count(*) then max(score) end as highest_score,
-        case when count(score) = count(*) then stddev_samp(score) end as score_stddev,
+        count(value) as n_ratings,  -- one row per rater and item in int_agreement_ratings: also the raters
+        -- The scores' range only when every rating with a value has a score: a label without one (a hazard verdict
+        -- 'not_applicable', which agreement counts with non_violating against violating) would otherwise drop out of
+        -- a range that shows raters who disagree as agreeing (min = max, spread 0). 'unsure' is no value: not here.
+        case when count(counted_score) = count(value) then min(counted_score) end as lowest_score,
+        case when count(counted_score) = count(value) then max(counted_score) end as highest_score,
+        case when count(counted_score) = count(value) then stddev_samp(counted_score) end as score_stddev,
         {%- for k in positions %}
         cast(sum(case when label_position = {{ k }} then 1 else 0 end) as integer) as n_{{ k }},
         {%- endfor %}

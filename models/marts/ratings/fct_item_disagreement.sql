@@ -9,12 +9,15 @@
 -- expected by chance over all of the dimension's pairable ratings by people, at the dimension's level (ordinal on
 -- midranks, nominal on label codes). It is the per-item term of Krippendorff's alpha: the all-time alpha of the
 -- 'human' rater group in fct_rater_agreement equals the average of item_agreement weighted by n_ratings (a singular
--- test holds that identity). Raters as in fct_rater_agreement (int_agreement_ratings): each counts once per item
--- (latest rating), reviews (hybrid forms, CogniBench completed reviews) left out.
+-- test holds that identity). Raters and values as in fct_rater_agreement (int_agreement_ratings): each counts once per
+-- item (latest rating), reviews (hybrid forms, CogniBench completed reviews) left out; a hazard's agreement is on
+-- the verdict its violation rates count (violating or not: not_applicable counts as non_violating), and a hazard
+-- verdict 'unsure' (the person cannot judge) is no value, so an item here has two or more people who gave one
+-- (non_violating, non_violating, unsure agree perfectly on two values). fct_rater_agreement's header has the reasons.
 --
--- lowest_score, highest_score, spread and score_stddev are NULL when any of the item's ratings has no score (a hazard
--- verdict 'unsure' or 'not_applicable'): that rating is a category of its own to item_agreement, and a range over
--- the others would show raters who disagree with a spread of 0.
+-- lowest_score, highest_score, spread and score_stddev are NULL when any rating with a value has no score (a hazard
+-- verdict 'not_applicable'): item_agreement counts it against violating, and a range over the others would show
+-- raters who disagree with a spread of 0.
 {%- set positions = declared_label_positions() %}
 {%- set label_totals_squared %}{% for a in positions %}cast(total_{{ a }} as double) * total_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}
 {%- set label_tallies_squared %}{% for a in positions %}cast(n_{{ a }} as double) * n_{{ a }}{% if not loop.last %} + {% endif %}{% endfor %}{% endset %}

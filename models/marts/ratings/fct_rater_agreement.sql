@@ -9,13 +9,25 @@
 -- week of its first rating (int_agreement_ratings applies these rules). alpha (the primary statistic) is
 -- ordinal on ordinal scales and nominal on nominal ones; alpha_ordinal and alpha_interval are NULL on nominal
 -- scales, whose codes have no order.
+--
+-- What is compared (macros/declared_labels.sql: agreement_labels): a hazard's agreement is on the verdict its
+-- violation rates count (fct_hazard_rates: violating or not), so that it says whether those rates can be trusted:
+-- not_applicable and non_violating both say the response does not violate the hazard, and count as one category.
+-- A hazard verdict 'unsure' is a rater saying they cannot judge: a missing value, as Krippendorff treats a "cannot
+-- code", not a category, so it is in no statistic and no count here (n_ratings, n_items and n_raters count ratings
+-- with a value); fct_ratings keeps it, fct_hazard_rates counts it (n_unsure). Two people answering unsure used to
+-- agree, and one person's unsure beside two agreeing verdicts to disagree. Agreement on the labels themselves
+-- (not_applicable apart) is not kept beside it: it would be a second set of coincidences per group, and which of the
+-- two a rater chose moves no violation count. Every other label is an answer:
+-- refusal_appropriateness 'n/a' (the response did not refuse and had no need to) is contradicted by under_refusal,
+-- so it stays a category; vs_reference 'equivalent' is a judgement on the scale.
 {%- set group_by = ['dimension', 'rater_group', 'week_start'] %}
 {%- set most_categories = declared_label_positions() | length %}
 with
 
 units as (
     -- One row per (dimension, item, rater group) and per (dimension, item) over all raters ('all'): the item's
-    -- ratings tallied per declared label (n_1 ..), kept up to date item by item (int_agreement_units).
+    -- ratings tallied per label agreement compares (n_1 ..), kept up to date item by item (int_agreement_units).
     select * from {{ ref('int_agreement_units') }}
 ),
 
@@ -42,11 +54,11 @@ group_terms as (
 ),
 
 scale_labels as (
-    -- Each scale's declared labels by position, as the value column encodes them.
+    -- Each scale's labels agreement compares, by position, as the value column encodes them.
     select scale, label_position, cast(label_value as double) as label_value
     from (
         values
-        {%- for scale, labels in declared_labels().items() %}
+        {%- for scale, labels in agreement_labels().items() %}
         {%- set outer = loop %}
         {%- for label in labels %}
         ('{{ scale }}', {{ loop.index }}, {{ stats_literal(label) }}){% if not (outer.last and loop.last) %},{% endif %}
@@ -77,9 +89,19 @@ coincidences as (
 
 rater_weeks as (
     -- Each rater once per (dimension, rater group, week): distinct raters do not add up across groups, so each
-    -- grouping counts its own, from this far smaller table.
-    select distinct dimension, dimension_group, scale, agreement_level, rater_group, item_week, rater_id
+    -- grouping counts its own, from this far smaller table. A group whose raters all answered 'unsure' keeps its
+    -- row, with no rater counted.
+    select
+        dimension,
+        dimension_group,
+        scale,
+        agreement_level,
+        rater_group,
+        item_week,
+        rater_id,
+        max(case when value is not null then 1 else 0 end) as gave_value
     from ratings
+    group by dimension, dimension_group, scale, agreement_level, rater_group, item_week, rater_id
 ),
 
 group_universe as (
@@ -101,7 +123,7 @@ group_universe as (
             max(dimension_group) as dimension_group,
             max(scale) as scale,
             max(agreement_level) as agreement_level,
-            count(distinct rater_id) as n_raters
+            count(distinct case when gave_value = 1 then rater_id end) as n_raters
         from rater_weeks
         group by grouping sets (
             (dimension, rater_group, item_week),
@@ -137,7 +159,7 @@ fleiss_sums as (
     {{ tally_fleiss_sums('group_terms', ['dimension', 'rater_group', 'week_start', 'scale'], most_categories) }}
 ),
 
-{% for scale, labels in declared_labels().items() %}
+{% for scale, labels in agreement_labels().items() %}
 fleiss_sums_{{ scale }} as (
     select * from fleiss_sums where scale = '{{ scale }}'
 ),
@@ -148,7 +170,7 @@ fleiss_{{ scale }} as (
 {% endfor %}
 
 fleiss as (
-    {%- for scale in declared_labels() %}
+    {%- for scale in agreement_labels() %}
     select * from fleiss_{{ scale }}
     {% if not loop.last %}union all{% endif %}
     {%- endfor %}

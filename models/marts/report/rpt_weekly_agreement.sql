@@ -5,8 +5,8 @@
 -- drags all raters' alpha below target in its week though the people agree; a judge's disagreement with people is
 -- what fct_judge_drift measures.
 -- Alphas are fct_rater_agreement's (ordinal on ordinal scales, nominal on nominal ones, reviews of a judge's verdict
--- left out); the week is the week of an item's first rating. A row per dimension rated that week by anyone, so a
--- dimension with no people's alpha is listed as such.
+-- left out, a hazard's on the violating-or-not verdict with 'unsure' no value); the week is the week of an item's
+-- first rating. A row per dimension rated that week by anyone, so a dimension with no people's alpha is listed as such.
 with
 
 agreement as (
