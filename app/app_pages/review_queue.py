@@ -280,8 +280,11 @@ else:
 # -- CogniBench ------------------------------------------------------------------------------------------------------
 if not cognibench.empty:
     with st.expander(f"CogniBench records waiting for review ({len(cognibench):,})"):
-        st.caption("These are reviewed in CogniBench: a record leaves the queue when CogniBench exports it again with "
-                   "human_review_status 'Completed' and it is ingested.")
+        st.caption("These are reviewed in CogniBench. A record leaves the queue at the first build after a completed "
+                   "record for it is ingested: a new line with its own evaluation_id (the waiting one's is already "
+                   "loaded, so a line reusing it is quarantined as a conflict), the same task_id, model_id, "
+                   "response_id and judge_llm_model, human_review_status 'Completed', and a created_at no earlier "
+                   "than the waiting record's.")
         st.dataframe(
             cognibench[["age_days", "task_id", "model_id", "judge_id", "reasons", "status", "record_id"]],
             hide_index=True, width="stretch",
