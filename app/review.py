@@ -184,8 +184,7 @@ def build_record(judge: Mapping[str, Any], answers: Answers, reviewer_id: str, *
                                             ("notes", answers.notes)) if v.strip()}
     if free_text:
         record["free_text"] = free_text
-    if "extensions" in judge:
-        record["extensions"] = copy.deepcopy(judge["extensions"])
+    # The judge's extension scores stay out: the form does not ask for them, and a copy would read as the person's.
     return record
 
 

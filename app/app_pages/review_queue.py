@@ -243,8 +243,8 @@ else:
         notes = cols[2].text_area("Notes", value=start.notes, key=key("notes"), height=80,
                                   max_chars=limits.get("notes"), persist_state="session")
         if judge.get("extensions"):
-            st.caption(f"The {', '.join(judge['extensions'])} extension scores are carried over from the judge's "
-                       "form unchanged.")
+            st.caption(f"The judge's {', '.join(judge['extensions'])} extension scores are not part of this review: "
+                       "your review leaves them out, and the override rates do not count them.")
 
     answers = review.Answers(
         universal=answers_universal, vs_reference=vs_reference, hazards=answers_hazards,
