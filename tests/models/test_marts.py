@@ -236,7 +236,8 @@ def test_drift_pairs_the_judge_with_independent_people_and_overrides_count_the_r
     assert (everything.pairing == "derived_from").sum() > 1000  # the demo's hybrid and CogniBench reviews
 
     # An eval form's extension scores are not the reviewer's: the review form cannot edit them.
-    extension = everything.dimension.str.match(r"(chat|agent|rag|multimodal)\.") & (everything.source_format == "eval_form")
+    extension = (everything.dimension.str.match(r"(chat|agent|rag|multimodal)\.")
+                 & (everything.source_format == "eval_form"))
     reviews = everything[(everything.pairing == "derived_from") & ~extension].copy()
     reviews["overridden"] = (reviews.judge_label != reviews.human_label).astype(float)
     shares = reviews.groupby([*keys, "judge_rating_id"]).overridden.mean().groupby(keys).agg(["mean", "size"])
