@@ -110,6 +110,41 @@ def ingest(paths: Iterable[Path]):
     return ingest_files(settings, [str(p) for p in paths], IngestOptions(workers=0))
 
 
+def loaded_eval_forms(eval_ids: Sequence[str]) -> set[str] | None:
+    """Which of these eval forms are in the warehouse: loaded by an ingest (in the working copy, until a build
+    publishes it) or published. None when a writer holds the warehouse, so it cannot be told.
+
+    Read under the writer lock, taken without waiting: a reader holding the working copy would make the next writer's
+    DuckDB open fail. Cached per version of the working copy, so it is read again only after a writer changed it."""
+    from evalhouse.lock import WarehouseBusy, writer_lock
+    from evalhouse.publish import working_copy
+
+    if not eval_ids:
+        return set()
+    published = warehouse_path()
+    path = working_copy(published) if working_copy(published).exists() else published
+    stamp = _file_stamp(path)
+    if stamp is None:
+        return set()
+    key = (str(path), "loaded_eval_forms", _hashable(sorted(eval_ids)))
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None and cached.stamp == stamp:
+            return set(cached.frame["record_id"])
+    try:
+        with writer_lock(published, "the app's review page, reading which reviews are loaded"):
+            with duckdb.connect(str(path), read_only=True) as con:
+                frame = con.execute("select record_id from raw.eval_form where record_id in (select unnest(?))",
+                                    [list(eval_ids)]).df()
+    except duckdb.CatalogException:  # no raw tables yet: nothing was loaded
+        return set()
+    except (WarehouseBusy, duckdb.IOException, duckdb.ConnectionException):
+        return None
+    with _lock:
+        _cache[key] = _Entry(stamp, frame, dt.datetime.now())
+    return set(frame["record_id"])
+
+
 def _file_stamp(path: Path) -> tuple[Any, ...] | None:
     try:
         main = path.stat()

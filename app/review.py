@@ -184,8 +184,7 @@ def build_record(judge: Mapping[str, Any], answers: Answers, reviewer_id: str, *
                                             ("notes", answers.notes)) if v.strip()}
     if free_text:
         record["free_text"] = free_text
-    if "extensions" in judge:
-        record["extensions"] = copy.deepcopy(judge["extensions"])
+    # The judge's extension scores stay out: the form does not ask for them, and a copy would read as the person's.
     return record
 
 
@@ -279,8 +278,8 @@ class Submitted:
 
 
 def submitted_reviews(landing: Path) -> dict[str, list[Submitted]]:
-    """Reviews in the landing folder's review files, by the judge record they review: what the queue marks as
-    submitted until a build takes the item out."""
+    """Reviews in the landing folder's review files, by the judge record they review. Saved is not loaded (the
+    warehouse may have been busy): the queue marks as submitted only those in the warehouse (db.loaded_eval_forms)."""
     found: dict[str, list[Submitted]] = {}
     folder = reviews_dir(landing)
     if not folder.is_dir():

@@ -38,7 +38,10 @@ if c.whole_warehouse_missing(queue) or c.empty_state(
     st.stop()
 
 landing = db.landing_path()
-submitted = review.submitted_reviews(landing)
+saved = review.submitted_reviews(landing)
+# A review counts as submitted once it is in the warehouse; one only saved (the warehouse was busy) is no build away
+# from leaving the queue, so it stays listed, marked, with what to run.
+loaded = db.loaded_eval_forms(sorted({s.eval_id for reviews in saved.values() for s in reviews}))
 flash = st.session_state.pop(FLASH, None)
 if flash:
     kind, text = flash
@@ -48,16 +51,30 @@ if flash:
 frame = queue.frame
 forms = frame[frame["source_format"] == "eval_form"].copy()
 cognibench = frame[frame["source_format"] == "cognibench"]
-forms["submitted_by"] = [", ".join(sorted({s.reviewer_id or "?" for s in submitted.get(r, [])}))
+forms["submitted_by"] = [", ".join(sorted({s.reviewer_id or "?" for s in saved.get(r, [])
+                                            if loaded is not None and s.eval_id in loaded}))
                          for r in forms["record_id"]]
+forms["saved_by"] = [", ".join(sorted({s.reviewer_id or "?" for s in saved.get(r, [])
+                                       if loaded is None or s.eval_id not in loaded}))
+                     for r in forms["record_id"]]
 cards = st.columns(4)
 cards[0].metric("Judge forms waiting", f"{len(forms):,}",
                 help="In the queue as the last build left it; the ages are counted to now.")
 cards[1].metric("Submitted, waiting for a build", f"{int((forms['submitted_by'] != '').sum()):,}",
-                help="Reviews saved in the landing folder whose items leave the queue at the next `evalhouse build`.")
+                help="Items whose review is loaded into the warehouse: they leave the queue at the next "
+                     "`evalhouse build`.")
 cards[2].metric("Oldest wait", f"{c.count(forms['age_days'].max())} days" if not forms.empty else c.NA)
 cards[3].metric("CogniBench records waiting", f"{len(cognibench):,}",
                 help="Reviewed in CogniBench itself: listed at the bottom of the page.")
+
+unloaded = forms[(forms["saved_by"] != "") & (forms["submitted_by"] == "")]
+if not unloaded.empty:
+    folder = review.reviews_dir(landing)
+    why = ("the warehouse is busy, so whether they are loaded cannot be told now" if loaded is None else
+           "the warehouse was busy when they were submitted")
+    st.warning(f"{len(unloaded):,} item(s) have a review saved in {folder} but not loaded into the warehouse ({why}): "
+               f"they stay listed, marked \"saved, not loaded\", and a build alone does not load them. Run "
+               f"`evalhouse ingest {folder}`, then `evalhouse build`.", icon=":material/warning:")
 
 # -- pick an item ----------------------------------------------------------------------------------------------------
 filters = c.Filters("review_queue")
@@ -91,16 +108,17 @@ else:
         pd.DataFrame({
             "waiting (days)": shown["age_days"], "task": shown["task_id"], "model": shown["model_id"],
             "judge": shown["judge_id"], "why it waits": shown["reasons"],
-            "submitted by": shown["submitted_by"].replace("", "not yet"),
+            "submitted by": [b or (f"saved, not loaded ({v})" if v else "not yet")
+                             for b, v in zip(shown["submitted_by"], shown["saved_by"])],
         }),
         hide_index=True, width="stretch", height=240,
         column_config={"why it waits": st.column_config.TextColumn(width="large")},
     )
     ids = list(shown["record_id"])
     labels = {
-        r: f"{a} d · {t} · {m} · {j}" + (" · submitted" if s else "")
-        for r, a, t, m, j, s in zip(shown["record_id"], shown["age_days"], shown["task_id"], shown["model_id"],
-                                    shown["judge_id"], shown["submitted_by"])
+        r: f"{a} d · {t} · {m} · {j}" + (" · submitted" if s else " · saved, not loaded" if v else "")
+        for r, a, t, m, j, s, v in zip(shown["record_id"], shown["age_days"], shown["task_id"], shown["model_id"],
+                                       shown["judge_id"], shown["submitted_by"], shown["saved_by"])
     }
     picked = st.selectbox(f"Review one ({len(ids):,} shown, the oldest first; violating hazards before all)", ids,
                           format_func=labels.get, key="review_queue.item")
@@ -133,6 +151,10 @@ else:
     if row["submitted_by"]:
         st.info(f"Already submitted by {row['submitted_by']}: it leaves the queue at the next build.",
                 icon=":material/schedule:")
+    if row["saved_by"]:
+        st.warning(f"A review by {row['saved_by']} is saved in {review.reviews_dir(landing)} but not loaded: run "
+                   f"`evalhouse ingest {review.reviews_dir(landing)}`, then `evalhouse build`.",
+                   icon=":material/warning:")
     st.caption("Highlighted: the judge's answers. Each field starts with the judge's answer: keep it or change it.")
 
     # -- the five universal dimensions ------------------------------------------------------------------------------
@@ -243,8 +265,8 @@ else:
         notes = cols[2].text_area("Notes", value=start.notes, key=key("notes"), height=80,
                                   max_chars=limits.get("notes"), persist_state="session")
         if judge.get("extensions"):
-            st.caption(f"The {', '.join(judge['extensions'])} extension scores are carried over from the judge's "
-                       "form unchanged.")
+            st.caption(f"The judge's {', '.join(judge['extensions'])} extension scores are not part of this review: "
+                       "your review leaves them out, and the override rates do not count them.")
 
     answers = review.Answers(
         universal=answers_universal, vs_reference=vs_reference, hazards=answers_hazards,
@@ -256,7 +278,8 @@ else:
     st.caption(f"You changed {len(changed)} field(s): {', '.join(changed)}." if changed else
                "You changed nothing: submitting confirms the judge's form as it is.")
 
-    already_mine = bool(reviewer and reviewer.strip() in row["submitted_by"].split(", "))
+    already_mine = bool(reviewer and reviewer.strip() in (row["submitted_by"].split(", ")
+                                                          + row["saved_by"].split(", ")))
     if st.button("Submit review", type="primary", key=key("submit"), disabled=already_mine,
                  help="You already submitted this item." if already_mine else None):
         now = review.utc_now()
@@ -280,8 +303,11 @@ else:
 # -- CogniBench ------------------------------------------------------------------------------------------------------
 if not cognibench.empty:
     with st.expander(f"CogniBench records waiting for review ({len(cognibench):,})"):
-        st.caption("These are reviewed in CogniBench: a record leaves the queue when CogniBench exports it again with "
-                   "human_review_status 'Completed' and it is ingested.")
+        st.caption("These are reviewed in CogniBench. A record leaves the queue at the first build after a completed "
+                   "record for it is ingested: a new line with its own evaluation_id (the waiting one's is already "
+                   "loaded, so a line reusing it is quarantined as a conflict), the same task_id, model_id, "
+                   "response_id and judge_llm_model, human_review_status 'Completed', and a created_at no earlier "
+                   "than the waiting record's.")
         st.dataframe(
             cognibench[["age_days", "task_id", "model_id", "judge_id", "reasons", "status", "record_id"]],
             hide_index=True, width="stretch",

@@ -372,6 +372,15 @@ def test_a_review_submitted_while_the_warehouse_is_busy_is_kept_for_the_next_ing
     assert record["derived_from"] == item
     assert not working_copy(writable_demo.path).exists()  # nothing was written while the lock was held
 
+    # Saved, not loaded: no build takes it out, so it is not counted as submitted nor hidden, and the page says
+    # what loads it.
+    at = run_page("review_queue")
+    assert not _problems(at)
+    assert _metric(at, "Submitted, waiting for a build") == "0"
+    assert at.toggle(key="review_queue.hide_submitted").value
+    assert at.selectbox(key="review_queue.item").value == item
+    assert any("not loaded" in w.value and f"evalhouse ingest {landing / 'reviews'}" in w.value for w in at.warning)
+
 
 # -- a build while the app is open ------------------------------------------------------------------------------------
 

@@ -53,7 +53,8 @@ def test_accepting_every_field_makes_a_valid_hybrid_record_derived_from_the_judg
     assert record["derived_from"] == judge_form["eval_id"] != record["eval_id"]
     assert record["created_at"] == "2026-11-21T09:30:05Z"
     assert record["task"] == judge_form["task"] and record["subject"] == judge_form["subject"]
-    assert record["extensions"] == judge_form["extensions"]
+    # The form does not ask for the extension scores: a copy of the judge's would pass as the person's.
+    assert "extensions" not in record
     # The score is the person's now: the judge's samples do not come along.
     assert record["universal"]["helpfulness"] == {"score": 2, "confidence": "high",
                                                   "rationale": "Leaves the user stuck."}

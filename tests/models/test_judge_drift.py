@@ -19,11 +19,13 @@ JUDGE = {"type": "llm_judge", "id": "judge-x#1", "model": "judge-x", "version": 
 def reviewed(tmp_path_factory) -> tuple[Warehouse, dict]:
     """One response, rated by a judge (helpfulness 5, faithfulness 5), independently by h-ana (helpfulness 1) and
     reviewed by h-ana too, with the judge's form in front of her: she keeps helpfulness 5 and changes faithfulness
-    to 2. The same person rated and reviewed, as the demo's h-chen did."""
+    to 2. The same person rated and reviewed, as the demo's h-chen did. The judge's chat extension score comes along
+    in the review unchanged, as the app's review form copied it (it cannot edit it)."""
     root = tmp_path_factory.mktemp("judge_drift")
     judge = eval_form_record(rater=JUDGE, created_at="2026-11-16T09:00:00Z")
     judge["universal"]["helpfulness"]["score"] = 5
     judge["universal"]["faithfulness"]["score"] = 5
+    judge["extensions"] = {"chat": {"turn_count": 2, "consistency_across_turns": 4}}
     person = eval_form_record(rater={"type": "human", "id": "h-ana"}, created_at="2026-11-16T10:00:00Z")
     person["universal"]["helpfulness"] = {"score": 1, "confidence": "high", "rationale": "Ignores the question."}
     review = copy.deepcopy(judge)
@@ -62,6 +64,7 @@ def test_the_review_counts_as_an_override_of_the_judge_where_it_changed_the_verd
             """
         )
     )
+    # The extension score the reviewer could not change is no confirmation of it: not counted.
     assert set(overrides) == {"helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality"}
     assert overrides["helpfulness"] == [1, 1, 1, 0, 0.0, 0.0]
     assert overrides["faithfulness"] == [1, 1, 1, 1, 1.0, -3.0]

@@ -13,7 +13,7 @@ import pytest
 
 from evalhouse.build import run_dbt
 from evalhouse.demo.world import GOLD_MISSING_RATER, OVER_REFUSING_MODEL, VIOLATING_MODEL
-from tests.conftest import Warehouse, eval_form_record, write_lines
+from tests.conftest import Warehouse, cognibench_record, eval_form_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -287,3 +287,31 @@ def test_a_hybrid_review_derived_from_a_judge_record_takes_it_out_of_the_queue(t
     warehouse.ingest(write_lines(tmp_path / "reviews.jsonl", [review]))
     assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
     assert warehouse.rows("select record_id from marts.fct_review_queue") == [(untouched["eval_id"],)]
+
+
+def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the_waiting_one_out_of_the_queue(
+        tmp_path):
+    """CogniBench writes no link to the record a review completes: the same response (task, model, response_id) by
+    the same judge model, completed in a record created at or after the waiting one, is the link. A completion that
+    reuses the evaluation_id is quarantined as a conflict (records are never updated in place)."""
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    waiting = cognibench_record(task_id=17, needs_human_review=True, human_review_status="Pending",
+                                review_reasons=["Partial score"], created_at="2026-11-10T08:00:00.000001Z")
+    other_judge = {**waiting, "evaluation_id": "eval_other_judge", "judge_llm_model": "o3"}
+    rerun = {**waiting, "evaluation_id": "eval_rerun", "created_at": "2026-11-20T08:00:00.000001Z"}
+    warehouse.ingest(write_lines(tmp_path / "judged.jsonl", [waiting, other_judge, rerun]))
+    select = ("build", "--select", "+fct_review_queue")
+    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    queued = {r for (r,) in warehouse.rows("select record_id from marts.fct_review_queue")}
+    assert queued == {waiting["evaluation_id"], "eval_other_judge", "eval_rerun"}
+
+    review = {"human_review_status": "Completed", "human_reviewer_id": "reviewer-17",
+              "human_review_timestamp": "2026-11-12T09:00:00.000001Z", "human_corrected_scores": {}}
+    same_id = {**waiting, **review}
+    completed = {**waiting, **review, "evaluation_id": "eval_completed"}
+    warehouse.ingest(write_lines(tmp_path / "export.jsonl", [same_id, completed]))
+    assert [q["error_message"].split(" ")[0] for q in warehouse.quarantine()] == ["evaluation_id"]
+    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    # The other judge's verdict and the later run of the same judge still wait; the completed record never did.
+    queued = {r for (r,) in warehouse.rows("select record_id from marts.fct_review_queue")}
+    assert queued == {"eval_other_judge", "eval_rerun"}

@@ -2,9 +2,13 @@
 --   eval forms by an LLM judge that a person must confirm (a universal score at or below
 --   var review_score_at_or_below, a confidence in var review_confidences, or a violating hazard) and that no
 --   hybrid review has been derived from yet;
---   CogniBench records that need human review and whose review is not completed.
+--   CogniBench records that need human review, are not completed, and are not superseded by a completed one.
 -- A reviewed item leaves the queue: a hybrid form with derived_from = the judge form's eval_id, or a CogniBench
--- record re-exported with human_review_status 'Completed'. A table, built when its sources change; fct_review_queue,
+-- record with human_review_status 'Completed' for the same judged response (task_id, model_id, response_id: the
+-- item) by the same judge_llm_model, created at or after the waiting one. CogniBench writes no link to the record
+-- it completes, and its completed export cannot reuse the evaluation_id (the ingest quarantines a known id with
+-- other content as a conflict: records are never updated in place), so the item and the judge are the link; a
+-- judge's later run on the same response is a new verdict and waits for its own review. A table, built when its sources change; fct_review_queue,
 -- a view of it, adds the ages (as one table rebuilt by every build, the queue cost every build 2 s on the
 -- benchmark's warehouse) and the record's texts (prompt, response and the judge's original JSON, to pre-fill the
 -- review), read from staging by record_id: kept here, they made this table 64 MB of text rewritten by every build
@@ -16,7 +20,10 @@
 with
 
 judge_records as (
-    select * from {{ ref('stg_cognibench__judge_records') }}
+    select
+        *,
+        {{ cognibench_item_id() }} as item_id
+    from {{ ref('stg_cognibench__judge_records') }}
 ),
 
 hazard_ratings as (
@@ -79,11 +86,31 @@ queued_forms as (
     where violating_hazards is not null or low_scores <> '' or low_confidences <> ''
 ),
 
+completed_judge_records as (
+    select item_id, judge_model, created_at
+    from judge_records
+    where human_review_status = 'Completed'
+),
+
+waiting_judge_records as (
+    select judge_records.*
+    from judge_records
+    where judge_records.needs_human_review
+        and coalesce(judge_records.human_review_status, '') <> 'Completed'
+        and not exists (
+            select 1
+            from completed_judge_records as completed
+            where completed.item_id = judge_records.item_id
+                and completed.judge_model = judge_records.judge_model
+                and completed.created_at >= judge_records.created_at
+        )
+),
+
 queued_judge_records as (
     select
         record_id,
         'cognibench' as source_format,
-        {{ cognibench_item_id() }} as item_id,
+        item_id,
         task_id,
         model_id,
         judge_model as judge_id,
@@ -94,9 +121,7 @@ queued_judge_records as (
         ) as reasons,
         created_at,
         lower(replace(human_review_status, ' ', '_')) as status
-    from judge_records
-    where needs_human_review
-        and coalesce(human_review_status, '') <> 'Completed'
+    from waiting_judge_records
 ),
 
 unioned as (

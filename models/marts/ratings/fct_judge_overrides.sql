@@ -6,6 +6,10 @@
 -- newest week has few.
 -- The unit is the reviewed judge rating: override_rate is the mean over them of the share of their reviews that
 -- changed the label, with a Wilson interval over them (unit_wilson_low/high).
+-- An eval form's extension scores (chat., agent., rag., multimodal.) are left out: the app's review form cannot edit
+-- them and copied them from the judge's form unchanged (the demo's reviews too), so counting them counted a
+-- confirmation nobody made and pushed override rates down.
+{%- set extensions = ['chat', 'agent', 'rag', 'multimodal'] %}
 with
 
 reviews as (
@@ -22,6 +26,10 @@ reviews as (
         case when human_label is not distinct from judge_label then 0.0 else 1.0 end as overridden
     from {{ ref('int_rating_pairs_joined') }}
     where pairing = 'derived_from'
+        and not (
+            source_format = 'eval_form'
+            and ({% for e in extensions %}dimension like '{{ e }}.%'{% if not loop.last %} or {% endif %}{% endfor %})
+        )
 ),
 
 reviewed_ratings as (
