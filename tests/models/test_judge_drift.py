@@ -146,5 +146,6 @@ def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
         """
     ) == [(1, True, 1.5, pytest.approx(0.5), 1.5, None, None, None, False)]
     assert drifting.scalar(
-        "select count(*) from marts.fct_judge_drift where is_baseline_week and coalesce(bias_delta, drift_z) is not null"
+        "select count(*) from marts.fct_judge_drift "
+        "where is_baseline_week and coalesce(bias_delta, bias_delta_se, drift_z) is not null"
     ) == 0
