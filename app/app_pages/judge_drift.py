@@ -1,5 +1,6 @@
 """Judge drift: per LLM judge and dimension, its weekly bias against people with the band outside which a change
-alerts, its exact agreement and quadratic kappa over time, and every alert with the item that shows it best."""
+alerts, its exact agreement and quadratic kappa over time, its alerts with the item that shows each best, and how
+often people reviewing its verdicts overrode them. The chosen week is marked on every chart."""
 
 import altair as alt
 import pandas as pd
@@ -66,12 +67,38 @@ dimensions = filters.multiselect("Dimensions", sorted(frame["dimension"].unique(
                                  help="By default the dimensions that alerted, else the five universal ones.")
 chosen = frame[frame["dimension"].isin(dimensions or default)].copy()
 
-alerts_now = frame[frame["is_drift_alert"] & (frame["week_start"].map(c.to_date) == week)] if week else frame[0:0]
-last_alert = judges.frame.set_index("judge_id").loc[judge, "last_alert"]
+
+def week_rule() -> list[alt.Chart]:
+    """A dashed line on the chosen week, for a chart over weeks (none when no week is chosen)."""
+    if week is None:
+        return []
+    return [alt.Chart().mark_rule(color="black", strokeDash=[4, 4]).encode(
+        x=alt.datum(alt.DateTime(year=week.year, month=week.month, date=week.day)))]
+
+
+marked = f" The dashed line is {week_label}." if week else ""
+# What could have alerted by the chosen week: a week after the baseline (week_number > BASELINE_WEEKS).
+so_far = frame[frame["week_start"].map(c.to_date) <= week] if week else frame
+alerts_so_far = so_far[so_far["is_drift_alert"]]
 if week is not None:
+    alerts_now = alerts_so_far[alerts_so_far["week_start"].map(c.to_date) == week]
     summary = (f"In {week_label}: {len(alerts_now)} alert(s) for {judge}"
                + (f" ({', '.join(sorted(alerts_now['dimension']))})" if len(alerts_now) else "") + ". ")
-    summary += ("No alert ever." if c.is_na(last_alert) else f"Latest alert: {c.iso_week(c.to_date(last_alert))}.")
+    weeks_so_far = so_far.groupby("dimension")["week_number"].max()
+    forming = sorted(weeks_so_far[weeks_so_far <= BASELINE_WEEKS].index)
+    if len(alerts_so_far):
+        summary += f"Latest alert up to {week_label}: {c.iso_week(c.to_date(alerts_so_far['week_start'].max()))}."
+    elif weeks_so_far.empty:
+        summary += f"It has no week with people's ratings up to {week_label}."
+    elif len(forming) == len(weeks_so_far):
+        summary += (f"**Baseline still forming: alerts possible from week {BASELINE_WEEKS + 1}** of the judge's weeks "
+                    f"with people's ratings on a dimension (it has {int(weeks_so_far.max())} up to {week_label}), so "
+                    "no alert could fire yet.")
+    else:
+        summary += f"No alert up to {week_label}."
+    if forming and len(forming) < len(weeks_so_far):
+        summary += (f" Baseline still forming on {', '.join(forming)}: alerts possible there from the judge's week "
+                    f"{BASELINE_WEEKS + 1} on the dimension.")
     st.caption(summary)
 
 # -- bias against people, with the alert band -----------------------------------------------------------------------
@@ -90,7 +117,8 @@ else:
     ]
     biased["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(biased["mean_bias"], biased["low"],
                                                                        biased["high"])]
-    biased["z"] = [c.num(z, 1) for z in biased["drift_z"]]
+    biased["z"] = ["n/a: part of the baseline" if b else c.num(z, 1)
+                   for b, z in zip(biased["is_baseline_week"], biased["drift_z"])]
     x = c.week_x(biased["week_start"])
     tooltip = ["dimension", c.week_tooltip(), "state",
                alt.Tooltip("shown:N", title="bias [95% interval]"),
@@ -106,13 +134,14 @@ else:
         scale=alt.Scale(domain=["baseline week", "within the band", "alert"], range=["#999999", "#1f77b4", "#d62728"])),
         tooltip=tooltip)
     points = base.mark_point(filled=True, size=70).encode(y="mean_bias:Q", color="state:N", tooltip=tooltip)
-    chart = alt.layer(band, zero, bars, points, data=biased).properties(width=260, height=190).facet(
+    chart = alt.layer(band, zero, *week_rule(), bars, points, data=biased).properties(width=260, height=190).facet(
         facet=alt.Facet("dimension:N", title=None, header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
         columns=3,
     ).properties(title=c.title(
         f"Is {judge} drifting away from people?",
         f"Weekly bias with its 95% interval. The shaded band is how far the bias may move from the baseline before "
-        f"it alerts ({ALERT_Z:g} standard errors of the change); a red point is an alert."))
+        f"it alerts ({ALERT_Z:g} standard errors of the change), from the week after the baseline; a red point is an "
+        f"alert.{marked}"))
     c.show_chart(chart)
 
 # -- agreement over time ---------------------------------------------------------------------------------------------
@@ -131,38 +160,38 @@ else:
         tooltip=["dimension", "statistic", c.week_tooltip(),
                  alt.Tooltip("value:Q", format=".2f"), alt.Tooltip("n_pairs:Q", title="judge-person pairs")],
     )
-    c.show_chart(alt.layer(lines, data=long).properties(width=390, height=220).facet(
+    c.show_chart(alt.layer(lines, *week_rule(), data=long).properties(width=390, height=220).facet(
         column=alt.Column("statistic:N", title=None, header=alt.Header(labelFontWeight="bold")),
     ).properties(title=c.title(
         f"Does {judge} still agree with people, week by week?",
         "Exact agreement: share of judge-person pairs with the same label. Quadratic kappa: agreement beyond chance "
-        "that counts near misses on ordered scales (1 perfect, 0 chance).")))
+        f"that counts near misses on ordered scales (1 perfect, 0 chance).{marked}")))
     undefined = chosen[chosen["kappa_quadratic"].isna()]["dimension"].unique()
     if len(undefined):
         st.caption("Kappa is n/a where judge and people used a single category that week (agreement beyond chance "
                    f"is undefined): {', '.join(sorted(undefined))}.")
 
-# -- every alert -----------------------------------------------------------------------------------------------------
-st.subheader("Drift alerts")
+# -- the judge's alerts ------------------------------------------------------------------------------------------------
+up_to = f" up to {week_label}" if week else ""
+st.subheader(f"Drift alerts of {judge}{up_to}")
 alerts = db.query(
     """
     select judge_id, dimension, week_start, mean_bias, bias_se, baseline_bias, bias_delta, bias_delta_se, drift_z,
            n_items, n_humans, exact_agreement, kappa_quadratic, example_task_id, example_model_id, example_judge_score,
            example_human_score, example_n_humans, example_judge_version, example_prompt, example_response
     from marts.rpt_weekly_drift_alerts
-    where week_start <= ?
-    order by week_start desc, judge_id, abs(drift_z) desc
+    where judge_id = ? and (cast(? as date) is null or week_start <= ?)
+    order by week_start desc, abs(drift_z) desc
     """,
-    [week],
+    [judge, week, week],
 )
 c.notes(alerts)
-if not c.empty_state(alerts, f"drift alerts up to {week_label}",
+if not c.empty_state(alerts, f"drift alerts of {judge}{up_to}",
                      "An alert appears when a judge's weekly bias leaves its band."):
     a = alerts.frame
     st.dataframe(
         pd.DataFrame({
-            "week": a["week_start"].map(lambda d: c.iso_week(c.to_date(d))), "judge": a["judge_id"],
-            "dimension": a["dimension"],
+            "week": a["week_start"].map(lambda d: c.iso_week(c.to_date(d))), "dimension": a["dimension"],
             "bias [95% interval]": [c.with_interval(v, v - 1.96 * se, v + 1.96 * se) for v, se in
                                     zip(a["mean_bias"], a["bias_se"])],
             "baseline bias": [c.num(v) for v in a["baseline_bias"]],
@@ -173,8 +202,7 @@ if not c.empty_state(alerts, f"drift alerts up to {week_label}",
         }),
         hide_index=True, width="stretch",
     )
-    labels = [f"{c.iso_week(c.to_date(w))} · {j} · {d}" for w, j, d in
-              zip(a["week_start"], a["judge_id"], a["dimension"])]
+    labels = [f"{c.iso_week(c.to_date(w))} · {d}" for w, d in zip(a["week_start"], a["dimension"])]
     picked = st.selectbox("The item that shows an alert best", range(len(labels)), format_func=lambda i: labels[i],
                           key="judge_drift.alert") or 0
     row = a.iloc[picked]
@@ -186,3 +214,76 @@ if not c.empty_state(alerts, f"drift alerts up to {week_label}",
     left, right = st.columns(2)
     c.show_text("Prompt", row["example_prompt"], container=left)
     c.show_text("Response", row["example_response"], container=right)
+
+# -- how often reviewers override the judge ----------------------------------------------------------------------------
+st.subheader(f"Do people reviewing {judge}'s verdicts change them?")
+st.caption(
+    "A person reviewing the judge's form (the Review queue page, a CogniBench completed review) sees its verdict and "
+    "confirms or changes it. That is not an independent opinion, so it is left out of the bias above; how often it "
+    "changes the verdict is the most direct sign of whether to trust the judge. **Override rate**: share of the "
+    "judge's reviewed ratings whose label a reviewer changed, with its 95% Wilson interval over those ratings. The "
+    "week is the judge's: reviews come in a day or more later, so the newest weeks have few."
+)
+overrides = db.query(
+    """
+    select dimension, week_start, n_reviews, n_reviewed_ratings, n_reviewers, n_overridden, override_rate,
+           override_rate_ci_low, override_rate_ci_high, mean_score_change
+    from marts.fct_judge_overrides
+    where judge_id = ?
+    order by dimension, week_start
+    """,
+    [judge],
+)
+c.notes(overrides)
+if not c.empty_state(overrides, f"reviews of {judge}'s verdicts",
+                     "A person reviews a judge's form on the Review queue page; a CogniBench record counts once it "
+                     "is exported with a completed review."):
+    reviewed = overrides.frame
+    shown_dimensions = dimensions or default
+    reviewed = reviewed[reviewed["dimension"].isin(shown_dimensions)].copy()
+    if reviewed.empty:
+        st.info(f"No reviews of {judge}'s verdicts on these dimensions; there are on: "
+                f"{', '.join(sorted(overrides.frame['dimension'].unique()))}.", icon=":material/info:")
+    else:
+        reviewed["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
+                             zip(reviewed["override_rate"], reviewed["override_rate_ci_low"],
+                                 reviewed["override_rate_ci_high"])]
+        tooltip = ["dimension", c.week_tooltip(), alt.Tooltip("shown:N", title="override rate [95% interval]"),
+                   alt.Tooltip("n_reviewed_ratings:Q", title="reviewed ratings"),
+                   alt.Tooltip("n_overridden:Q", title="reviews that changed it"),
+                   alt.Tooltip("n_reviewers:Q", title="reviewers")]
+        y_scale = alt.Scale(domain=[0, 1])
+        base = alt.Chart().encode(x=c.week_x(reviewed["week_start"]))
+        bars = base.mark_rule(strokeWidth=2).encode(
+            y=alt.Y("override_rate_ci_low:Q", title="reviewed ratings changed (%)", scale=y_scale,
+                    axis=alt.Axis(format="%")),
+            y2="override_rate_ci_high:Q", tooltip=tooltip)
+        points = base.mark_point(filled=True, size=70).encode(y=alt.Y("override_rate:Q", scale=y_scale),
+                                                              tooltip=tooltip)
+        c.show_chart(alt.layer(bars, points, *week_rule(), data=reviewed).properties(width=260, height=160).facet(
+            facet=alt.Facet("dimension:N", title=None, header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
+            columns=3,
+        ).properties(title=c.title(
+            f"How often do reviewers overrule {judge}?",
+            f"Share of the judge's reviewed ratings whose label a reviewer changed, per week, with its 95% Wilson "
+            f"interval.{marked}")))
+        # The chosen week, or, as reviews lag, the latest week before it with reviews.
+        reviewed_weeks = reviewed["week_start"].map(c.to_date)
+        earlier = sorted(w for w in reviewed_weeks.unique() if week is None or w <= week)
+        if not earlier:
+            st.caption(f"No reviews of {judge}'s ratings up to {week_label} on these dimensions.")
+        else:
+            table_week = earlier[-1]
+            this_week = reviewed[reviewed_weeks == table_week]
+            st.caption(f"{c.iso_week(table_week)}, per dimension" + (
+                "" if table_week == week else f" (the latest week up to {week_label} with reviews so far)") + ":")
+            st.dataframe(
+                pd.DataFrame({
+                    "dimension": this_week["dimension"],
+                    "override rate [95% interval]": list(this_week["shown"]),
+                    "reviewed ratings": this_week["n_reviewed_ratings"], "reviews": this_week["n_reviews"],
+                    "changed": this_week["n_overridden"], "reviewers": this_week["n_reviewers"],
+                    "mean score change": [c.signed(v) for v in this_week["mean_score_change"]],
+                }),
+                hide_index=True, width="stretch",
+            )

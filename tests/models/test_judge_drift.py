@@ -72,3 +72,83 @@ def test_the_review_counts_as_an_override_of_the_judge_where_it_changed_the_verd
         "select override_rate_ci_low, override_rate_ci_high from marts.fct_judge_overrides "
         "where dimension = 'faithfulness'")[0]
     assert low == pytest.approx(1 / (1 + 1.96**2)) and high == pytest.approx(1.0)  # Wilson, 1 of 1
+
+
+# -- baseline weeks: no change, no z ----------------------------------------------------------------------------------
+
+WEEKS = {1: "2026-11-03", 2: "2026-11-10", 3: "2026-11-17"}  # Tuesdays of 2026-W45, W46, W47
+DRIFTING = {"type": "llm_judge", "id": "judge-y#1", "model": "judge-y", "version": "v1"}
+SOLO = {"type": "llm_judge", "id": "solo#1", "model": "solo", "version": "v1"}
+
+
+def _rated(rater: dict, week: int, task: str, helpfulness: int, hour: int = 9) -> dict:
+    form = eval_form_record(rater=rater, created_at=f"{WEEKS[week]}T{hour:02d}:00:00Z")
+    form["task"] = {**form["task"], "task_id": task, "response_id": f"r-{task}"}
+    form["universal"]["helpfulness"] = {"score": helpfulness, "confidence": "high", "rationale": "As scored."}
+    return form
+
+
+def drift_forms() -> list[dict]:
+    """Helpfulness, judge minus h-ana's score per item. judge-y#1: week 1 items 5-3 and 4-4 (bias 2 and 0), week 2
+    5-4 and 5-4 (1 and 1), week 3 5-1 and 5-1 (4 and 4); its baseline is weeks 1 and 2, items 2, 0, 1, 1: mean 1,
+    SE sqrt(var_samp 2/3 / 4) = sqrt(1/6). solo#1 rates only in week 3: 3-1 and 2-1 (2 and 1). The other four
+    dimensions are rated alike by everyone (bias 0). h-bo reviews judge-y#1's two week-1 forms with them in view:
+    helpfulness 5 -> 3 (an override) and 4 kept."""
+    forms = []
+    for week, task, judge, person in [(1, "t1a", 5, 3), (1, "t1b", 4, 4), (2, "t2a", 5, 4), (2, "t2b", 5, 4),
+                                      (3, "t3a", 5, 1), (3, "t3b", 5, 1)]:
+        forms += [_rated(DRIFTING, week, task, judge), _rated({"type": "human", "id": "h-ana"}, week, task, person, 10)]
+    forms += [_rated(SOLO, 3, "t3a", 3, 11), _rated(SOLO, 3, "t3b", 2, 11)]
+    for judged, kept in [(forms[0], 3), (forms[2], 4)]:
+        review = copy.deepcopy(judged)
+        review.update(eval_id=eval_form_record()["eval_id"], derived_from=judged["eval_id"],
+                      rater={"type": "hybrid", "id": "h-bo"}, created_at=f"{WEEKS[2]}T09:00:00Z")
+        review["universal"]["helpfulness"] = {"score": kept, "confidence": "high", "rationale": "Reviewed."}
+        forms.append(review)
+    return forms
+
+
+@pytest.fixture(scope="module")
+def drifting(tmp_path_factory) -> Warehouse:
+    root = tmp_path_factory.mktemp("judge_drift_baseline")
+    warehouse = Warehouse(root / "w.duckdb")
+    summary = warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms()))
+    assert warehouse.quarantine() == [], summary
+    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), target_path=root / "target",
+                     quiet=True)
+    assert result.ok, result.failures
+    return warehouse
+
+
+def test_baseline_weeks_have_no_change_and_no_z_and_a_later_week_is_compared_with_them(drifting):
+    rows = drifting.rows(
+        """
+        select week_number, is_baseline_week, mean_bias, bias_se, baseline_bias, baseline_se, bias_delta,
+               bias_delta_se, drift_z, is_drift_alert
+        from marts.fct_judge_drift where judge_id = 'judge-y#1' and dimension = 'helpfulness' order by week_start
+        """
+    )
+    baseline_se = (1 / 6) ** 0.5
+    # Before: week 1 had a change of 1 - 1 = 0 and z 0 / sqrt(1 + 1/6) = 0.0, week 2 z 0.0, against a baseline
+    # holding the week itself.
+    assert rows[:2] == [
+        (1, True, 1.0, pytest.approx(1.0), 1.0, pytest.approx(baseline_se), None, None, None, False),
+        (2, True, 1.0, 0.0, 1.0, pytest.approx(baseline_se), None, None, None, False),
+    ]
+    assert rows[2] == (3, False, 4.0, 0.0, 1.0, pytest.approx(baseline_se), 3.0, pytest.approx(baseline_se),
+                       pytest.approx(3 * 6**0.5), True)
+
+
+def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
+    # solo#1's one week: bias (2 + 1) / 2 = 1.5, SE sqrt(0.5 / 2) = 0.5; before, its change was 0.0 and z 0.0.
+    assert drifting.rows(
+        """
+        select week_number, is_baseline_week, mean_bias, bias_se, baseline_bias, bias_delta, bias_delta_se, drift_z,
+               is_drift_alert
+        from marts.fct_judge_drift where judge_id = 'solo#1' and dimension = 'helpfulness'
+        """
+    ) == [(1, True, 1.5, pytest.approx(0.5), 1.5, None, None, None, False)]
+    assert drifting.scalar(
+        "select count(*) from marts.fct_judge_drift "
+        "where is_baseline_week and coalesce(bias_delta, bias_delta_se, drift_z) is not null"
+    ) == 0

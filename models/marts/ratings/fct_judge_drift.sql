@@ -11,7 +11,8 @@
 -- kappa with the scale's declared labels, MAE) is over pairs.
 -- Baseline: the judge's first `drift_baseline_weeks` weeks with pairs on the dimension, pooled. An alert is a
 -- weekly bias that differs from the baseline by more than `drift_alert_z` standard errors of the difference,
--- sqrt(bias_se^2 + baseline_se^2) (both are dbt vars in dbt_project.yml). Baseline weeks never alert.
+-- sqrt(bias_se^2 + baseline_se^2) (both are dbt vars in dbt_project.yml). Baseline weeks never alert, and their
+-- change and z are NULL: a judge with fewer weeks than the baseline has no week an alert could fire in yet.
 -- int_rating_pairs_joined is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
 -- (docs/performance.md, "Import CTEs read more than once").
 {%- set group_by = ['judge_id', 'dimension', 'week_start'] %}
@@ -139,8 +140,16 @@ compared as (
         baseline.baseline_bias,
         baseline.baseline_se,
         baseline.baseline_n_items,
-        weekly_bias.mean_bias - baseline.baseline_bias as bias_delta,
-        sqrt(weekly_bias.bias_se * weekly_bias.bias_se + baseline.baseline_se * baseline.baseline_se) as bias_delta_se
+        -- A baseline week is part of the baseline it would be compared with (and the SE would leave that overlap
+        -- out): its change is undefined, not 0, so NULL, as is every change while the baseline is still forming.
+        case
+            when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
+                then weekly_bias.mean_bias - baseline.baseline_bias
+        end as bias_delta,
+        case
+            when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
+                then sqrt(weekly_bias.bias_se * weekly_bias.bias_se + baseline.baseline_se * baseline.baseline_se)
+        end as bias_delta_se
     from weekly_pairs
     inner join week_numbers
         on weekly_pairs.judge_id = week_numbers.judge_id
