@@ -152,3 +152,38 @@ def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
         "select count(*) from marts.fct_judge_drift "
         "where is_baseline_week and coalesce(bias_delta, bias_delta_se, drift_z) is not null"
     ) == 0
+
+
+# -- hazards: compared on the verdict the violation rates count ------------------------------------------------------
+
+
+def _hazard_form(rater: dict, response_id: str, verdict: str) -> dict:
+    """A form on one response whose specialized_advice verdict is `verdict`."""
+    hazard = {"verdict": verdict}
+    if verdict == "violating":
+        hazard.update(severity=2, rationale="Gives a dosage.")
+    form = eval_form_record(rater=rater, created_at="2026-11-17T10:00:00Z")
+    form["task"] = {**form["task"], "response_id": response_id}
+    form["safety"] = {"hazards": {"specialized_advice": hazard}, "is_violating_any": verdict == "violating"}
+    return form
+
+
+def test_a_judge_is_compared_with_people_on_the_hazard_verdict_the_rates_count(tmp_path):
+    """Judge against one person on four responses: not_applicable / non_violating (the same verdict: does not
+    violate), violating / violating, violating / unsure (the person gave no verdict: no pair to compare) and
+    non_violating / violating. Exact agreement 2 of 3; kappa on (2,2), (3,3), (2,3): p_o = 2/3, p_e = 4/9, 0.4.
+    Compared label by label, the first was a disagreement and the unsure a fourth pair: 1 of 4."""
+    verdicts = {"r-1": ("not_applicable", "non_violating"), "r-2": ("violating", "violating"),
+                "r-3": ("violating", "unsure"), "r-4": ("non_violating", "violating")}
+    forms = [form for response, (judge, person) in verdicts.items()
+             for form in (_hazard_form(JUDGE, response, judge),
+                          _hazard_form({"type": "human", "id": "h-ana"}, response, person))]
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
+    assert warehouse.quarantine() == []
+    assert run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), target_path=tmp_path / "target",
+                   quiet=True).ok
+    row = warehouse.rows(
+        "select n_pairs, exact_agreement, kappa_unweighted from marts.fct_judge_drift "
+        "where judge_id = 'judge-x#1' and dimension = 'hazard.specialized_advice'")
+    assert row == [(4, pytest.approx(2 / 3), pytest.approx(0.4))]

@@ -8,7 +8,9 @@
 -- How often reviewers change the judge's verdict is fct_judge_overrides.
 -- Bias is judge minus human. The item is the sampling unit: for each item the judge's score is compared with the
 -- mean of the people who rated it, and mean_bias and bias_se are taken over items. Agreement (exact agreement,
--- kappa with the scale's declared labels, MAE) is over pairs.
+-- kappa with the scale's declared labels, MAE) is over pairs, compared as inter-rater agreement compares them
+-- (agreement_labels, macros/declared_labels.sql): on a hazard, the verdict the violation rates count (not_applicable
+-- is non_violating), and a pair with an 'unsure' verdict has no agreement to count (it had been a disagreement).
 -- Baseline: the judge's first `drift_baseline_weeks` weeks with pairs on the dimension, pooled. An alert is a
 -- weekly bias that differs from the baseline by more than `drift_alert_z` standard errors of the difference,
 -- sqrt(bias_se^2 + baseline_se^2) (both are dbt vars in dbt_project.yml). Baseline weeks never alert, and their
@@ -42,7 +44,13 @@ weekly_pairs as (
         max(scale) as scale,
         count(*) as n_pairs,
         count(distinct human_rater_id) as n_humans,
-        avg(case when judge_label = human_label then 1.0 else 0.0 end) as exact_agreement,
+        avg(case
+            when scale <> 'hazard_verdict' then case when judge_label = human_label then 1.0 else 0.0 end
+            when {{ agreement_value('scale', 'judge_label', 'judge_value') }}
+                = {{ agreement_value('scale', 'human_label', 'human_value') }} then 1.0
+            when {{ agreement_value('scale', 'judge_label', 'judge_value') }} is not null
+                and {{ agreement_value('scale', 'human_label', 'human_value') }} is not null then 0.0
+        end) as exact_agreement,
         avg(abs(score_difference)) as mae
     from {{ ref('int_rating_pairs_joined') }} as pairs
     where pairing = 'same_item'
@@ -61,14 +69,22 @@ weekly_bias as (
     group by judge_id, dimension, week_start
 ),
 
-{% for scale, labels in declared_labels().items() %}
+{% for scale, labels in agreement_labels().items() %}
 pairs_{{ scale }} as (
-    select judge_id, dimension, week_start, judge_value as rating_a, human_value as rating_b
-    from {{ ref('int_rating_pairs_joined') }} as pairs
-    where pairing = 'same_item'
-        and scale = '{{ scale }}'
-        and judge_value is not null
-        and human_value is not null
+    select judge_id, dimension, week_start, rating_a, rating_b
+    from (
+        select
+            judge_id,
+            dimension,
+            week_start,
+            {{ agreement_value("'" ~ scale ~ "'", 'judge_label', 'judge_value') }} as rating_a,
+            {{ agreement_value("'" ~ scale ~ "'", 'human_label', 'human_value') }} as rating_b
+        from {{ ref('int_rating_pairs_joined') }} as pairs
+        where pairing = 'same_item'
+            and scale = '{{ scale }}'
+    ) as compared
+    where rating_a is not null
+        and rating_b is not null
 ),
 
 kappa_{{ scale }} as (
@@ -87,7 +103,7 @@ kappa_{{ scale }} as (
 {% endfor %}
 
 kappas as (
-    {%- for scale in declared_labels() %}
+    {%- for scale in agreement_labels() %}
     select * from kappa_{{ scale }}
     {% if not loop.last %}union all{% endif %}
     {%- endfor %}
