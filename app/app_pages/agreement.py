@@ -83,7 +83,7 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
     else:
         order = list(frame.sort_values(["dimension_group", "dimension"])["dimension"])
         y = alt.Y("dimension:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
-        tooltip = ["dimension", "statistic", alt.Tooltip("value:Q", format=".2f"), alt.Tooltip("target:Q"),
+        tooltip = ["dimension", "statistic", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("target:Q"),
                    "verdict", alt.Tooltip("n_units:Q", title="items rated 2+ times"),
                    alt.Tooltip("n_raters:Q", title="raters")]
         points = alt.Chart(long).mark_point(filled=True, size=90).encode(
@@ -109,7 +109,8 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
     st.dataframe(
         pd.DataFrame({
             "dimension": frame["dimension"], "group": frame["dimension_group"],
-            "alpha": [c.num(a) if not c.is_na(a) else why for a, why in zip(frame["alpha"], frame["why_na"])],
+            # Three decimals: at two, 0.5976 read "0.60" beside its target 0.6 and "below target".
+            "alpha": [c.num(a, 3) if not c.is_na(a) else why for a, why in zip(frame["alpha"], frame["why_na"])],
             "target": frame["target"], "verdict": frame["verdict"],
             "Fleiss' kappa": [c.num(v) for v in frame["fleiss_kappa"]],
             "Gwet's AC1": [c.num(v) for v in frame["gwet_ac1"]],

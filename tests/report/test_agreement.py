@@ -13,7 +13,7 @@ import pytest
 
 from evalhouse.report.document import Paragraph, Table
 from evalhouse.report.sections import Context, agreement, judge_drift
-from tests.report.conftest import SHIFTED_WEEK, section_html
+from tests.report.conftest import LAST_WEEK, SHIFTED_WEEK, section_html
 
 pytestmark = pytest.mark.slow
 
@@ -126,3 +126,18 @@ def test_a_week_with_no_peoples_alpha_anywhere_says_so_in_the_headline():
     part = agreement.build(Context(_Reader([_row("hazard.hate")], []), dt.date(2026, 11, 2)))
     assert "no dimension has a people's alpha this week" in part.headline.text
     assert _texts(part)[0].startswith("No dimension has a people's alpha this week")
+
+
+def test_an_alpha_just_below_its_target_does_not_read_as_the_target(demo_warehouse, last_week_html):
+    """2026-W47: agent.plan_quality's people's alpha is 0.5976 against 0.6. At two decimals the row read "0.60",
+    target "0.6", "below target"."""
+    rows = demo_warehouse.rows(
+        "select dimension, human_alpha, target from marts.rpt_weekly_agreement "
+        "where week_start = ? and target_status = 'below_target'", [LAST_WEEK])
+    section = section_html(last_week_html, agreement.ANCHOR)
+    near = [(d, a, t) for d, a, t in rows if round(a, 2) == t]
+    assert near, "the demo's W47 has alphas a hair below their target"
+    for dimension, alpha, target in rows:
+        row = section[section.index(f"<td>{escape(dimension)}</td>"):]
+        shown = row[:row.index("</tr>")].split('<td class="num tone-bad">')[1].split("<")[0]
+        assert shown == f"{alpha:.3f}" and float(shown) < target, (dimension, shown)

@@ -13,6 +13,8 @@ TITLE = "Do our raters agree?"
 FLAGGED_TITLE = "Which tasks need their rubric clarified?"
 MAX_FLAGGED_TASKS = 25
 MAX_EXAMPLES = 3
+# Alphas to three decimals: at two, 0.5976 read "0.60" beside its target 0.6 and "below target".
+ALPHA_DIGITS = 3
 
 _AGREEMENT_SQL = """
 select *
@@ -87,8 +89,8 @@ def _summary(defined: list[Row], below: list[Row]) -> str:
 
 
 def _pooled_note(rows: list[Row]) -> str:
-    names = fmt.join_words([f"{r['dimension']} (people {fmt.num(r['human_alpha'])}, all raters "
-                            f"{fmt.num(r['all_raters_alpha'])})" for r in rows])
+    names = fmt.join_words([f"{r['dimension']} (people {fmt.num(r['human_alpha'], ALPHA_DIGITS)}, all raters "
+                            f"{fmt.num(r['all_raters_alpha'], ALPHA_DIGITS)})" for r in rows])
     return (f"People meet the target on {names}, but all raters pooled fall below it: the LLM judges rate these "
             f"items differently from people, which is a judge to check (\"{judge_drift.TITLE}\", below), not a "
             "rubric to clarify.")
@@ -117,16 +119,16 @@ def _table(rows: list[Row], context: Context) -> Table:
         body.append((
             Cell(row["dimension"]),
             Cell(row["dimension_group"] or fmt.MISSING),
-            Cell(fmt.num(row["human_alpha"]), tone, numeric=True),
+            Cell(fmt.num(row["human_alpha"], ALPHA_DIGITS), tone, numeric=True),
             Cell(fmt.count(row["human_n_units"]), numeric=True),
             Cell(fmt.num(row["target"], 1), numeric=True),
             Cell({"below_target": "below target", "meets_target": "meets target"}.get(status, "no people's alpha"),
                  tone),
-            Cell(fmt.num(row["all_raters_alpha"]), numeric=True),
-            Cell(fmt.num(row["judge_alpha"]), numeric=True),
+            Cell(fmt.num(row["all_raters_alpha"], ALPHA_DIGITS), numeric=True),
+            Cell(fmt.num(row["judge_alpha"], ALPHA_DIGITS), numeric=True),
             Cell(fmt.num(row["human_percent_agreement"]), numeric=True),
             Cell(fmt.num(row["human_top_value_share"]), numeric=True),
-            Cell(fmt.num(row["previous_human_alpha"]), numeric=True),
+            Cell(fmt.num(row["previous_human_alpha"], ALPHA_DIGITS), numeric=True),
             Cell(f"{fmt.share(row['n_items_flagged'], row['n_items_compared'])}", numeric=True),
         ))
     return Table(
@@ -161,7 +163,9 @@ def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
     blocks.append(Table(("Task", "Prompt", "Items flagged", "Dimensions flagged", "Lowest item agreement"),
                         tuple(body),
                         caption="Item agreement among people: 1 - the item's disagreement / the dimension's expected "
-                                "disagreement (1 perfect, 0 chance level); the people's alpha is its average."))
+                                "disagreement over all its ratings, every week's (1 perfect, 0 chance level). "
+                                "Weighted by their ratings, items average to the dimension's all-time alpha, not "
+                                "to a week's, whose expected disagreement is the week's own."))
     if len(flagged) > len(shown):
         blocks.append(Paragraph(f"And {fmt.plural(len(flagged) - len(shown), 'more task')} with fewer flags.",
                                 "muted"))
