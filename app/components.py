@@ -141,6 +141,14 @@ def to_date(value: Any) -> dt.date | None:
     return pd.Timestamp(value).date()
 
 
+def _day(text: str | None) -> dt.date | None:
+    """A day from the URL ('2026-10-26'); None when absent or not a date (a hand-edited link never breaks a page)."""
+    try:
+        return dt.date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
 def weeks_with_data() -> db.Result:
     """The weeks (Mondays) with trials or ratings, newest first."""
     return db.query(
@@ -307,6 +315,27 @@ class Filters:
         value = default if value is None else value
         self._publish(param, value, default)
         return value
+
+    def dates(self, label: str, *, first: dt.date, last: dt.date, container: Any = st,
+              help: str | None = None) -> tuple[dt.date, dt.date]:
+        """A range of days (?from=2026-10-26&to=2026-11-01), opening on first..last. A link may ask for days outside
+        the data (a week with no runs): the picker's bounds widen to hold them, and the page shows that nothing
+        falls in them rather than another range's results."""
+        key = self.key("dates")
+        asked = _day(st.query_params.get("from")), _day(st.query_params.get("to"))
+        low = min([first] + [d for d in asked if d is not None])
+        high = max([last] + [d for d in asked if d is not None])
+        if key not in st.session_state and any(d is not None for d in asked):
+            start, end = asked[0] or first, asked[1] or last
+            st.session_state[key] = (start, end) if start <= end else (end, start)
+        extra = {} if key in st.session_state else {"value": (first, last)}
+        chosen = container.date_input(label, min_value=low, max_value=high, key=key, help=help, **extra)
+        if not (isinstance(chosen, (tuple, list)) and len(chosen) == 2):
+            return first, last  # one end picked so far: the range until the other is
+        start, end = chosen
+        for param, value, default in (("from", start, first), ("to", end, last)):
+            self._publish(param, value.isoformat(), default.isoformat())
+        return start, end
 
     def week(self, label: str = "Week", *, weeks: Sequence[dt.date] | None = None, container: Any = st,
              extra_first: str | None = None) -> dt.date | None:

@@ -41,9 +41,9 @@ metric = filters.selectbox("Metric", metrics, param="metric",
                      container=right, help="accuracy: share of samples answered correctly; mean_score: mean of "
                                            "the per-sample scores.")
 first_day, last_day = c.to_date(frame["first_day"].min()), c.to_date(frame["last_day"].max())
-chosen = far.date_input("Evaluated between", (first_day, last_day), min_value=first_day, max_value=last_day,
-                        key="leaderboard.dates", help="The day each run was evaluated (UTC).")
-start, end = (chosen if isinstance(chosen, (tuple, list)) and len(chosen) == 2 else (first_day, last_day))
+# In the URL (?from=...&to=...): the Overview links a week's score to that week's runs.
+start, end = filters.dates("Evaluated between", first=first_day, last=last_day, container=far,
+                           help="The day each run was evaluated (UTC).")
 
 results = db.query(
     """

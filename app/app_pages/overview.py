@@ -1,5 +1,6 @@
 """Overview: each model this week against last week, and what needs someone's attention. Every number links to
-the page that explains it. It reads the same weekly marts as the weekly report, so the two always agree."""
+the page that explains it. It reads the same weekly marts as the weekly report, and words each change with the
+report's own functions (evalhouse/report/changes.py), so the two always agree."""
 
 import datetime as dt
 
@@ -8,7 +9,7 @@ import streamlit as st
 
 import components as c
 import db
-from evalhouse.report.fmt import p_value
+from evalhouse.report import changes as model_changes
 
 st.title("This week against last week")
 st.caption(
@@ -22,6 +23,8 @@ week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.fr
 week = c.Filters("overview").week("Week", weeks=week_options) if week_options else None
 previous = week - dt.timedelta(days=7) if week else None
 week_param = c.iso_week(week) if week else None
+# The Leaderboard's date filter for this week (Monday to Sunday): its links show the runs behind this week's numbers.
+week_days = {"from": week.isoformat(), "to": (week + dt.timedelta(days=6)).isoformat()} if week else {}
 
 summary = db.query(
     """
@@ -71,8 +74,9 @@ hazards = db.query(
 changes = db.query(
     """
     select model_id, evaluation_name, trial_metric, n_samples, accuracy, ci_low, ci_high, previous_accuracy,
-           accuracy_change, comparison, change_test, change_z, sign_test_p, n_improved, n_worsened, is_regression,
-           is_improvement, pass_k, pass_at_k, pass_hat_k, previous_pass_at_k
+           accuracy_change, paired_mean_difference, comparison, n_compared, change_test, change_z, sign_test_p,
+           is_significant, n_improved, n_worsened, is_regression, is_improvement, pass_k, pass_at_k, pass_hat_k,
+           previous_pass_at_k
     from marts.rpt_weekly_model_changes
     where week_start = ?
     order by model_id, evaluation_name, trial_metric
@@ -100,12 +104,12 @@ def _not_available(label: str, result: db.Result) -> None:
                "n/a: no trials or ratings in the warehouse yet, so no week to count.")
 
 
-def _evidence(row: pd.Series) -> str:
+def _evidence(row: dict) -> str:
     """What the verdict was tested on, as the weekly report says it: the changed samples and the exact sign test's p
-    for 0/1 scores, else z (two decimals: 1.955 is not 2.0)."""
+    for 0/1 scores, else t (paired) or z (unpaired), to two decimals (1.955 is not 2.0)."""
     if row["change_test"] == "sign test":
-        return f", {int(row['n_improved'])} better, {int(row['n_worsened'])} worse, {p_value(row['sign_test_p'])}"
-    return "" if c.is_na(row["change_z"]) else f", z {row['change_z']:+.2f}"
+        return f", {model_changes.changed(row)}, {model_changes.test_statistic(row)}"
+    return "" if row["change_z"] is None else f", {model_changes.test_statistic(row)}"
 
 
 def _value(row: pd.Series | None, column: str) -> int:
@@ -141,13 +145,13 @@ with top[1].container(border=True):
         st.metric("Significant score drops", f"{now}", delta=now - last, delta_color="inverse",
                   help="Model x eval pairs whose accuracy fell against the week before by more than noise "
                        "(paired on the samples both weeks share: an exact sign test for 0/1 scores, else "
-                       "|z| > 1.96; not tested on fewer than 6 changed samples).")
+                       "Student's t on n - 1 degrees of freedom; not tested on fewer than 6 changed samples).")
         st.caption(f"{_value(this_summary, 'n_improvements')} significant gain(s); {last} drop(s) last week.")
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
         else changes.frame
     c.link("leaderboard", "Which models, which evals?", icon=":material/arrow_forward:",
            params={"evaluation": sorted(drops["evaluation_name"].unique()) if not drops.empty else None,
-                   "model": sorted(drops["model_id"].unique()) if not drops.empty else None})
+                   "model": sorted(drops["model_id"].unique()) if not drops.empty else None, **week_days})
 
 with top[2].container(border=True):
     if backlog.missing:
@@ -216,8 +220,10 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
                      "Scores appear when instance-level eval records of that week are ingested and built."):
     st.caption(
         "Accuracy over the week's trials (each sample's trials averaged first) with its 95% interval and n samples; "
-        "the change against last week is tested on the samples both weeks share (an exact sign test for 0/1 scores, "
-        "else z with |z| > 1.96; not on fewer than 6 changed samples). "
+        "the change against last week is the mean difference on the samples both weeks share, tested on them (an exact "
+        "sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom, |t| > 2.26 on 10 samples; not on "
+        "fewer than 6 changed samples, nor on fewer than 10 samples); without shared samples, the change of the two "
+        "weeks' means with z, |z| > 1.96. The verdict is the weekly report's. "
         "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
         "of the week reached."
     )
@@ -242,19 +248,20 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
             if cell.empty:
                 column.caption("n/a: no scored trials this week")
                 continue
-            r = cell.iloc[0]
-            dropped, rose = c.is_true(r["is_regression"]), c.is_true(r["is_improvement"])
+            r = model_changes.plain(cell.iloc[0])
+            dropped, rose = bool(r["is_regression"]), bool(r["is_improvement"])
             icon = (":material/trending_down:" if dropped
                     else ":material/trending_up:" if rose else ":material/bar_chart:")
-            verdict = "dropped by more than noise" if dropped else "rose by more than noise" if rose else "within noise"
             c.link("leaderboard", c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), icon=icon,
-                   params={"evaluation": [evaluation], "model": [model]}, container=column,
-                   help="Pass rate this week [95% interval]: open the leaderboard for this eval and model")
-            if c.is_na(r["previous_accuracy"]):
+                   params={"evaluation": [evaluation], "model": [model], **week_days}, container=column,
+                   help="Pass rate this week [95% interval]: open the leaderboard for this eval and model, this "
+                        "week's runs")
+            if r["previous_accuracy"] is None:
                 column.caption(f"n={c.count(r['n_samples'])} samples; last week n/a (no trials)")
             else:
+                verdict, _ = model_changes.verdict(r)
                 column.caption(f"n={c.count(r['n_samples'])} samples; last week {c.num(r['previous_accuracy'])}: "
-                               f"{c.signed(r['accuracy_change'])}{_evidence(r)}, {verdict}")
+                               f"{c.signed(model_changes.shown_change(r))}{_evidence(r)}, {verdict}")
             if c.is_na(r["pass_k"]):
                 column.caption("pass@k: n/a (fewer than 2 trials per task this week)")
             else:

@@ -14,7 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from evalhouse.report import fmt
+from evalhouse.report import changes, fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
 
 pytestmark = pytest.mark.slow
@@ -197,7 +197,8 @@ def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse
 
 def test_the_overview_says_what_each_change_was_tested_on_as_the_report_does(demo_warehouse, app_env):
     # A 0/1 change is judged by the exact sign test on the samples that changed: its caption gives them and p, not
-    # a z the verdict never used; other changes give z to two decimals (1.955 is not "+2.0").
+    # a statistic the verdict never used; other changes give t (paired) or z (unpaired) to two decimals (1.955 is
+    # not "+2.0").
     app_env(demo_warehouse.path)
     rows = demo_warehouse.rows(
         "select change_test, n_improved, n_worsened, sign_test_p, change_z from marts.rpt_weekly_model_changes "
@@ -207,11 +208,55 @@ def test_the_overview_says_what_each_change_was_tested_on_as_the_report_does(dem
     said = _captions(at)
     signs = [r for r in rows if r[0] == "sign test"]
     others = [r for r in rows if r[0] != "sign test" and r[4] is not None]
-    assert signs and others
+    assert signs and {r[0] for r in others} == {"paired t", "unpaired z"}
     for _, better, worse, p, _ in signs:
         assert f"{better} better, {worse} worse, {fmt.p_value(p)}" in said
-    for *_, z in others:
-        assert f"z {z:+.2f}" in said
+    for test, *_, z in others:
+        assert f"{'t' if test == 'paired t' else 'z'} = {z:+.2f}" in said
+
+
+def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_for_an_untested_one(
+        demo_warehouse, app_env):
+    """is_regression and is_improvement are false when a change was not tested (is_significant NULL): the page
+    must say why it was not (too few samples, too few changed samples, no variation), as the report's table does,
+    and show the report's change, the paired mean difference when paired (it was accuracy_change: +0.38 where the
+    report said +0.50)."""
+    app_env(demo_warehouse.path)
+    frame = demo_warehouse.frame(
+        "select * from marts.rpt_weekly_model_changes where week_start = ? and previous_accuracy is not null",
+        [LAST_WEEK])
+    rows = [changes.plain(r) for r in frame.to_dict("records")]
+    at = run_page("overview", {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    shown = [c.value for c in at.caption if "; last week " in c.value]
+    assert "within noise" not in " ".join(shown)
+    expected = []
+    for row in rows:
+        verdict, _ = changes.verdict(row)
+        change = changes.shown_change(row)
+        expected.append((f"n={row['n_samples']:,} samples; last week {row['previous_accuracy']:.2f}: "
+                         f"{change:+.2f}", verdict))
+    for start, verdict in expected:
+        assert any(s.startswith(start) and s.endswith(f", {verdict}") for s in shown), (start, verdict)
+    # The demo has what tells the old page from this one: untested changes of each kind, and paired changes whose
+    # mean difference reads otherwise than the change of the two weeks' means.
+    untested = [changes.verdict(r)[0] for r in rows if r["is_significant"] is None]
+    assert any(v.startswith("too few changed samples to test") for v in untested)
+    assert any(v.startswith("too few samples to test") for v in untested)
+    assert any(r["comparison"] == "paired" and f"{r['paired_mean_difference']:+.2f}" != f"{r['accuracy_change']:+.2f}"
+               for r in rows)
+    # The report's table says the same of each pair (its verdict cell).
+    import duckdb
+
+    from evalhouse.report.document import Table
+    from evalhouse.report.sections import Context, model_scores
+    from evalhouse.report.warehouse import Reader
+
+    with duckdb.connect(str(demo_warehouse.path), read_only=True) as con:
+        table = next(b for b in model_scores.build(Context(Reader(con), LAST_WEEK)).section.blocks
+                     if isinstance(b, Table))
+    verdicts = sorted(row[-1].text for row in table.rows if row[-1].text != "new this week")
+    assert verdicts == sorted(v for _, v in expected)
 
 
 def test_flagged_items_on_label_scales_have_no_spread_and_show_their_week(demo_warehouse, app_env):

@@ -101,11 +101,57 @@ def test_overview_links_every_number_to_the_page_that_explains_it(demo_warehouse
     # and it is marked as more than noise.
     # (It is the demo's only regression now that 0/1 changes take the sign test, so the "Which models, which
     # evals?" link carries the same parameters: the score's link is the one with an interval.)
+    week = {"from": [LAST_WEEK.isoformat()], "to": [(LAST_WEEK + dt.timedelta(days=6)).isoformat()]}
     regression = [link for link in at.get("page_link") if link.proto.page == "leaderboard"
                   and urllib.parse.parse_qs(link.proto.query_string) == {"evaluation": [REGRESSING_EVAL],
-                                                                       "model": [REGRESSING_MODEL]}
+                                                                       "model": [REGRESSING_MODEL], **week}
                   and "[" in link.proto.label]  # the score carries its interval
     assert regression and regression[0].proto.icon == ":material/trending_down:"
+
+
+def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, app_env):
+    """At an earlier week the Overview's score for a model and eval is that week's; its link (and the "Which
+    models, which evals?" link) carry the week's Monday to Sunday, so the Leaderboard shows that run, not the
+    latest one (2026-W44: 0.725 against the latest 0.556)."""
+    app_env(demo_warehouse.path)
+    week = LAST_WEEK - dt.timedelta(weeks=3)
+    days = {"from": [week.isoformat()], "to": [(week + dt.timedelta(days=6)).isoformat()]}
+    accuracy = demo_warehouse.scalar(
+        "select accuracy from marts.rpt_weekly_model_changes where week_start = ? and model_id = ? "
+        "and evaluation_name = 'gsm8k'", [week, REGRESSING_MODEL])
+    latest = demo_warehouse.scalar(
+        "select score from marts.fct_benchmark_results where evaluation_name = 'gsm8k' and model_id = ? "
+        "and result_origin = 'computed' and metric_name = 'accuracy' order by evaluated_at desc limit 1",
+        [REGRESSING_MODEL])
+    assert f"{accuracy:.2f}" != f"{latest:.2f}"  # the latest run would show another number
+    at = run_page("overview", {"week": iso_week(week)})
+    assert not _problems(at)
+    leaderboard = [(query, label) for page, query, label in _links(at) if page == "leaderboard"]
+    assert leaderboard and all(query["from"] == days["from"] and query["to"] == days["to"]
+                               for query, _ in leaderboard)
+    query, label = next((q, label) for q, label in leaderboard if "[" in label
+                        and q.get("model") == [REGRESSING_MODEL] and q.get("evaluation") == ["gsm8k"])
+    assert label.startswith(f"{accuracy:.2f} [")
+
+    at = run_page("leaderboard", {k: v if len(v) > 1 else v[0] for k, v in query.items()})
+    assert not _problems(at)
+    assert at.date_input(key="leaderboard.dates").value == (week, week + dt.timedelta(days=6))
+    table = at.dataframe[-1].value  # one row per run in the range: that week's run only
+    assert len(table) == 1 and table["computed [95% interval]"].iloc[0].startswith(f"{accuracy:.3f} [")
+
+
+def test_leaderboard_keeps_its_dates_in_the_url(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("leaderboard", {"from": SHIFTED_WEEK.isoformat()})
+    assert not _problems(at)
+    start, end = at.date_input(key="leaderboard.dates").value
+    assert start == SHIFTED_WEEK and at.query_params["from"] == SHIFTED_WEEK.isoformat() and "to" not in at.query_params
+    at.date_input(key="leaderboard.dates").set_value((start, start + dt.timedelta(days=6))).run()
+    assert not _problems(at)
+    assert at.query_params["to"] == (start + dt.timedelta(days=6)).isoformat()
+    # A hand-edited day that is not a date is ignored, never an error.
+    at = run_page("leaderboard", {"from": "yesterday", "to": "2026-13-01"})
+    assert not _problems(at) and "from" not in at.query_params
 
 
 def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_warehouse, app_env):

@@ -808,3 +808,14 @@ def test_safe_divide_is_a_double_and_null_for_a_zero_denominator(probe):
         expected = None if num is None or not den else num / den
         assert _close(row["ratio"], expected), (row, expected)
     assert probe.rows("select ratio from main.safe_divide where measurement_id = 0") == [(3.5,)]
+
+
+def test_t_critical_value_is_scipys_quantile_and_null_below_one_degree_of_freedom(probe):
+    from scipy.stats import t
+
+    got = {row["df"]: row["critical_value"] for row in probe.dicts("t_critical")}
+    assert got.pop(None) is None and got.pop(0) is None
+    assert sorted(got) == list(range(1, 2001))
+    for df, value in got.items():
+        assert _close(value, float(t.ppf(0.975, df))), (df, value)
+    assert got[9] > 2.26 and got[2000] < 1.962  # a paired test on 10 samples needs |t| > 2.262, not 1.96

@@ -1,8 +1,9 @@
 """The report's marts on the demo warehouse, rebuilt independently from finer-grained marts with pandas.
 
 rpt_weekly_model_changes is held to 1e-9 against the documented rules: each sample's trials averaged within the
-week, paired differences on shared samples with SE = sqrt(var(d)/n), the pooled SE without shared samples, and for
-0/1 scores the exact sign test on the changed samples (p from math.comb)."""
+week, paired differences on shared samples with SE = sqrt(var(d)/n) tested against Student's t on n - 1 degrees of
+freedom (scipy's quantile), the pooled SE without shared samples (|z| > 1.96), and for 0/1 scores the exact sign
+test on the changed samples (p from math.comb)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import math
 
 import pandas as pd
 import pytest
+from scipy.stats import t
 
 from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL, SHIFTED_JUDGE_ID
 from tests.report.conftest import LAST_WEEK, SHIFTED_WEEK
@@ -87,7 +89,7 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
             assert (row.n_improved, row.n_worsened) == (up, down)
             assert _close(row.sign_test_p, _sign_test_p(up, down))
             binary = bool(this[shared].isin([0, 1]).all() and before[shared].isin([0, 1]).all())
-            assert row.change_test == ("sign test" if binary else "paired z")
+            assert row.change_test == ("sign test" if binary else "paired t")
             if up + down < 6:
                 sign_p = "too few"
             elif binary:
@@ -95,6 +97,7 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
             expected_z = d.mean() / se if se > 0 else None
             expected_change = d.mean()
             n_compared = len(shared)
+            critical = None if binary else float(t.ppf(0.975, len(shared) - 1))
         else:
             pooled = (this.sum() + before.sum()) / (len(this) + len(before))
             se = math.sqrt(pooled * (1 - pooled) * (1 / len(this) + 1 / len(before)))
@@ -103,14 +106,15 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
             expected_z = (this.mean() - before.mean()) / se if se > 0 else None
             expected_change = this.mean() - before.mean()
             n_compared = min(len(this), len(before))
-        assert _close(row.change_z, expected_z)
+            critical = 1.96
+        assert _close(row.change_z, expected_z) and _close(row.critical_value, critical)
         assert row.n_compared == n_compared
         if n_compared < 10 or sign_p == "too few":
             expected_significant = None
         elif sign_p is not None:
             expected_significant = sign_p < 0.05
         else:
-            expected_significant = None if expected_z is None else abs(expected_z) > 1.96
+            expected_significant = None if expected_z is None else abs(expected_z) > critical
         assert (None if pd.isna(row.is_significant) else bool(row.is_significant)) == expected_significant
         assert bool(row.is_regression) == bool(expected_significant and expected_change < 0)
         if len(shared) < 3:

@@ -45,11 +45,12 @@ def test_bias_chart_stops_at_the_reports_week(shifted_week_html):
     assert ">W45</text>" in drift and ">W46</text>" not in drift and ">W47</text>" not in drift
 
 
-def test_regression_comes_first_in_a_plain_sentence_with_n_and_z(last_week_html):
+def test_regression_comes_first_in_a_plain_sentence_with_n_and_t(last_week_html):
     scores = section_html(last_week_html, model_scores.ANCHOR)
     first_paragraph = scores[scores.index("<p"):scores.index("</p>")]
     assert f"{escape(REGRESSING_MODEL)} fell from 0.71 to 0.56 on {REGRESSING_EVAL}" in first_paragraph
-    assert "n = 40 shared samples" in first_paragraph and "z = -4.27" in first_paragraph  # two decimals
+    # Scores averaged over trials: the paired t (not a z), to two decimals.
+    assert "n = 40 shared samples" in first_paragraph and "t = -4.27" in first_paragraph
     assert "1 better, 17 worse" in first_paragraph
     first_row = scores[scores.index("<tbody><tr>"):scores.index("</tr>", scores.index("<tbody><tr>"))]
     assert escape(REGRESSING_MODEL) in first_row and "Regression" in first_row

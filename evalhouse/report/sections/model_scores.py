@@ -3,7 +3,7 @@ week before, regressions first."""
 
 from __future__ import annotations
 
-from evalhouse.report import fmt
+from evalhouse.report import changes, fmt
 from evalhouse.report.document import Cell, Paragraph, Section, Table
 from evalhouse.report.sections import Context, Part
 from evalhouse.report.warehouse import Row
@@ -150,7 +150,7 @@ def change_sentence(row: Row, previous_label: str) -> str:
     elif row["comparison"] == "paired":
         evidence = (f"paired on n = {row['n_shared_samples']:,} shared samples, {_changed(row)}, "
                     f"mean difference {fmt.plus_minus(row['paired_mean_difference'], row['paired_se'])}, "
-                    f"z = {fmt.z_score(row['change_z'])}")
+                    f"{changes.test_statistic(row)}")
     else:
         evidence = (f"too few shared samples to pair, n = {row['n_samples']:,} this week and "
                     f"{row['previous_n_samples']:,} in {previous_label}, z = {fmt.z_score(row['change_z'])}")
@@ -167,8 +167,7 @@ def short_change(row: Row) -> str:
     if row["change_test"] == "sign test":
         evidence = f"of {row['n_shared_samples']:,} shared samples {_changed(row)}; {fmt.p_value(row['sign_test_p'])}"
     elif row["comparison"] == "paired":
-        evidence = (f"of {row['n_shared_samples']:,} shared samples {_changed(row)}; "
-                    f"z = {fmt.z_score(row['change_z'])}")
+        evidence = f"of {row['n_shared_samples']:,} shared samples {_changed(row)}; {changes.test_statistic(row)}"
     else:
         evidence = f"z = {fmt.z_score(row['change_z'])}"
     return (f"{row['model_id']} on {row['eval_label']} ({fmt.num(row['previous_accuracy'])} to "
@@ -176,43 +175,11 @@ def short_change(row: Row) -> str:
 
 
 def _changed(row: Row) -> str:
-    """'1 better, 17 worse': the shared samples whose score rose and fell."""
-    return f"{row['n_improved']:,} better, {row['n_worsened']:,} worse"
-
-
-def _verdict(row: Row) -> Cell:
-    if row["is_regression"]:
-        return Cell("Regression", "bad")
-    if row["is_improvement"]:
-        return Cell("Improvement", "good")
-    if row["comparison"] is None:
-        return Cell("new this week", "muted")
-    if row["comparison"] == "paired":
-        n_changed = row["n_improved"] + row["n_worsened"]
-        if n_changed == 0:
-            return Cell("no sample changed", "muted")
-        if row["is_significant"] is None and row["n_compared"] < 10:
-            return Cell(f"too few samples to test ({_compared(row)})", "muted")
-        if row["is_significant"] is None and n_changed < 6:
-            return Cell(f"too few changed samples to test ({n_changed} changed)", "muted")
-    if row["change_test"] != "sign test" and row["change_z"] is None:
-        return Cell("no variation", "muted")
-    if row["is_significant"] is None:
-        return Cell(f"too few samples to test ({_compared(row)})", "muted")
-    return Cell("steady", "muted")
-
-
-def _test_cell(row: Row) -> str:
-    """The statistic the verdict rests on: the sign test's p for 0/1 scores, else z."""
-    if row["change_test"] == "sign test":
-        return fmt.p_value(row["sign_test_p"])
-    return fmt.MISSING if row["change_z"] is None else f"z = {fmt.z_score(row['change_z'])}"
+    return changes.changed(row)
 
 
 def _compared(row: Row) -> str:
-    """The n the change's z was computed on, and how: '40 paired' (shared samples) or '7 unpaired' (the smaller
-    week's samples, when fewer than two are shared)."""
-    return f"{fmt.count(row['n_compared'])} {row['comparison']}"
+    return changes.compared(row)
 
 
 def _table(rows: list[Row], context: Context) -> Table:
@@ -220,9 +187,6 @@ def _table(rows: list[Row], context: Context) -> Table:
     for row in rows:
         tone = "bad" if row["is_regression"] else "good" if row["is_improvement"] else None
         pass_k = (f"{fmt.num(row['pass_at_k'])} (k = {row['pass_k']})" if row["pass_k"] is not None else fmt.MISSING)
-        # Paired: the change is the paired mean difference, the one the test is on (it differs from the change of
-        # the two weeks' means when not every sample is shared).
-        change = row["paired_mean_difference"] if row["comparison"] == "paired" else row["accuracy_change"]
         body.append((
             Cell(row["model_id"]),
             Cell(row["eval_label"]),
@@ -230,13 +194,13 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(fmt.count(row["n_samples"]), numeric=True),
             Cell(fmt.with_interval(row["previous_accuracy"], row["previous_ci_low"], row["previous_ci_high"]),
                  numeric=True),
-            Cell(fmt.signed(change), tone, numeric=True),
+            Cell(fmt.signed(changes.shown_change(row)), tone, numeric=True),
             Cell(_compared(row) if row["comparison"] else fmt.MISSING, numeric=True),
             Cell(_changed(row) if row["comparison"] == "paired" else fmt.MISSING, numeric=True),
-            Cell(_test_cell(row), tone, numeric=True),
+            Cell(changes.test_statistic(row), tone, numeric=True),
             Cell(fmt.num(row["paired_correlation"]), numeric=True),
             Cell(pass_k, numeric=True),
-            _verdict(row),
+            Cell(*changes.verdict(row)),
         ))
     return Table(
         ("Model", "Eval", f"Pass rate {context.label} [95% CI]", "n samples",
@@ -251,19 +215,21 @@ def _table(rows: list[Row], context: Context) -> Table:
                  "(\"paired\"), the mean of the paired differences; \"Changed samples\" counts the shared samples "
                  "whose score rose and fell. Where every shared score is 0 or 1 the change is tested with the exact "
                  "sign test on the changed samples (significant at p < 0.05), other paired scores (several trials "
-                 "averaged) with z = mean(d) / sqrt(var(d)/n); a paired change on fewer than 6 changed samples is "
+                 "averaged) with Student's t = mean(d) / sqrt(var(d)/n), significant beyond its 0.975 quantile on "
+                 "n - 1 degrees of freedom (|t| > 2.26 on 10 shared samples, 2.09 on 20, 2.02 on 40; the normal's "
+                 "1.96 would flag 8% of unchanged models on 10); a paired change on fewer than 6 changed samples is "
                  "not tested (\"too few changed samples to test\": no sign test of fewer can reach p < 0.05). r is "
                  "the correlation of the two weeks' per-sample scores (from 3 shared samples). "
                  "With fewer than two shared samples the weeks are compared as independent windows (\"unpaired\": "
-                 "the change of the means, pooled SE, n the smaller week's samples). \"Compared on\" is that n. A "
-                 "z is significant at |z| > 1.96; any change is tested from 10 samples up (\"too few samples to "
-                 "test\" below that); \"no variation\": every shared sample's score moved by the same amount "
-                 "(usually not at all), so z is undefined."),
+                 "the change of the means, pooled SE, n the smaller week's samples), tested with z, significant at "
+                 "|z| > 1.96. \"Compared on\" is that n. Any change is tested from 10 samples up (\"too few samples "
+                 "to test\" below that); \"no variation\": every shared sample's score moved by the same amount "
+                 "(usually not at all), so t is undefined."),
     )
 
 
 def _chance_note(rows: list[Row]) -> str:
     tested = sum(1 for r in rows if r["is_significant"] is not None)
     return (f"{fmt.plural(tested, 'comparison')} tested this week: at the 5% level about {0.05 * tested:.1f} would "
-            "be flagged by chance alone. Read a flag near |z| = 2 or p = 0.05 as a prompt to look, one beyond "
-            "|z| = 4 or p < 0.0001 as a finding.")
+            "be flagged by chance alone. Read a flag near |t| = 2 or p = 0.05 as a prompt to look, one beyond "
+            "|t| = 4 or p < 0.0001 as a finding.")

@@ -6,19 +6,21 @@
 -- error bars), as fct_benchmark_results does for a run; the interval is the one it gives accuracy, Wilson's on the
 -- effective sample size (wilson_low_from_se), so it agrees with accuracy_se. The comparison with the week before
 -- (the calendar week, seven days earlier) is paired on the samples both weeks share: d_i = this week's score - last
--- week's,
--- SE = sqrt(var_samp(d) / n_shared), z = mean(d) / SE, significant at |z| > 1.96. With fewer than two shared
--- samples it falls back to the two weeks as independent windows with the pooled two-proportion SE,
+-- week's, SE = sqrt(var_samp(d) / n_shared), t = mean(d) / SE, significant beyond Student's t quantile on
+-- n_shared - 1 degrees of freedom (t_critical_975: 2.262 at 10 samples, where the normal's 1.96 flags 8.2% of
+-- unchanged models; 2.093 at 20). With fewer than two shared samples it falls back to the two weeks as independent
+-- windows with the pooled two-proportion SE,
 -- sqrt(p (1 - p) (1/n1 + 1/n0)) with p the pooled accuracy: a sample's averaged score lies in [0, 1], so its
 -- variance is at most p (1 - p) and this SE does not collapse to 0 when a small week scored all or nothing.
--- A z on fewer than `min_samples_to_test` samples (the comparison's n) is not tested: is_significant is NULL.
+-- The unpaired z stays at |z| > 1.96 (a two-proportion test on the pooled SE). A comparison on fewer than
+-- `min_samples_to_test` samples (the comparison's n) is not tested: is_significant is NULL.
 -- A paired comparison of a metric scored 0/1 (every shared sample's score 0 or 1 in both weeks, one trial each
 -- or unanimous trials) is tested with the exact sign test on the samples whose score changed (McNemar's exact
 -- test, sign_test_p_values), not with z: on 10 samples with 3 changes the z's normal approximation reads
 -- -0.3 / 0.153 = -1.96 where the exact p is 0.25. Paired scores between 0 and 1 (a sample's several trials
--- averaged) keep STATS.md's paired SE and z. Either way a paired change resting on fewer than
+-- averaged) keep STATS.md's paired SE, tested with t. Either way a paired change resting on fewer than
 -- `min_changed_samples_to_test` changed samples is not tested (is_significant NULL, "too few changed samples to
--- test"): no split of fewer can reach p < 0.05 in the sign test, and a z from a handful of non-zero differences
+-- test"): no split of fewer can reach p < 0.05 in the sign test, and a t from a handful of non-zero differences
 -- leans on a normal approximation they cannot support. n_improved and n_worsened count the shared samples that
 -- went up and down.
 -- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for.
@@ -273,7 +275,7 @@ tested as (
         end as n_compared,
         case
             when n_shared_samples >= 2 and is_binary then 'sign test'
-            when n_shared_samples >= 2 then 'paired z'
+            when n_shared_samples >= 2 then 'paired t'
             when previous_accuracy is not null then 'unpaired z'
         end as change_test,
         case
@@ -287,6 +289,16 @@ tested as (
     from compared
 ),
 
+with_critical_value as (
+    select
+        *,
+        case
+            when change_test = 'paired t' then {{ t_critical_975('n_shared_samples - 1') }}
+            when change_test = 'unpaired z' then cast(1.96 as double)
+        end as critical_value
+    from tested
+),
+
 judged as (
     select
         *,
@@ -294,9 +306,9 @@ judged as (
             when n_compared < {{ min_samples_to_test }} then null
             when comparison = 'paired' and n_improved + n_worsened < {{ min_changed_samples_to_test }} then null
             when change_test = 'sign test' then sign_test_p < 0.05
-            else abs(change_z) > 1.96
+            else abs(change_z) > critical_value
         end as is_significant
-    from tested
+    from with_critical_value
 ),
 
 final as (
@@ -330,6 +342,7 @@ final as (
         n_compared,
         change_test,
         change_z,
+        critical_value,
         sign_test_p,
         is_significant,
         -- The direction from the compared change, not z: a sign test's z is NULL when every change went one way.

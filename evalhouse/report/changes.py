@@ -1,0 +1,84 @@
+"""How a model's change against the week before reads: its verdict, the statistic it rests on and the change shown.
+
+The weekly report's model table and the app's Overview both read rpt_weekly_model_changes through these functions,
+so the two say the same of every change: a change that was never tested reads "too few ... to test", never "steady"
+or "within noise", and a paired change is the mean of the paired differences the test is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from evalhouse.report import fmt
+
+Tone = str  # "bad", "good" or "muted", as the report's cells take it
+
+
+def plain(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A row with every undefined value as None and numpy scalars as Python ones: what these functions expect. The
+    app's rows come from pandas, where a NULL is NaN or pd.NA and a count column with a NULL is a float."""
+    out = {}
+    for column, value in row.items():
+        if hasattr(value, "item") and not isinstance(value, (str, bytes)):
+            value = value.item()  # numpy scalar -> int, float, bool
+        try:
+            undefined = value is None or bool(value != value)  # NaN is the one value unequal to itself
+        except TypeError:  # pd.NA: its comparisons are NA, which has no truth value
+            undefined = True
+        out[column] = None if undefined else value
+    return out
+
+
+def shown_change(row: Mapping[str, Any]) -> float | None:
+    """The change the verdict is on: the paired mean difference when paired (it differs from the change of the two
+    weeks' means when not every sample is shared), else the change of the means."""
+    return row["paired_mean_difference"] if row["comparison"] == "paired" else row["accuracy_change"]
+
+
+def statistic_name(row: Mapping[str, Any]) -> str:
+    """'t' for the paired t (averaged scores), 'z' for the unpaired two-proportion z."""
+    return "t" if row["change_test"] == "paired t" else "z"
+
+
+def test_statistic(row: Mapping[str, Any]) -> str:
+    """The statistic the verdict rests on: 'p = 0.03' (sign test, 0/1 scores), 't = +2.13' or 'z = -1.00'."""
+    if row["change_test"] == "sign test":
+        return fmt.p_value(row["sign_test_p"])
+    if row["change_z"] is None:
+        return fmt.MISSING
+    return f"{statistic_name(row)} = {fmt.z_score(row['change_z'])}"
+
+
+def changed(row: Mapping[str, Any]) -> str:
+    """'1 better, 17 worse': the shared samples whose score rose and fell."""
+    return f"{int(row['n_improved']):,} better, {int(row['n_worsened']):,} worse"
+
+
+def compared(row: Mapping[str, Any]) -> str:
+    """The n the change was tested on, and how: '40 paired' (shared samples) or '7 unpaired' (the smaller week's
+    samples, when fewer than two are shared)."""
+    return f"{fmt.count(int(row['n_compared']))} {row['comparison']}"
+
+
+def verdict(row: Mapping[str, Any]) -> tuple[str, Tone]:
+    """'Regression', 'Improvement', 'steady', or why the change was not tested (is_significant NULL)."""
+    if row["is_regression"]:
+        return "Regression", "bad"
+    if row["is_improvement"]:
+        return "Improvement", "good"
+    if row["comparison"] is None:
+        return "new this week", "muted"
+    if row["comparison"] == "paired":
+        n_changed = int(row["n_improved"]) + int(row["n_worsened"])
+        if n_changed == 0:
+            return "no sample changed", "muted"
+        if row["is_significant"] is None and row["n_compared"] < 10:
+            return f"too few samples to test ({compared(row)})", "muted"
+        if row["is_significant"] is None and n_changed < 6:
+            return f"too few changed samples to test ({n_changed} changed)", "muted"
+    if row["change_test"] != "sign test" and row["change_z"] is None:
+        return "no variation", "muted"
+    if row["is_significant"] is None:
+        return f"too few samples to test ({compared(row)})", "muted"
+    return "steady", "muted"
