@@ -374,9 +374,10 @@ def build_rating(item: Item, filled: Filled, rater: Rater, *, now: dt.datetime) 
                             "subject": item.subject(), "task": item.task(filled.modality)}
     if filled.no_risk_affirmed:
         base["safety"] = {"no_risk_affirmed": True}
-    if filled.extensions:
-        base["extensions"] = filled.extensions
     record = review.build_record(base, filled.answers, rater.id, now=now)
+    # The person's own extension answers (a review leaves the judge's out; these are no copy).
+    if filled.extensions:
+        record["extensions"] = filled.extensions
     record["rater"] = rater.block()
     return record
 

@@ -188,17 +188,28 @@ def pairs(demo_warehouse) -> pd.DataFrame:
     return demo_warehouse.frame("select * from intermediate.int_rating_pairs_joined where pairing = 'same_item'")
 
 
+def _compared(pairs: pd.DataFrame, side: str) -> pd.Series:
+    """One side's value as agreement compares it (_as_agreement_compares): a hazard verdict is violating or not, and
+    'unsure' is no value."""
+    hazard, label = pairs.scale == "hazard_verdict", pairs[f"{side}_label"]
+    value = pairs[f"{side}_value"].mask(hazard & (label == "not_applicable"), 2.0)
+    return value.mask(hazard & (label == "unsure"))
+
+
 def test_drift_kappas_equal_scikit_learn_with_declared_labels(demo_warehouse, pairs):
     rows = demo_warehouse.frame("select * from marts.fct_judge_drift")
+    compared = pairs.assign(judge_value=_compared(pairs, "judge"), human_value=_compared(pairs, "human"))
     checked = 0
     for row in rows.itertuples():
-        group = pairs[(pairs.judge_id == row.judge_id) & (pairs.dimension == row.dimension)
-                      & (pairs.week_start == row.week_start)].dropna(subset=["judge_value", "human_value"])
+        group = compared[(compared.judge_id == row.judge_id) & (compared.dimension == row.dimension)
+                         & (compared.week_start == row.week_start)].dropna(subset=["judge_value", "human_value"])
         if group.empty:
             assert pd.isna(row.kappa_unweighted)
             continue
-        # Kappa is defined on positions in the declared label list (scikit-learn rejects 0.5 as a label).
-        position = {value: i for i, value in enumerate(DECLARED[row.scale])}
+        # Kappa is defined on positions in the declared label list (scikit-learn rejects 0.5 as a label); a
+        # hazard's are the two verdicts agreement compares.
+        declared = [2, 3] if row.scale == "hazard_verdict" else DECLARED[row.scale]
+        position = {value: i for i, value in enumerate(declared)}
         judge, human = group.judge_value.map(position), group.human_value.map(position)
         for weights, got in ((None, row.kappa_unweighted), ("quadratic", row.kappa_quadratic)):
             with _quiet():

@@ -110,7 +110,7 @@ def test_a_dimension_without_a_peoples_alpha_says_why_and_keeps_the_other_alphas
     part = agreement.build(Context(_Reader(rows, []), dt.date(2026, 11, 2)))
     texts = _texts(part)
     assert texts[0] == "People agree well enough on the only dimension with a people's alpha."
-    assert any("People meet the target on helpfulness (people 0.70, all raters 0.50)" in t for t in texts)
+    assert any("People meet the target on helpfulness (people 0.700, all raters 0.500)" in t for t in texts)
     assert any(t.startswith("No people's alpha for 1 dimension") and "hazard.hate" in t for t in texts)
     assert any("undefined for 1 dimension" in t and "one category" in t and "faithfulness" in t for t in texts)
     table = next(b for b in part.section.blocks if isinstance(b, Table))
@@ -118,7 +118,7 @@ def test_a_dimension_without_a_peoples_alpha_says_why_and_keeps_the_other_alphas
     assert set(shown) == {"helpfulness", "faithfulness"}  # hazard.hate has no alpha of any group to show
     status = table.columns.index("Status, people")
     assert shown["faithfulness"][status].text == "no people's alpha"
-    assert shown["faithfulness"][table.columns.index("Alpha, all raters")].text == "0.20"
+    assert shown["faithfulness"][table.columns.index("Alpha, all raters")].text == "0.200"
     assert "people" in part.headline.text
 
 
