@@ -187,6 +187,22 @@ def test_decisions_within_noise_of_their_threshold_are_marked_with_the_composite
     assert f"{len(within)} within noise of the threshold" in line
 
 
+def test_a_composite_weighing_a_latency_percentile_says_it_has_no_interval(demo_warehouse, last_week_html):
+    """The ADP acme suite weighs its p95 latency, which has no per-sample value: composite_se, the interval and
+    is_within_noise are NULL in every week's row. A bare 0.87 against 0.85 read as certain; the report says why."""
+    rows = demo_warehouse.rows(
+        "select spec_id, model_id, composite_score, no_interval_reason, composite_ci_low from "
+        "marts.fct_promotion_decisions where week_start = ? and composite_score is not null", [LAST_WEEK])
+    latency = [r for r in rows if r[0] == "acme_groundedness_suite"]
+    assert latency and all(r[3] == "latency percentile" and r[4] is None for r in latency)
+    assert all(r[3] is None for r in rows if r[0] != "acme_groundedness_suite")
+    section = section_html(last_week_html, promotions.ANCHOR)
+    for spec, model, score, reason, _ in rows:
+        row = next(tr for tr in section.split("<tr")[1:] if f">{escape(spec)}<" in tr and f">{escape(model)}<" in tr)
+        assert ("(no interval: latency percentile)" in row) == (reason is not None)
+    assert "No interval: latency percentile: a weighted latency percentile" in section
+
+
 # --------------------------------------------------------------------------------------------------------- weeks (7)
 
 
