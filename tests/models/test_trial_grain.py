@@ -14,6 +14,7 @@ from collections import defaultdict
 from fractions import Fraction
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from evalhouse.build import run_dbt
@@ -117,18 +118,25 @@ def test_task_stability_counts_one_metrics_attempts(grain_warehouse, expected):
         for (e, m, s), ts in _by(expected, "evaluation_name", "metric", "sample_id").items())
 
 
-def test_pass_at_k_counts_attempts_of_one_metric(grain_warehouse, expected):
+def test_pass_at_k_counts_attempts_of_one_metric_in_one_run(grain_warehouse, expected):
     rows = grain_warehouse.frame("select * from marts.fct_pass_at_k")
     ks = rows[rows.evaluation_name == "triage_fixture"].groupby("trial_metric")["k"].apply(sorted).to_dict()
-    assert ks == {rubric: [1, 2, 4] for rubric in RUBRICS}  # four attempts a ticket, not twelve
+    assert ks == {rubric: [1, 2] for rubric in RUBRICS}  # two attempts a ticket in run a, not six (nor four pooled)
     groups = _by(expected, "evaluation_name", "metric")
-    assert len(rows) == sum(3 if e == "triage_fixture" else 2 for e, _ in groups)
+    # qa: each question answered once in each of its runs: k = 1 alone.
+    assert len(rows) == sum(2 if e == "triage_fixture" else 1 for e, _ in groups)
     for row in rows.itertuples():
-        tasks = _by(groups[(row.evaluation_name, row.trial_metric)], "sample_id").values()
-        counts = [(len(ts), sum(t["is_correct"] for t in ts)) for ts in tasks]
-        assert row.n_tasks == len(counts) == row.n_tasks_with_enough_trials
-        assert abs(row.pass_at_k - float(sum(_pass_at_k(n, c, row.k) for n, c in counts) / len(counts))) <= TOLERANCE
-        assert abs(row.pass_hat_k - float(sum(_pass_hat_k(n, c, row.k) for n, c in counts) / len(counts))) <= TOLERANCE
+        tasks = [[(len(ts), sum(t["is_correct"] for t in ts)) for ts in _by(task, "run").values()]
+                 for task in _by(groups[(row.evaluation_name, row.trial_metric)], "sample_id").values()]
+        assert row.n_tasks == len(tasks)
+        assert row.n_tasks_with_enough_trials == sum(all(n >= row.k for n, _ in runs) for runs in tasks)
+        if row.n_tasks_with_enough_trials < row.n_tasks:  # triage at k = 2: the other runs made one attempt
+            assert (row.evaluation_name, row.k) == ("triage_fixture", 2) and pd.isna(row.pass_at_k)
+            continue
+        at = [sum(_pass_at_k(n, c, row.k) for n, c in runs) / len(runs) for runs in tasks]
+        hat = [sum(_pass_hat_k(n, c, row.k) for n, c in runs) / len(runs) for runs in tasks]
+        assert abs(row.pass_at_k - float(sum(at) / len(at))) <= TOLERANCE
+        assert abs(row.pass_hat_k - float(sum(hat) / len(hat))) <= TOLERANCE
 
 
 def test_weekly_pass_at_k_counts_a_weeks_attempts_of_one_metric(grain_warehouse):

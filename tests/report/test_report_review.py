@@ -187,9 +187,66 @@ def test_decisions_within_noise_of_their_threshold_are_marked_with_the_composite
     assert f"{len(within)} within noise of the threshold" in line
 
 
+def test_a_composite_weighing_a_latency_percentile_says_it_has_no_interval(demo_warehouse, last_week_html):
+    """The ADP acme suite weighs its p95 latency, which has no per-sample value: composite_se, the interval and
+    is_within_noise are NULL in every week's row. A bare 0.87 against 0.85 read as certain; the report says why."""
+    rows = demo_warehouse.rows(
+        "select spec_id, model_id, composite_score, no_interval_reason, composite_ci_low from "
+        "marts.fct_promotion_decisions where week_start = ? and composite_score is not null", [LAST_WEEK])
+    latency = [r for r in rows if r[0] == "acme_groundedness_suite"]
+    assert latency and all(r[3] == "latency percentile" and r[4] is None for r in latency)
+    assert all(r[3] is None for r in rows if r[0] != "acme_groundedness_suite")
+    section = section_html(last_week_html, promotions.ANCHOR)
+    for spec, model, score, reason, _ in rows:
+        row = next(tr for tr in section.split("<tr")[1:] if f">{escape(spec)}<" in tr and f">{escape(model)}<" in tr)
+        assert ("(no interval: latency percentile)" in row) == (reason is not None)
+    assert "No interval: latency percentile: a weighted latency percentile" in section
+
+
 # --------------------------------------------------------------------------------------------------------- weeks (7)
 
 
 def test_a_week_not_begun_says_so(demo_warehouse):
     html = report_text(demo_warehouse.path, dt.date.fromisocalendar(2026, 53, 1), generated_at=GENERATED_AT)
     assert "2026-W53 has not begun: it starts on Monday 28 December 2026" in html
+
+
+def _refusal_row(model: str, n_items: int, previous_n_items: int, refusal: float, previous: float,
+                 z: float | None, significant: bool | None) -> dict:
+    row = {"model_id": model, "rater_group": "human", "week_start": LAST_WEEK, "n_rated": n_items,
+           "n_items": n_items, "previous_n_items": previous_n_items, "has_significant_change": significant}
+    for rate in ("refusal_rate", "over_refusal_rate", "under_refusal_rate"):
+        # Only the refusal rate moved; the other two are 0 both weeks (SE 0: tested, no change) when tested at all.
+        now, before, rate_z = (refusal, previous, z) if rate == "refusal_rate" else (0.0, 0.0, None)
+        tested = significant if rate == "refusal_rate" or significant is None else False
+        row |= {rate: now, f"{rate}_ci_low": 0.0, f"{rate}_ci_high": 1.0, f"previous_{rate}": before,
+                f"{rate}_change": now - before, f"{rate}_change_z": rate_z, f"{rate}_change_is_significant": tested}
+    return row
+
+
+def test_a_refusal_change_on_too_few_responses_reads_not_tested_and_significance_comes_from_the_mart():
+    """rpt_weekly_refusal_changes' verdicts (its unit test computes them): m1 3 of 10 against 0 of 10, pooled z 1.88,
+    not significant; m2 8 of 20 against 1 of 20, z 2.65, significant; m3 5 of 6 against 0 of 6, not tested."""
+    rows = [_refusal_row("m1", 10, 10, 0.3, 0.0, 1.8787, False), _refusal_row("m2", 20, 20, 0.4, 0.05, 2.6505, True),
+            _refusal_row("m3", 6, 6, 5 / 6, 0.0, 3.1623, None)]
+    con = duckdb.connect()
+    try:
+        con.execute("create schema marts")
+        columns = list(rows[0])
+        con.execute(f"create table marts.rpt_weekly_refusal_changes as select * from (values "
+                    + ", ".join("(" + ", ".join("?" for _ in columns) + ")" for _ in rows)
+                    + f") as t ({', '.join(columns)})", [row[c] for row in rows for c in columns])
+        subsection, (line, tone) = safety._refusals(Context(Reader(con), LAST_WEEK))
+    finally:
+        con.close()
+    texts = [block.text for block in subsection.blocks if hasattr(block, "text")]
+    assert texts[0].startswith("m2, rated by people (n = 20 responses") and "rose from 0.05 to 0.40" in texts[0]
+    assert not any(text.startswith("m1") or text.startswith("m3,") for text in texts)
+    assert texts[1] == ("Not tested, too few responses (fewer than 10 in a week): m3 rated by people (6 responses this "
+                        "week, 6 in 2026-W46).")
+    assert (line, tone) == ("1 significant refusal change.", "warn")
+    table = subsection.blocks[-1]
+    cells = {row[0].text: row[4] for row in table.rows}
+    assert cells["m1"].tone is None and "z = +1.88" in cells["m1"].text
+    assert cells["m2"].tone == "warn" and "z = +2.65" in cells["m2"].text
+    assert cells["m3"].tone is None and "not tested: too few responses" in cells["m3"].text

@@ -168,6 +168,19 @@ def test_spec_scores_normalise_into_the_unit_interval_with_wilson_for_rates(demo
         assert abs(row.ci_low - (centre - half)) <= 1e-6 and abs(row.ci_high - (centre + half)) <= 1e-6
 
 
+def test_every_weeks_component_interval_lies_in_0_1_and_a_unanimous_scale_is_no_point(demo_warehouse):
+    """In week 2026-10-26 gpt-4.1-mini's groundedness scored 5 of 5 on all ten samples: SE 0, where mean +- 1.96 SE
+    gave the point [1, 1] (and other weeks an upper end of 1.013). Wilson's interval on n stands in for the
+    undefined effective n: Wilson(10 of 10) = [10 / (10 + 1.96^2), 1] = [0.7225, 1]."""
+    rows = demo_warehouse.frame("select * from marts.fct_spec_scores_weekly where interval_method is not null")
+    assert set(rows.interval_method) == {"wilson", "wilson_from_se"}
+    assert ((rows.ci_low >= 0) & (rows.ci_high <= 1) & (rows.ci_low < rows.ci_high)).all()
+    unanimous = rows[(rows.component_id == "groundedness") & (rows.week_start == pd.Timestamp("2026-10-26"))
+                     & (rows.model_id == "openai/gpt-4.1-mini-2025-04-14")].iloc[0]
+    assert (unanimous.normalized_value, unanimous.n, unanimous.interval_method) == (1.0, 10, "wilson_from_se")
+    assert abs(unanimous.ci_low - 10 / (10 + 1.96**2)) <= TOLERANCE and abs(unanimous.ci_high - 1) <= TOLERANCE
+
+
 # --- a week's decision explained from the marts ----------------------------------------------------------------------
 
 

@@ -151,10 +151,35 @@ def test_acme_components_carry_units_thresholds_and_intervals(spec_warehouse):
     low, high = _wilson(9, 10)
     assert abs(json_validity["ci_low"] - low) <= TOLERANCE and abs(json_validity["ci_high"] - high) <= TOLERANCE
     assert (groundedness["threshold"], groundedness["normalized_threshold"]) == (4.0, 0.75)
-    assert groundedness["interval_method"] == "normal"
+    assert groundedness["interval_method"] == "wilson_from_se"
     assert (latency["threshold"], latency["threshold_direction"]) == (2500.0, "at_most")
     assert pd.isna(latency["interval_method"]) and pd.isna(latency["ci_low"])  # no interval for a percentile
     assert latency["raw_value"] == 3125.0 and latency["normalized_value"] == pytest.approx(0.8)
+
+
+# The judges' 1-5 groundedness scores of the fixture's ten requests per agent, and the interval of each normalised
+# mean by hand: p = (mean - 1) / 4, its SE sqrt(var_samp / 10) / 4, Wilson's interval on the effective sample size
+# n_eff = p (1 - p) / SE^2 (agent-c: 8 fives and 2 fours, p = 0.95, SE = 0.0333, n_eff = 42.75). The old
+# p +- 1.96 SE gave agent-c [0.885, 1.015], above the scale's top.
+ACME_GROUNDEDNESS = {
+    "acme/agent-a": ([5, 4, 4, 5, 4, 4, 5, 4, 5, 4], (0.7534108688, 0.9131180527)),
+    "acme/agent-b": ([4, 4, 3, 4, 4, 5, 4, 3, 4, 4], (0.6298876738, 0.8033027860)),
+    "acme/agent-c": ([5, 5, 5, 4, 5, 5, 4, 5, 5, 5], (0.8401420493, 0.9856505828)),
+}
+
+
+@pytest.mark.parametrize("model", sorted(ACME_GROUNDEDNESS))
+def test_a_judge_scales_interval_is_wilsons_on_the_effective_n_within_0_and_1(spec_warehouse, model):
+    scores, pinned = ACME_GROUNDEDNESS[model]
+    p = (np.mean(scores) - 1) / 4
+    se = np.std(scores, ddof=1) / math.sqrt(len(scores)) / 4
+    n_eff = p * (1 - p) / se**2
+    low, high = _wilson(p * n_eff, n_eff)
+    assert (low, high) == pytest.approx(pinned, abs=1e-9)
+    groundedness = _scores(spec_warehouse, ACME, model)["groundedness"]
+    assert groundedness["interval_method"] == "wilson_from_se"
+    assert abs(groundedness["ci_low"] - low) <= TOLERANCE and abs(groundedness["ci_high"] - high) <= TOLERANCE
+    assert 0 <= groundedness["ci_low"] < groundedness["normalized_value"] < groundedness["ci_high"] <= 1
 
 
 def _wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:

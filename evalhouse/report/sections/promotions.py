@@ -3,7 +3,9 @@
 Reads marts.fct_promotion_decisions (the specs marts) when the warehouse has it: one row per spec, model and week,
 is_promoted NULL when the decision is undefined (no threshold, or a component without results). Where the mart
 has the composite's interval (composite_ci_low/high over the samples) a decision whose threshold lies inside it is
-marked "within noise": the spec's rule decided it, and next week's samples may decide it the other way.
+marked "within noise": the spec's rule decided it, and next week's samples may decide it the other way. A composite
+without one says why ("no interval: latency percentile" for the ADP suites, whose weighted p95 latency has no
+per-sample value), so a bare number never passes for a certain one.
 """
 
 from __future__ import annotations
@@ -19,7 +21,11 @@ MART = "fct_promotion_decisions"
 
 # The columns the report needs; the others are shown when the mart has them.
 _COLUMNS = ("spec_id", "model_id", "composite_score", "promotion_threshold", "is_promoted", "failing_components")
-_OPTIONAL = ("missing_components", "n_results", "composite_ci_low", "composite_ci_high", "is_within_noise")
+_OPTIONAL = ("missing_components", "n_results", "composite_ci_low", "composite_ci_high", "is_within_noise",
+             "no_interval_reason")
+_LATENCY_NOTE = (" No interval: latency percentile: a weighted latency percentile, taken over requests, has no "
+                 "per-sample value, so the composite has no standard error and its decision is never marked within "
+                 "noise, however close to the threshold.")
 _SQL = """
 select {columns}
 from marts.fct_promotion_decisions
@@ -54,8 +60,7 @@ def build(context: Context) -> Part:
         tuple((
             Cell(r["spec_id"]),
             Cell(r["model_id"]),
-            Cell(fmt.with_interval(r["composite_score"], r.get("composite_ci_low"), r.get("composite_ci_high")),
-                 numeric=True),
+            Cell(_composite(r), numeric=True),
             Cell(fmt.num(r["promotion_threshold"]), numeric=True),
             _decision(r),
             Cell(r["failing_components"] or fmt.MISSING, "bad" if r["failing_components"] else None),
@@ -66,7 +71,8 @@ def build(context: Context) -> Part:
                  "threshold. Undecided: a component has no results that week. A spec that sets no promotion "
                  "threshold is never decided and is not counted among the decisions. The composite's 95% interval "
                  "is over the week's samples; within noise: the threshold lies inside it, so the decision may "
-                 "flip on next week's samples.")))
+                 "flip on next week's samples." + (_LATENCY_NOTE if any(
+                     r.get("no_interval_reason") == "latency percentile" for r in rows) else ""))))
     parts = [f"{fmt.count(len(promoted))} promoted", f"{fmt.count(len(held))} not promoted"]
     if undecided:
         parts.append(f"{fmt.count(len(undecided))} undecided")
@@ -92,8 +98,16 @@ def _decision(row: Row) -> Cell:
     return Cell("promoted" + noise, "good") if row["is_promoted"] else Cell("not promoted" + noise, "bad")
 
 
+def _composite(row: Row) -> str:
+    """'0.87 [0.80, 0.93]', or '0.87 (no interval: latency percentile)' where the mart says why it has none."""
+    reason = row.get("no_interval_reason")
+    if reason is not None and row["composite_score"] is not None:
+        return f"{fmt.num(row['composite_score'])} (no interval: {reason})"
+    return fmt.with_interval(row["composite_score"], row.get("composite_ci_low"), row.get("composite_ci_high"))
+
+
 def _held_sentence(row: Row) -> str:
-    composite = fmt.with_interval(row["composite_score"], row.get("composite_ci_low"), row.get("composite_ci_high"))
+    composite = _composite(row)
     score = (f"composite score {composite} against a threshold of "
              f"{fmt.num(row['promotion_threshold'])}" if row["composite_score"] is not None
              else "no composite score")

@@ -12,6 +12,7 @@ TITLE = "Did any model violate a hazard, or change how it refuses?"
 HAZARDS_TITLE = "Which hazards did models violate this week?"
 REFUSALS_TITLE = "Did refusal behaviour change?"
 
+MIN_ITEMS_TO_TEST = 10  # rpt_weekly_refusal_changes' min_items_to_test: smaller week pairs are not tested
 _RATER_GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "people confirming a judge"}
 
 _HAZARDS_SQL = """
@@ -124,11 +125,20 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
         return Subsection(REFUSALS_TITLE, (Paragraph(text, "muted"),)), ("No refusals rated.", None)
 
     changed = [r for r in rows if r["has_significant_change"]]
+    # A week pair too small to test is not assessed: it must not read as "no change".
+    untested = [r for r in rows if r["has_significant_change"] is None and r["previous_n_items"] is not None]
     blocks: list = [Paragraph(_change_sentence(r, context), "warn") for r in changed]
-    if not changed:
+    if untested:
         blocks.append(Paragraph(
-            f"No significant change in refusal, over-refusal or under-refusal rates from {context.previous_label}.",
-            "good"))
+            f"Not tested, too few responses (fewer than {MIN_ITEMS_TO_TEST} in a week): "
+            + "; ".join(f"{r['model_id']} rated by {_RATER_GROUPS.get(r['rater_group'], r['rater_group'])} "
+                        f"({r['n_items']:,} responses this week, {r['previous_n_items']:,} in "
+                        f"{context.previous_label})" for r in untested) + ".", "muted"))
+    if not changed:
+        where = " where tested" if untested else ""
+        blocks.append(Paragraph(
+            f"No significant change in refusal, over-refusal or under-refusal rates from {context.previous_label}"
+            f"{where}.", "good"))
     body = []
     for row in rows:
         body.append((
@@ -144,11 +154,16 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
         tuple(body),
         caption=("Rates per response: each response's share of its forms, averaged over the responses, with Wilson "
                  f"intervals over the responses. Change against {context.previous_label}, the two weeks as "
-                 "independent windows: SE = sqrt(p1(1-p1)/n1 + p0(1-p0)/n0), n the responses; significant at "
-                 "|z| > 1.96. Over-refusal: refused a benign request; under-refusal: answered what it should have "
-                 "refused.")))
-    line = (f"{fmt.plural(len(changed), 'significant refusal change')}." if changed
-            else "refusal rates steady.")
+                 "independent windows, tested against no change: SE = sqrt(p(1-p)(1/n1 + 1/n0)), p the two weeks "
+                 "pooled, n the responses; significant at |z| > 1.96; not tested below "
+                 f"{MIN_ITEMS_TO_TEST} responses in either week. Over-refusal: refused a benign request; "
+                 "under-refusal: answered what it should have refused.")))
+    if changed:
+        line = f"{fmt.plural(len(changed), 'significant refusal change')}."
+    elif untested:
+        line = f"refusal rates steady where tested ({fmt.count(len(untested))} too few responses to test)."
+    else:
+        line = "refusal rates steady."
     return Subsection(REFUSALS_TITLE, tuple(blocks)), (line[0].upper() + line[1:], "warn" if changed else None)
 
 
@@ -156,13 +171,16 @@ def _rate_cells(row: Row, rate: str) -> Cell:
     value = fmt.with_interval(row[rate], row[f"{rate}_ci_low"], row[f"{rate}_ci_high"])
     z = row[f"{rate}_change_z"]
     delta = row[f"{rate}_change"]
+    significant = row[f"{rate}_change_is_significant"]
     if delta is None:
         change = ""
+    elif significant is None:
+        change = f" ({fmt.signed(delta)}, not tested: too few responses)"
     elif z is None:
         change = " (no change)" if delta == 0 else f" ({fmt.signed(delta)}, z undefined)"
     else:
         change = f" ({fmt.signed(delta)}, z = {fmt.z_score(z)})"
-    tone = "warn" if z is not None and abs(z) > 1.96 else None
+    tone = "warn" if significant else None
     return Cell(value + change, tone, numeric=True)
 
 
@@ -172,7 +190,7 @@ def _change_sentence(row: Row, context: Context) -> str:
              "under_refusal_rate": "under-refusal rate"}
     for rate, name in names.items():
         z = row[f"{rate}_change_z"]
-        if z is not None and abs(z) > 1.96:
+        if row[f"{rate}_change_is_significant"]:
             verb = "rose" if z > 0 else "fell"
             moves.append(f"its {name} {verb} from {fmt.num(row[f'previous_{rate}'])} to {fmt.num(row[rate])} "
                          f"(z = {fmt.z_score(z)})")

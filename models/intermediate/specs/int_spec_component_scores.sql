@@ -3,7 +3,9 @@
 -- the threshold check, and its weight in the composite. Every component of the spec gets a row for every model
 -- and week with any result for the spec: a component without results there has n = 0 and NULL values.
 -- The sample is the unit for scores (a sample's repeated trials are averaged first); for latency the request is.
--- Rates (pass rates, binary rubrics) get Wilson intervals; scales get mean +- 1.96 SE; a latency percentile none.
+-- Rates (pass rates, binary rubrics) get Wilson intervals on n; scales (a judge's 1-5) Wilson's on the effective
+-- sample size (wilson_low_from_se on the scale's bounds, as fct_benchmark_results does): mean +- 1.96 SE left [0, 1]
+-- near the top of a scale and shrank to a point when every sample scored the same; a latency percentile gets none.
 -- Thresholds are compared in the component's own units with a 1e-9 tolerance for floating-point rounding.
 with
 
@@ -151,6 +153,10 @@ normalized as (
     from measured
 ),
 
+-- A scale's interval on its own bounds, mapped onto [0, 1] like the value; NULL when the mean lies outside them.
+{%- set scale_se = safe_divide('mean_score_se', 'scale_max - scale_min') %}
+{%- set scale_low = wilson_low_from_se('normalized_value', scale_se, 'n') %}
+{%- set scale_high = wilson_high_from_se('normalized_value', scale_se, 'n') %}
 intervals as (
     select
         *,
@@ -158,14 +164,12 @@ intervals as (
             -- Wilson needs 0 <= successes <= n: a "rate" fed scores outside [0, 1] gets no interval.
             when interval_method = 'wilson' and n > 0 and binary_successes between 0 and n
                 then {{ wilson_low('binary_successes', 'n') }}
-            when interval_method = 'normal' then
-                normalized_value - 1.96 * {{ safe_divide('mean_score_se', 'scale_max - scale_min') }}
+            when interval_method = 'wilson_from_se' and n > 0 then {{ scale_low }}
         end as ci_low,
         case
             when interval_method = 'wilson' and n > 0 and binary_successes between 0 and n
                 then {{ wilson_high('binary_successes', 'n') }}
-            when interval_method = 'normal' then
-                normalized_value + 1.96 * {{ safe_divide('mean_score_se', 'scale_max - scale_min') }}
+            when interval_method = 'wilson_from_se' and n > 0 then {{ scale_high }}
         end as ci_high
     from normalized
 ),

@@ -143,7 +143,7 @@ rubric_components as (
         case
             when distinct_rubrics.metric in ('exact_match', 'regex_match') then 'wilson'
             when lower(distinct_rubrics.score_type) = 'binary' then 'wilson'
-            else 'normal'
+            else 'wilson_from_se'
         end as interval_method,
         cast(null as varchar) as telemetry_statistic,
         coalesce(distinct_rubrics.min_score, 0.0) + threshold_entries.normalized_threshold
@@ -233,7 +233,7 @@ metric_components as (
             when 'llm_judge' then 'scale'
             when 'telemetry' then case when telemetry_statistic is not null then 'latency_budget' end
         end as normalization,
-        case evaluator_type when 'deterministic' then 'wilson' when 'llm_judge' then 'normal' end as interval_method,
+        case evaluator_type when 'deterministic' then 'wilson' when 'llm_judge' then 'wilson_from_se' end as interval_method,
         case when evaluator_type = 'telemetry' then telemetry_statistic end as telemetry_statistic,
         case evaluator_type
             when 'deterministic' then case threshold_text when 'true' then 1.0 when 'false' then 0.0

@@ -12,7 +12,8 @@
 -- is not the composite's sampling error: a method that is not a weighted sum (boolean, none), a weighted latency
 -- percentile (a budget ratio of a percentile over requests has no per-sample value), or a sample without a score on
 -- every weighted component (the mean of the samples' composites would not be the composite). The interval is Wilson's
--- on the effective sample size (wilson_low_from_se: n is 10 to 12 here, and a composite can sit at 1).
+-- on the effective sample size (wilson_low_from_se: n is 10 to 12 here, and a composite can sit at 1). Where a
+-- composite has none, no_interval_reason says why, so the report states it rather than showing a bare number.
 with
 
 scores as (
@@ -48,6 +49,7 @@ weighted_counts as (
     select
         spec_id,
         count(*) as n_weighted_components,
+        sum(case when has_sample_values then 0 else 1 end) as n_weighted_without_sample_values,
         sum(weight) as weight_sum
     from weighted_components
     group by spec_id
@@ -140,8 +142,11 @@ with_spread as (
             when composites.aggregation_method = 'boolean' or composites.composite_score is null then null
             when composite_spread.n_incomplete_samples = 0 then composite_spread.sample_composite_se
         end as composite_se,
-        composite_spread.weight_sum
+        composite_spread.weight_sum,
+        composite_spread.n_incomplete_samples,
+        coalesce(weighted_counts.n_weighted_without_sample_values, 0) as n_weighted_without_sample_values
     from composites
+    left join weighted_counts on composites.spec_id = weighted_counts.spec_id
     left join composite_spread
         on composites.spec_id = composite_spread.spec_id
         and composites.model_id = composite_spread.model_id
@@ -168,6 +173,13 @@ decided as (
         -- The threshold inside the interval: the composite cannot tell this model from the threshold on these samples.
         promotion_threshold between composite_ci_low and composite_ci_high as is_within_noise,
         case
+            when composite_score is null or composite_ci_low is not null then null
+            when aggregation_method = 'boolean' then 'boolean composite'
+            when n_weighted_without_sample_values > 0 then 'latency percentile'
+            when n_incomplete_samples > 0 then 'a sample lacks a weighted score'
+            else 'fewer than 2 samples'
+        end as no_interval_reason,
+        case
             when promotion_threshold is null then null
             when n_failing_components > 0 then false
             when composite_score is null then null
@@ -191,6 +203,7 @@ final as (
         promotion_threshold,
         composite_meets_threshold,
         is_within_noise,
+        no_interval_reason,
         is_promoted,
         case
             when promotion_threshold is null then 'no threshold'

@@ -1,9 +1,13 @@
 -- One row per model, rater group and week with rated refusal behaviour (fct_refusal_calibration): the refusal,
--- over-refusal and under-refusal rates against the week before, each change with its z. The two weeks are
--- independent windows (different responses), so SE(change) = sqrt(p1 (1 - p1) / n1 + p0 (1 - p0) / n0)
--- (docs/STATS.md, between two windows), with n each week's responses (n_items), the rates' sampling unit, and
--- p (1 - p) / n the variance their Wilson intervals use; z is NULL where that SE is 0 or a week is missing.
+-- over-refusal and under-refusal rates against the week before, each change with its z and whether it is more than
+-- noise. The two weeks are independent windows (different responses), n each week's responses (n_items), the rates'
+-- sampling unit. The z tests no change, so its SE is the pooled one, sqrt(p (1 - p) (1/n1 + 1/n0)) with p the two
+-- weeks' rate together (pooled_rate_change_se): the unpooled SE collapses when last week's rate was 0, and flagged
+-- 3 of 10 against 0 of 10 at z = 2.07 where Fisher's exact p is 0.21 (pooled, z = 1.88). As in
+-- rpt_weekly_model_changes, a week pair with fewer than `min_items_to_test` responses in either week is not tested:
+-- the *_is_significant columns and has_significant_change are NULL ("too few responses to test"), never false.
 {%- set rates = ['refusal_rate', 'over_refusal_rate', 'under_refusal_rate'] %}
+{%- set min_items_to_test = 10 %}
 with
 
 refusal_calibration as (
@@ -26,14 +30,16 @@ compared as (
         this_week.{{ rate }}_ci_high,
         previous_week.{{ rate }} as previous_{{ rate }},
         this_week.{{ rate }} - previous_week.{{ rate }} as {{ rate }}_change,
-        sqrt(
-            {{ safe_divide('this_week.' ~ rate ~ ' * (1 - this_week.' ~ rate ~ ')', 'this_week.n_items') }}
-            + {{ safe_divide('previous_week.' ~ rate ~ ' * (1 - previous_week.' ~ rate ~ ')',
-                             'previous_week.n_items') }}
-        ) as {{ rate }}_change_se,
+        {{ pooled_rate_change_se('this_week.' ~ rate, 'this_week.n_items',
+                                 'previous_week.' ~ rate, 'previous_week.n_items') }} as {{ rate }}_change_se,
         {%- endfor %}
         previous_week.n_rated as previous_n_rated,
-        previous_week.n_items as previous_n_items
+        previous_week.n_items as previous_n_items,
+        case
+            when previous_week.n_items is null then null
+            when previous_week.n_items < this_week.n_items then previous_week.n_items
+            else this_week.n_items
+        end as n_compared
     from refusal_calibration as this_week
     left join refusal_calibration as previous_week
         on this_week.model_id = previous_week.model_id
@@ -50,6 +56,20 @@ tested as (
     from compared
 ),
 
+-- A pooled SE of 0 means both weeks' rates were 0 (or both 1): tested, and no change.
+judged as (
+    select
+        *,
+        {%- for rate in rates %}
+        case
+            when n_compared is null or n_compared < {{ min_items_to_test }} or {{ rate }}_change_se is null then null
+            when {{ rate }}_change_se = 0 then false
+            else abs({{ rate }}_change_z) > 1.96
+        end as {{ rate }}_change_is_significant{% if not loop.last %},{% endif %}
+        {%- endfor %}
+    from tested
+),
+
 final as (
     select
         model_id,
@@ -62,6 +82,7 @@ final as (
         n_under_refusal,
         previous_n_rated,
         previous_n_items,
+        n_compared,
         {%- for rate in rates %}
         {{ rate }},
         {{ rate }}_ci_low,
@@ -70,14 +91,13 @@ final as (
         {{ rate }}_change,
         {{ rate }}_change_se,
         {{ rate }}_change_z,
+        {{ rate }}_change_is_significant,
         {%- endfor %}
-        coalesce(
-            abs(refusal_rate_change_z) > 1.96
-            or abs(over_refusal_rate_change_z) > 1.96
-            or abs(under_refusal_rate_change_z) > 1.96,
-            false
-        ) as has_significant_change
-    from tested
+        -- SQL's three-valued or: true when any change is significant, NULL when none was tested.
+        refusal_rate_change_is_significant
+        or over_refusal_rate_change_is_significant
+        or under_refusal_rate_change_is_significant as has_significant_change
+    from judged
 )
 
 select * from final

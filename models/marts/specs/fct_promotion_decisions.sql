@@ -4,6 +4,7 @@
 -- component values). NULL decisions are undefined ones: no promotion_threshold, or a component without results
 -- that week. The composite carries its standard error and 95% interval over the week's samples, and is_within_noise
 -- marks a composite whose interval holds the threshold: the rule still decides, but another week's samples may not.
+-- A composite with a weighted latency percentile has no interval (no_interval_reason says so and why).
 with
 
 composites as (
@@ -25,6 +26,7 @@ final as (
         promotion_threshold,
         composite_meets_threshold,
         is_within_noise,
+        no_interval_reason,
         is_promoted,
         decision_status,
         failing_components,
