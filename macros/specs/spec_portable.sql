@@ -65,15 +65,49 @@
     percentile({{ expr }}, {{ p }})
 {%- endmacro %}
 
-{# Text that sorts versions as people number them: "1.10" after "1.9", "2" after "1.10.3". The first three
-   dot-separated numbers are zero-padded; the version as written breaks ties (and orders non-numeric versions). #}
+{# Text that sorts versions as semver orders them (semver.org, clause 11), so the highest sorts last:
+   a leading v or V is dropped; up to four dot-separated numbers compare numerically (missing ones count as 0, so
+   "1.10" after "1.9", "2" after "1.10.3"); a pre-release sorts before its release ("2.0.0-rc1" before "2.0.0"), and
+   pre-releases compare identifier by identifier (the first four): numbers numerically and before words, words as
+   text, a longer list after its prefix ("rc.10" after "rc.2", "alpha" before "alpha.1"); build metadata after "+" is
+   ignored. Parts are padded to fixed widths (20 characters) so a plain text comparison does all of this.
+   A version that is not of this shape ("draft", "2.0.0rc1") sorts before every one that is, so it never becomes
+   current over a readable version; among themselves such versions sort as text, and NULL sorts first.
+   The version as written breaks ties (1.0 and 1.0.0). #}
 {% macro version_order_key(version) -%}
+    {%- set shape = "^[vV]?[0-9]+([.][0-9]+){0,3}(-[0-9A-Za-z.-]+)?([+][0-9A-Za-z.-]+)?$" -%}
     (
-        lpad(coalesce(nullif(regexp_extract({{ version }}, '^([0-9]+)', 1), ''), '0'), 12, '0')
-        || '.' || lpad(coalesce(nullif(regexp_extract({{ version }}, '^[0-9]+[.]([0-9]+)', 1), ''), '0'), 12, '0')
-        || '.' || lpad(
-            coalesce(nullif(regexp_extract({{ version }}, '^[0-9]+[.][0-9]+[.]([0-9]+)', 1), ''), '0'), 12, '0'
-        )
-        || '|' || coalesce({{ version }}, '')
+        case
+            when {{ version }} is null then '0'
+            when regexp_extract({{ version }}, '{{ shape }}', 0) = '' then '1|' || {{ version }}
+            else '2|'
+                {%- for n in range(4) %}
+                || {{ version_number_key(version, n) }}
+                {%- endfor %}
+                {#- No pre-release: '1' sorts the release after each of its pre-releases ('0'). #}
+                || case when regexp_extract({{ version }}, '^[^+]*-', 0) <> '' then '0' else '1' end
+                {%- for n in range(4) %}
+                || {{ prerelease_identifier_key(version, n) }}
+                {%- endfor %}
+                || '|' || {{ version }}
+        end
     )
+{%- endmacro %}
+
+{# The n-th (0-based) number of a version's core, zero-padded to 20 digits; '0' when the core has fewer. #}
+{% macro version_number_key(version, n) -%}
+    lpad(coalesce(nullif(regexp_extract({{ version }}, '^[vV]?{{ "[0-9]+[.]" * n }}([0-9]+)', 1), ''), '0'), 20, '0')
+{%- endmacro %}
+
+{# The n-th (0-based) dot-separated identifier of a version's pre-release as a 21-character key: absent '0' (a
+   shorter list sorts first), numeric '1' and the number zero-padded, a word '2' and the word space-padded. #}
+{% macro prerelease_identifier_key(version, n) -%}
+    {%- set identifier -%}
+        regexp_extract({{ version }}, '^[^+-]*-{{ "[^.+]*[.]" * n }}([^.+]*)', 1)
+    {%- endset -%}
+    rpad(case
+        when {{ identifier }} = '' then '0'
+        when regexp_extract({{ identifier }}, '^[0-9]+$', 0) <> '' then '1' || lpad({{ identifier }}, 20, '0')
+        else '2' || rpad({{ identifier }}, 20, ' ')
+    end, 21, ' ')
 {%- endmacro %}

@@ -1,6 +1,7 @@
 -- One row per spec version: every draft-standard evaluation specification and every ADP evaluation suite loaded,
 -- with where its composite's method comes from. is_current marks the version results are scored against: the
--- highest version as people number them ("1.10" after "1.9"), then the latest ingested. ADP suites have no version.
+-- highest version in semver order ("v1.10" after "v1.9", "2.0.0" after "2.0.0-rc1"; macros/specs/spec_portable.sql),
+-- then the latest ingested. ADP suites have no version.
 -- aggregation_method is the method as the spec states it; an ADP suite without scoring.combine combines with
 -- weighted_average when it lists weights, else average; a draft-standard spec without config.aggregation has
 -- none (NULL): rubric-level scores only, no composite.
@@ -99,6 +100,7 @@ final as (
         weights_json,
         thresholds_json,
         promotion_threshold,
+        cast(version_rank as bigint) as version_rank,
         version_rank = 1 as is_current,
         n_versions,
         source_path,
