@@ -22,7 +22,8 @@ specs = db.query(
     """
     select spec_id, spec_kind, name, description, version, n_versions, aggregation_method, weights,
            promotion_threshold, dataset_id, dataset_version, n_examples, n_components, n_unresolved_components,
-           n_results, n_unmatched_results, n_models, first_week_start, last_week_start
+           n_results, n_unmatched_results, n_models, first_week_start, last_week_start,
+           n_unknown_weight_keys, unknown_weight_keys, n_unknown_threshold_keys, unknown_threshold_keys
     from marts.dim_eval_specs
     order by spec_kind, spec_id
     """
@@ -77,6 +78,15 @@ with st.container(border=True):
     if c.number_or(spec["n_unresolved_components"]) > 0:
         st.warning(f"{int(spec['n_unresolved_components'])} rubric(s) the spec references are not loaded: their "
                    "components cannot be scored. Ingest the rubric documents.", icon=":material/warning:")
+    if c.number_or(spec["n_unknown_weight_keys"]) > 0:
+        st.warning(f"Weight key(s) {spec['unknown_weight_keys']} name no component of this spec (a typo?): they "
+                   "are ignored, and the other weights carry the composite. Fix the spec.", icon=":material/warning:")
+    if c.number_or(spec["n_unknown_threshold_keys"]) > 0:
+        st.warning(f"Threshold key(s) {spec['unknown_threshold_keys']} name no component of this spec (a typo?): a "
+                   "gate nobody can measure is not met, so no model is promoted on it (undecided). Fix the spec.",
+                   icon=":material/warning:")
+    if spec["spec_kind"] == "ieee_evaluation":
+        st.caption("Every week is decided by this version: loading a new version re-decides past weeks.")
     if c.number_or(spec["n_unmatched_results"]) > 0:
         st.warning(f"{int(spec['n_unmatched_results'])} result record(s) name this spec but none of its components "
                    "(an unknown rubric_id or metric_id): they are not scored. Fix the records.",

@@ -13,7 +13,7 @@ SPECS = FIXTURES / "specs"
 SPEC_INPUTS = (
     "inline_examples.json", "annex_b_spec.json", "annex_b_results.jsonl", "acme-eval-suite.yaml",
     "acme-full-agent.yaml", "invalid_eval_bad_threshold.yaml", "acme_worked_example_results.jsonl",
-    "rescore_spec.json", "rescore_results.jsonl",
+    "rescore_spec.json", "rescore_results.jsonl", "version_and_typo_specs.json", "version_and_typo_results.jsonl",
 )
 SPEC_SELECTION = ("--select", "+path:models/marts/specs", "+dim_models", "--indirect-selection", "cautious")
 

@@ -258,3 +258,44 @@ def test_every_spec_mart_column_is_described_and_typed(spec_warehouse):
 def test_spec_marts_exist_and_are_empty_on_an_empty_warehouse(empty_warehouse):
     for mart in MARTS:
         assert empty_warehouse.scalar(f"select count(*) from marts.{mart}") == 0
+
+
+# --- versions and typos (version_and_typo_specs.json; acme/spec-m: acc 5 of 10, fmt 10 of 10) -----------------------
+
+SPEC_M = "acme/spec-m"
+
+
+def test_semver_picks_the_current_version_and_the_decision_names_it(spec_warehouse):
+    # "v1.10" over "v1.9": promotion 0.99, so 0.5 is not promoted (v1.9's 0.5 would promote).
+    # "2.0.0" over "2.0.0-rc1": promotion 0.5, so 0.5 is promoted (the rc's 0.99 would not).
+    rows = spec_warehouse.rows(
+        "select spec_id, spec_version, promotion_threshold, is_promoted from marts.fct_promotion_decisions "
+        "where model_id = ? and spec_id like 'ver_%' order by spec_id", [SPEC_M])
+    assert rows == [("ver_release", "2.0.0", 0.5, True), ("ver_v_prefix", "v1.10", 0.99, False)]
+    scored = spec_warehouse.rows(
+        "select distinct spec_id, spec_version from marts.fct_spec_scores where model_id = ? and spec_id like 'ver_%' "
+        "union all select distinct spec_id, spec_version from marts.fct_spec_scores_weekly "
+        "where model_id = ? and spec_id like 'ver_%' order by 1, 2", [SPEC_M, SPEC_M])
+    assert scored == [("ver_release", "2.0.0"), ("ver_release", "2.0.0"),
+                      ("ver_v_prefix", "v1.10"), ("ver_v_prefix", "v1.10")]
+
+
+def test_unknown_weight_and_threshold_keys_are_counted_and_named(spec_warehouse):
+    row = spec_warehouse.rows(
+        "select n_unknown_weight_keys, unknown_weight_keys, n_unknown_threshold_keys, unknown_threshold_keys "
+        "from marts.dim_eval_specs where spec_id = 'typo_keys'")
+    assert row == [(1, "fmat", 1, "acuracy")]
+    clean = spec_warehouse.rows(
+        "select spec_id from marts.dim_eval_specs where n_unknown_weight_keys + n_unknown_threshold_keys > 0")
+    assert clean == [("typo_keys",)]
+
+
+def test_a_threshold_on_no_component_leaves_the_decision_undecided(spec_warehouse):
+    # fmat's weight is lost, so acc weighs 1: composite 0.5 reaches 0.5, and the rule alone would promote.
+    # The "acuracy" gate measures nothing: not met, so the row is undecided rather than promoted.
+    decision = _decision(spec_warehouse, "typo_keys", SPEC_M)
+    assert abs(decision["composite_score"] - 0.5) <= TOLERANCE
+    assert bool(decision["composite_meets_threshold"]) is True
+    assert pd.isna(decision["is_promoted"])
+    assert decision["decision_status"] == "undecided"
+    assert decision["unknown_threshold_keys"] == "acuracy"

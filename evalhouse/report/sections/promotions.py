@@ -54,6 +54,7 @@ def build(context: Context) -> Part:
     held = [r for r in decisions if r["is_promoted"] is False]
     undecided = [r for r in decisions if r["is_promoted"] is None]
     blocks: list = [Paragraph(_held_sentence(r), "bad") for r in held]
+    blocks.extend(_spec_notes(context, sorted({r["spec_id"] for r in rows})))
     blocks.append(Table(
         ("Spec", "Model", "Composite score", "Threshold", "Decision", "Failing components", "Missing components",
          "n results"),
@@ -113,3 +114,31 @@ def _held_sentence(row: Row) -> str:
              else "no composite score")
     failing = f"; failing: {row['failing_components']}" if row["failing_components"] else ""
     return f"{row['model_id']} is not promoted under {row['spec_id']}: {score}{failing}."
+
+
+def _spec_notes(context: Context, spec_ids: list[str]) -> list[Paragraph]:
+    """The version that decided each spec's rows, and the weight and threshold keys that name no component: a
+    typo there moves a weight or sets a gate nobody measures, and the table alone would not show it."""
+    if not context.reader.has_table("dim_eval_specs") or "n_unknown_weight_keys" not in context.reader.columns(
+            "dim_eval_specs"):
+        return []
+    specs = [r for r in context.reader.rows(
+        "select spec_id, version, unknown_weight_keys, unknown_threshold_keys from marts.dim_eval_specs "
+        "order by spec_id") if r["spec_id"] in spec_ids]
+    notes = []
+    for r in specs:
+        if r["unknown_weight_keys"]:
+            notes.append(Paragraph(f"{r['spec_id']}: weight key(s) {r['unknown_weight_keys']} name no component and "
+                                   "are ignored, so the other weights carry the composite. Check the spec.", "bad"))
+        if r["unknown_threshold_keys"]:
+            notes.append(Paragraph(f"{r['spec_id']}: threshold key(s) {r['unknown_threshold_keys']} name no "
+                                   "component: a gate nobody can measure, so no model is promoted on this spec "
+                                   "(undecided). Check the spec.", "bad"))
+    versioned = [f"{r['spec_id']} {r['version']}" for r in specs if r["version"]]
+    if versioned:
+        notes.append(Paragraph(
+            f"Decided by each spec's current version ({fmt.join_words(versioned)}). Every week is decided by the "
+            "current version: loading a new version re-decides past weeks, so an earlier report can differ.",
+            "muted"))
+    return notes
+

@@ -5,37 +5,50 @@
 -- that week. The composite carries its standard error and 95% interval over the week's samples, and is_within_noise
 -- marks a composite whose interval holds the threshold: the rule still decides, but another week's samples may not.
 -- A composite with a weighted latency percentile has no interval (no_interval_reason says so and why).
+-- spec_version names the version that decided the row: the spec's current one, for every week, so a new version
+-- re-decides past weeks (docs/specs.md, "Versions": spec records carry no time to date a version by).
+-- A spec whose thresholds name a component it does not have (a typo: "acuracy") sets a gate nobody can measure:
+-- such a gate is not met, so a row the rule would promote is undecided instead (dim_eval_specs names the keys).
 with
 
 composites as (
     select * from {{ ref('int_spec_composites') }} where week_start is not null
 ),
 
+specs as (
+    select * from {{ ref('dim_eval_specs') }}
+),
+
 final as (
     select
-        spec_id,
-        spec_kind,
-        model_id,
-        week_start,
-        aggregation_method,
-        composite_score,
-        composite_se,
-        composite_ci_low,
-        composite_ci_high,
-        n_composite_samples,
-        promotion_threshold,
-        composite_meets_threshold,
-        is_within_noise,
-        no_interval_reason,
-        is_promoted,
-        decision_status,
-        failing_components,
-        n_failing_components,
-        missing_components,
-        n_components,
-        n_components_scored,
-        n_results
+        composites.spec_id,
+        composites.spec_kind,
+        specs.version as spec_version,
+        composites.model_id,
+        composites.week_start,
+        composites.aggregation_method,
+        composites.composite_score,
+        composites.composite_se,
+        composites.composite_ci_low,
+        composites.composite_ci_high,
+        composites.n_composite_samples,
+        composites.promotion_threshold,
+        composites.composite_meets_threshold,
+        composites.is_within_noise,
+        composites.no_interval_reason,
+        case when composites.is_promoted and specs.n_unknown_threshold_keys > 0 then null
+            else composites.is_promoted end as is_promoted,
+        case when composites.is_promoted and specs.n_unknown_threshold_keys > 0 then 'undecided'
+            else composites.decision_status end as decision_status,
+        specs.unknown_threshold_keys,
+        composites.failing_components,
+        composites.n_failing_components,
+        composites.missing_components,
+        composites.n_components,
+        composites.n_components_scored,
+        composites.n_results
     from composites
+    inner join specs on composites.spec_id = specs.spec_id
 )
 
 select * from final

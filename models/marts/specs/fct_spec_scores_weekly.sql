@@ -7,11 +7,17 @@ scores as (
     select * from {{ ref('int_spec_component_scores') }} where week_start is not null
 ),
 
+specs as (
+    select * from {{ ref('int_eval_specs_unioned') }} where is_current
+),
+
 final as (
     select
-        spec_id,
-        spec_kind,
-        model_id,
+        scores.spec_id,
+        scores.spec_kind,
+        -- Every week is scored against the spec's current version (docs/specs.md, "Versions").
+        specs.spec_version,
+        scores.model_id,
         component_id,
         week_start,
         component_kind,
@@ -35,6 +41,7 @@ final as (
         n_computed_samples,
         n_disagreements
     from scores
+    inner join specs on scores.spec_id = specs.spec_id
 )
 
 select * from final

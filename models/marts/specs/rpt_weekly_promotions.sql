@@ -23,6 +23,7 @@ final as (
             else 0
         end) as bigint) as n_decided_within_noise,
         cast(sum(case when decision_status = 'no composite' then 1 else 0 end) as bigint) as n_no_composite,
+        cast(sum(case when decision_status = 'undecided' then 1 else 0 end) as bigint) as n_undecided,
         cast(sum(case when decision_status = 'no threshold' then 1 else 0 end) as bigint) as n_no_threshold,
         cast(count(distinct spec_id) as bigint) as n_specs,
         cast(count(distinct case when decision_status = 'no threshold' then spec_id end) as bigint)
