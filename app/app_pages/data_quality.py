@@ -125,7 +125,14 @@ repairs = db.query(
     order by ingested_at desc, source_path, repair
     """
 )
-c.notes(runs, formats, quarantine, repairs)
+spec_conflicts = db.query(
+    """
+    select spec_id, spec_kind, spec_version, source_path, source_line, ingested_at, reason
+    from marts.fct_spec_id_conflicts
+    order by spec_id, spec_kind
+    """
+)
+c.notes(runs, formats, quarantine, repairs, spec_conflicts)
 if c.whole_warehouse_missing(runs, quarantine):
     st.stop()
 
@@ -234,5 +241,26 @@ else:
             "share_of_accepted": st.column_config.ProgressColumn("share of the file", format="percent",
                                                                  min_value=0, max_value=1),
             "ingested_at": st.column_config.DatetimeColumn("ingested (UTC)", format="YYYY-MM-DD HH:mm"),
+        },
+    )
+
+# -- specs left unscored -------------------------------------------------------------------------------------------
+st.subheader("Specs left unscored: one id, two specs")
+if spec_conflicts.missing:
+    c.empty_state(spec_conflicts, "spec id conflicts")
+elif spec_conflicts.frame.empty:
+    st.success("No spec id is used by both a draft-standard evaluation and an ADP suite.",
+               icon=":material/check_circle:")
+else:
+    sc = spec_conflicts.frame
+    st.warning(f"{sc['spec_id'].nunique():,} spec id(s) name both a draft-standard evaluation and an ADP suite: "
+               "results name a spec by its id alone, so neither spec is scored and neither decides a promotion "
+               "until one is renamed.", icon=":material/warning:")
+    st.dataframe(
+        sc, hide_index=True, width="stretch",
+        column_config={
+            "spec_id": "spec id", "spec_kind": "kind", "spec_version": "latest version", "source_path": "file",
+            "source_line": "line", "ingested_at": st.column_config.DatetimeColumn("ingested (UTC)",
+                                                                                  format="YYYY-MM-DD HH:mm"),
         },
     )

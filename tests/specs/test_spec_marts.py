@@ -18,6 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from tests.conftest import Warehouse
 from tests.specs.conftest import SPECS
 
 TOLERANCE = 1e-9
@@ -299,3 +300,30 @@ def test_a_threshold_on_no_component_leaves_the_decision_undecided(spec_warehous
     assert pd.isna(decision["is_promoted"])
     assert decision["decision_status"] == "undecided"
     assert decision["unknown_threshold_keys"] == "acuracy"
+
+
+def test_a_spec_id_both_kinds_use_leaves_both_unscored_and_listed_and_the_build_passes(tmp_path):
+    """A draft-standard evaluation named as the acme ADP suite is: results name a spec by its id alone, so neither
+    can be scored. The build had failed on the duplicate components and published nothing."""
+    from evalhouse.build import run_dbt
+
+    annex_b = json.loads((SPECS / "annex_b_spec.json").read_text())
+    evaluation = {**annex_b[-1], "id": "acme_groundedness_suite"}
+    clash = tmp_path / "clash.json"
+    clash.write_text(json.dumps([evaluation]))
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(*(SPECS / name for name in ("annex_b_spec.json", "acme-eval-suite.yaml",
+                                                 "acme_worked_example_results.jsonl")), clash)
+    select = ("build", "--select", "+path:models/marts/specs", "+dim_models", "+fct_spec_id_conflicts",
+              "--indirect-selection", "cautious")
+    result = run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True)
+    assert result.ok, result.failures
+    assert warehouse.rows("select spec_id, spec_kind, spec_version, source_path from marts.fct_spec_id_conflicts "
+                          "order by spec_kind") == [
+        ("acme_groundedness_suite", "adp_suite", None, str(SPECS / "acme-eval-suite.yaml")),
+        ("acme_groundedness_suite", "ieee_evaluation", "1.10", str(clash)),
+    ]
+    scored = {spec for (spec,) in warehouse.rows("select spec_id from marts.dim_eval_specs")}
+    assert "annex_b_customer_support" in scored and "acme_groundedness_suite" not in scored
+    assert warehouse.rows("select count(*) from marts.fct_promotion_decisions "
+                          "where spec_id = 'acme_groundedness_suite'") == [(0,)]

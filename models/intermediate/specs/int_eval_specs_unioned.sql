@@ -2,6 +2,9 @@
 -- with where its composite's method comes from. is_current marks the version results are scored against: the
 -- highest version in semver order ("v1.10" after "v1.9", "2.0.0" after "2.0.0-rc1"; macros/specs/spec_portable.sql),
 -- then the latest ingested. ADP suites have no version.
+-- A spec id both a draft-standard evaluation and an ADP suite use names two specs, and results name a spec by its id
+-- alone: neither is current, so neither is scored (a results-to-spec join would pair every result with both, and the
+-- build failed on the duplicate components). is_id_shared marks them, and fct_spec_id_conflicts lists them.
 -- aggregation_method is the method as the spec states it; an ADP suite without scoring.combine combines with
 -- weighted_average when it lists weights, else average; a draft-standard spec without config.aggregation has
 -- none (NULL): rubric-level scores only, no composite.
@@ -78,7 +81,8 @@ ranked as (
             partition by spec_kind, spec_id
             order by {{ version_order_key('spec_version') }} desc, ingested_at desc, record_id desc
         ) as version_rank,
-        count(*) over (partition by spec_kind, spec_id) as n_versions
+        count(*) over (partition by spec_kind, spec_id) as n_versions,
+        min(spec_kind) over (partition by spec_id) <> max(spec_kind) over (partition by spec_id) as is_id_shared
     from unioned
 ),
 
@@ -101,7 +105,8 @@ final as (
         thresholds_json,
         promotion_threshold,
         cast(version_rank as bigint) as version_rank,
-        version_rank = 1 as is_current,
+        version_rank = 1 and not is_id_shared as is_current,
+        is_id_shared,
         n_versions,
         source_path,
         source_line,
