@@ -1,8 +1,9 @@
 -- One row per spec, model and week: the spec's composite score over that week's results, by the spec's
 -- documented method, and whether the model is promoted: the composite reaches promotion_threshold and no
 -- component misses its own threshold (failing_components names those that do; fct_spec_scores_weekly holds the
--- component values). NULL decisions are undefined ones: no promotion_threshold, or a component without results
--- that week. The composite carries its standard error and 95% interval over the week's samples, and is_within_noise
+-- component values). NULL decisions are undefined ones: no promotion_threshold, a component threshold not measured
+-- that week (unmeasured_thresholds: it is not a gate passed), or a weighted component without results. The
+-- composite carries its standard error and 95% interval over the week's samples, and is_within_noise
 -- marks a composite whose interval holds the threshold: the rule still decides, but another week's samples may not.
 -- A composite with a weighted latency percentile has no interval (no_interval_reason says so and why).
 with
@@ -31,6 +32,8 @@ final as (
         decision_status,
         failing_components,
         n_failing_components,
+        unmeasured_thresholds,
+        n_unmeasured_thresholds,
         missing_components,
         n_components,
         n_components_scored,
