@@ -44,8 +44,8 @@ decisions = db.query(
     """
     select model_id, week_start, aggregation_method, composite_score, composite_se, composite_ci_low,
            composite_ci_high, n_composite_samples, promotion_threshold, composite_meets_threshold, is_within_noise,
-           is_promoted, decision_status, failing_components, n_failing_components, missing_components, n_components,
-           n_components_scored, n_results
+           is_promoted, decision_status, failing_components, n_failing_components, unmeasured_thresholds,
+           missing_components, n_components, n_components_scored, n_results
     from marts.fct_promotion_decisions
     where spec_id = ?
     order by week_start desc, model_id
@@ -77,7 +77,9 @@ with st.container(border=True):
     st.caption(" · ".join(facts))
     if c.number_or(spec["n_unresolved_components"]) > 0:
         st.warning(f"{int(spec['n_unresolved_components'])} rubric(s) the spec references are not loaded: their "
-                   "components cannot be scored. Ingest the rubric documents.", icon=":material/warning:")
+                   "scores have no scale, so they are shown raw but not normalised, they count as missing from the "
+                   "composite, and a threshold on them is not measured: no decision. Ingest the rubric documents.",
+                   icon=":material/warning:")
     if c.number_or(spec["n_unknown_weight_keys"]) > 0:
         st.warning(f"Weight key(s) {spec['unknown_weight_keys']} name no component of this spec (a typo?): they "
                    "are ignored, and the other weights carry the composite. Fix the spec.", icon=":material/warning:")
@@ -115,6 +117,8 @@ else:
             reasons.append(f"composite {c.num(row['composite_score'])} below {c.num(row['promotion_threshold'])}")
         if c.number_or(row["n_failing_components"]) > 0:
             reasons.append(f"misses its own threshold: {row['failing_components']}")
+        if c.text_or(row["unmeasured_thresholds"]) and not c.is_false(row["is_promoted"]):
+            reasons.append(f"undecided: threshold not measured this week for {row['unmeasured_thresholds']}")
         if c.is_na(row["promotion_threshold"]):
             reasons.append("n/a: the spec sets no promotion threshold")
         if c.is_na(row["composite_score"]) and c.text_or(row["missing_components"]):
@@ -238,8 +242,16 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
     s = scores.frame.copy()
     s["shown"] = [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
                   zip(s["normalized_value"], s["ci_low"], s["ci_high"])]
-    s["verdict"] = ["no threshold" if c.is_na(m) else "meets its threshold" if m else "misses its threshold"
-                    for m in s["meets_threshold"]]
+    s["verdict"] = ["no threshold" if c.is_na(t) else "threshold not measured" if c.is_na(m)
+                    else "meets its threshold" if m else "misses its threshold"
+                    for t, m in zip(s["threshold"].where(s["threshold"].notna(), s["normalized_threshold"]),
+                                    s["meets_threshold"])]
+    outside = s[(s["normalized_value"] < -1e-9) | (s["normalized_value"] > 1 + 1e-9)]
+    if not outside.empty:
+        st.warning("Results outside their component's own scale (not clipped; check the results): "
+                   + ", ".join(f"{m} on {comp} ({c.num(v, 3)})" for m, comp, v in
+                               zip(outside["model_id"], outside["component_id"], outside["normalized_value"]))
+                   + ".", icon=":material/warning:")
     s["low"] = s["ci_low"].fillna(s["normalized_value"])
     s["high"] = s["ci_high"].fillna(s["normalized_value"])
     plotted = s.dropna(subset=["normalized_value"])
@@ -250,8 +262,8 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
                    alt.Tooltip("shown:N", title="normalised [95% interval]"),
                    alt.Tooltip("raw_value:Q", title="raw value", format=".3f"), alt.Tooltip("n:Q", title="n"),
                    alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict"]
-        verdict_scale = alt.Scale(domain=["meets its threshold", "misses its threshold", "no threshold"],
-                                  range=["#4c9f70", "#d1495b", "#1f77b4"])
+        verdict_scale = alt.Scale(domain=["meets its threshold", "misses its threshold", "threshold not measured",
+                                          "no threshold"], range=["#4c9f70", "#d1495b", "#999999", "#1f77b4"])
         bars = base.mark_rule(strokeWidth=2).encode(
             x=alt.X("low:Q", title="normalised score (0 to 1), 95% interval", scale=alt.Scale(domain=[0, 1])),
             x2="high:Q", color=alt.Color("verdict:N", title=None, scale=verdict_scale,
@@ -271,7 +283,10 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
         pd.DataFrame({
             "component": s["component_id"], "kind": s["component_kind"], "scored by": s["scored_by"],
             "model": s["model_id"],
-            "raw value": [c.num(v, 3) if not c.is_na(v) else "n/a: no results" for v in s["raw_value"]],
+            # A telemetry metric that is not a latency (cost, tokens) has results but no value the warehouse reads.
+            "raw value": [c.num(v, 3) if not c.is_na(v) else "n/a: no results" if not n_results
+                          else "n/a: not measured (not a latency)" for v, n_results in zip(s["raw_value"],
+                                                                                          s["n_results"])],
             "normalised [95% interval]": s["shown"],
             "normalisation": s["normalization"].fillna("n/a: not normalisable"),
             "weight": [c.num(v) for v in s["weight"]],

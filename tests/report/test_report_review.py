@@ -161,8 +161,7 @@ def test_lines_refused_after_the_week_ended_are_reported_in_a_warning(demo_wareh
 
 def test_specs_without_a_threshold_are_not_counted_as_decisions(demo_warehouse, last_week_html):
     with_threshold, without = demo_warehouse.rows(
-        "select count(promotion_threshold), count(*) - count(promotion_threshold) "
-        "from marts.fct_promotion_decisions where week_start = ?", [LAST_WEEK])[0]
+        "select n_decided, n_no_threshold from marts.rpt_weekly_promotions where week_start = ?", [LAST_WEEK])[0]
     assert without > 0
     glance = section_html(last_week_html, "at-a-glance")
     line = next(item for item in glance.split("<li") if "Promotions:" in item)
@@ -173,9 +172,12 @@ def test_specs_without_a_threshold_are_not_counted_as_decisions(demo_warehouse, 
 def test_decisions_within_noise_of_their_threshold_are_marked_with_the_composites_interval(demo_warehouse,
                                                                                            last_week_html):
     rows = demo_warehouse.rows(
-        "select spec_id, model_id, composite_score, composite_ci_low, composite_ci_high, is_within_noise "
+        "select spec_id, model_id, composite_score, composite_ci_low, composite_ci_high, "
+        "is_within_noise and n_failing_components = 0 "
         "from marts.fct_promotion_decisions where week_start = ? and is_promoted is not null", [LAST_WEEK])
     within = [r for r in rows if r[5]]
+    assert len(within) == demo_warehouse.scalar(
+        "select n_decided_within_noise from marts.rpt_weekly_promotions where week_start = ?", [LAST_WEEK])
     assert within, "the demo's meta-llama on support_triage_v1 sits at its threshold"
     section = section_html(last_week_html, promotions.ANCHOR)
     for spec, model, score, low, high, noisy in rows:

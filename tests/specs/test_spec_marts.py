@@ -298,7 +298,7 @@ def test_a_threshold_on_no_component_leaves_the_decision_undecided(spec_warehous
     assert abs(decision["composite_score"] - 0.5) <= TOLERANCE
     assert bool(decision["composite_meets_threshold"]) is True
     assert pd.isna(decision["is_promoted"])
-    assert decision["decision_status"] == "undecided"
+    assert decision["decision_status"] == "threshold not measured"
     assert decision["unknown_threshold_keys"] == "acuracy"
 
 

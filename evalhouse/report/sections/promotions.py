@@ -1,11 +1,13 @@
 """Which model versions may be promoted? The promotion decisions made this week, with what failed.
 
 Reads marts.fct_promotion_decisions (the specs marts) when the warehouse has it: one row per spec, model and week,
-is_promoted NULL when the decision is undefined (no threshold, or a component without results). Where the mart
-has the composite's interval (composite_ci_low/high over the samples) a decision whose threshold lies inside it is
-marked "within noise": the spec's rule decided it, and next week's samples may decide it the other way. A composite
-without one says why ("no interval: latency percentile" for the ADP suites, whose weighted p95 latency has no
-per-sample value), so a bare number never passes for a certain one.
+is_promoted NULL when the decision is undefined (no threshold, a component's threshold not measured, or a weighted
+component without results; decision_status says which). Where the mart has the composite's interval
+(composite_ci_low/high over the samples) a decision the composite alone made (no component fails) whose threshold
+lies inside it is marked "within noise": next week's samples may decide it the other way. A composite without one
+says why ("no interval: latency percentile" for the ADP suites, whose weighted p95 latency has no per-sample value),
+so a bare number never passes for a certain one. The headline's counts are marts.rpt_weekly_promotions' own: the
+report once recounted them and disagreed with the mart and the app.
 """
 
 from __future__ import annotations
@@ -22,10 +24,14 @@ MART = "fct_promotion_decisions"
 # The columns the report needs; the others are shown when the mart has them.
 _COLUMNS = ("spec_id", "model_id", "composite_score", "promotion_threshold", "is_promoted", "failing_components")
 _OPTIONAL = ("missing_components", "n_results", "composite_ci_low", "composite_ci_high", "is_within_noise",
-             "no_interval_reason")
+             "no_interval_reason", "n_failing_components", "decision_status", "unmeasured_thresholds")
+SUMMARY = "rpt_weekly_promotions"
+_SUMMARY_SQL = "select * from marts.rpt_weekly_promotions where week_start = ?"
 _LATENCY_NOTE = (" No interval: latency percentile: a weighted latency percentile, taken over requests, has no "
                  "per-sample value, so the composite has no standard error and its decision is never marked within "
                  "noise, however close to the threshold.")
+_SCALE_NOTE = (" No interval: composite outside its scale: some results lie outside their component's own scale (a "
+               "judge's 6 on 1-5); the composite is not clipped, and the results need checking.")
 _SQL = """
 select {columns}
 from marts.fct_promotion_decisions
@@ -49,10 +55,8 @@ def build(context: Context) -> Part:
     # A spec without a promotion threshold can never decide: its rows are not decisions, and counting them as
     # such made "12 decisions" out of 8.
     no_threshold = [r for r in rows if r["promotion_threshold"] is None]
-    decisions = [r for r in rows if r["promotion_threshold"] is not None]
-    promoted = [r for r in decisions if r["is_promoted"] is True]
-    held = [r for r in decisions if r["is_promoted"] is False]
-    undecided = [r for r in decisions if r["is_promoted"] is None]
+    held = [r for r in rows if r["is_promoted"] is False]
+    counts = _counts(context, rows)
     blocks: list = [Paragraph(_held_sentence(r), "bad") for r in held]
     blocks.extend(_spec_notes(context, sorted({r["spec_id"] for r in rows})))
     blocks.append(Table(
@@ -68,19 +72,24 @@ def build(context: Context) -> Part:
             Cell(r.get("missing_components") or fmt.MISSING),
             Cell(fmt.count(r.get("n_results")), numeric=True),
         ) for r in rows),
-        caption=("Promoted: the composite reaches the spec's promotion threshold and no component misses its own "
-                 "threshold. Undecided: a component has no results that week. A spec that sets no promotion "
-                 "threshold is never decided and is not counted among the decisions. The composite's 95% interval "
-                 "is over the week's samples; within noise: the threshold lies inside it, so the decision may "
-                 "flip on next week's samples." + (_LATENCY_NOTE if any(
-                     r.get("no_interval_reason") == "latency percentile" for r in rows) else ""))))
-    parts = [f"{fmt.count(len(promoted))} promoted", f"{fmt.count(len(held))} not promoted"]
-    if undecided:
-        parts.append(f"{fmt.count(len(undecided))} undecided")
-    within_noise = [r for r in decisions if r["is_promoted"] is not None and r.get("is_within_noise") is True]
-    if within_noise:
-        parts.append(f"{fmt.count(len(within_noise))} within noise of the threshold")
-    headline = f"Promotions: {fmt.plural(len(decisions), 'decision')} ({', '.join(parts)})"
+        caption=("Promoted: the composite reaches the spec's promotion threshold and every component meets its own "
+                 "threshold. Undecided: a component's own threshold was not measured that week (no results, or a "
+                 "metric the warehouse cannot measure: an unmeasured gate is not a gate passed), or a weighted "
+                 "component has no results, so there is no composite. A spec that sets no promotion threshold is "
+                 "never decided and is not counted among the decisions. The composite's 95% interval is over the "
+                 "week's samples; within noise: no component fails and the threshold lies inside the interval, so "
+                 "the decision may flip on next week's samples."
+                 + (_LATENCY_NOTE if any(r.get("no_interval_reason") == "latency percentile" for r in rows) else "")
+                 + (_SCALE_NOTE if any(r.get("no_interval_reason") == "composite outside its scale" for r in rows)
+                    else ""))))
+    parts = [f"{fmt.count(counts['n_promoted'])} promoted", f"{fmt.count(counts['n_not_promoted'])} not promoted"]
+    if counts["n_decided_within_noise"]:
+        parts.append(f"{fmt.count(counts['n_decided_within_noise'])} within noise of the threshold")
+    headline = f"Promotions: {fmt.plural(counts['n_decided'], 'decision')} ({', '.join(parts)})"
+    undecided = [(counts["n_threshold_not_measured"], "a component's threshold not measured"),
+                 (counts["n_no_composite"], "no composite")]
+    if any(n for n, _ in undecided):
+        headline += "; undecided: " + ", ".join(f"{fmt.count(n)} ({why})" for n, why in undecided if n)
     if held:
         headline += f"; not promoted: {fmt.join_words(sorted({r['model_id'] for r in held}))}"
     if no_threshold:
@@ -90,12 +99,45 @@ def build(context: Context) -> Part:
     return Part(Section(ANCHOR, TITLE, tuple(blocks)), Paragraph(headline + ".", "bad" if held else None))
 
 
-def _decision(row: Row) -> Cell:
+def _counts(context: Context, rows: list[Row]) -> dict[str, int]:
+    """The week's counts from rpt_weekly_promotions; counted from the rows only in a warehouse without it."""
+    if context.reader.has_table(SUMMARY):
+        summary = context.reader.one(_SUMMARY_SQL, [context.week])
+        if summary is not None and "n_threshold_not_measured" in summary:
+            return summary
+    statuses = [_status(r) for r in rows]
+    return {"n_decided": sum(s in ("promoted", "not promoted") for s in statuses),
+            "n_promoted": statuses.count("promoted"), "n_not_promoted": statuses.count("not promoted"),
+            "n_decided_within_noise": sum(_within_noise(r) for r in rows),
+            "n_threshold_not_measured": statuses.count("threshold not measured"),
+            "n_no_composite": statuses.count("no composite")}
+
+
+def _status(row: Row) -> str:
+    if row.get("decision_status") is not None:
+        return row["decision_status"]
     if row["promotion_threshold"] is None:
+        return "no threshold"
+    return {True: "promoted", False: "not promoted", None: "no composite"}[row["is_promoted"]]
+
+
+def _within_noise(row: Row) -> bool:
+    """rpt_weekly_promotions' rule: a decision the composite alone made (no component fails) whose interval holds
+    the threshold. A failing component's gate does not move with the composite."""
+    return (row["is_promoted"] is not None and row.get("is_within_noise") is True
+            and not row.get("n_failing_components"))
+
+
+def _decision(row: Row) -> Cell:
+    status = _status(row)
+    if status == "no threshold":
         return Cell("no threshold: never decided", "muted")
+    if status == "threshold not measured":
+        unmeasured = row.get("unmeasured_thresholds")
+        return Cell("undecided: threshold not measured" + (f" ({unmeasured})" if unmeasured else ""), "muted")
     if row["is_promoted"] is None:
-        return Cell("undecided", "muted")
-    noise = " (within noise)" if row.get("is_within_noise") is True else ""
+        return Cell("undecided: no composite", "muted")
+    noise = " (within noise)" if _within_noise(row) else ""
     return Cell("promoted" + noise, "good") if row["is_promoted"] else Cell("not promoted" + noise, "bad")
 
 

@@ -4,7 +4,8 @@
 -- own units and normalised, and its weight in the composite (docs/specs.md has the rules):
 --   rubric         mean score per sample, then over samples; normalised (mean - min_score) / (max_score - min_score),
 --                  0 and 1 by default; its threshold, if the spec's config.aggregation.thresholds sets one, is
---                  normalised and its raw-unit equivalent is min + t (max - min)
+--                  normalised and its raw-unit equivalent is min + t (max - min). A referenced rubric that is not
+--                  loaded has no scale: no normalised value and no raw threshold (the component counts as missing)
 --   deterministic  pass rate of 0/1 scores (already in [0, 1]); threshold true means 1.0
 --   llm_judge      mean score on the rubric's scale ("1-5"): (mean - min) / (max - min); threshold likewise
 --   telemetry      latency (p50/p90/p95/p99 as the metric's name says, else the mean) against max_ms:
@@ -137,8 +138,10 @@ rubric_components as (
         case when distinct_rubrics.metric in ('exact_match', 'regex_match')
             then coalesce(distinct_rubrics.trim_whitespace, false) end as trim_whitespace,
         distinct_rubrics.pattern,
-        coalesce(distinct_rubrics.min_score, 0.0) as scale_min,
-        coalesce(distinct_rubrics.max_score, 1.0) as scale_max,
+        -- A referenced rubric that is not loaded has no known scale: its scores are not normalised on a guessed
+        -- 0-1 (a 1-5 judge's 3 would read 2.5 times the top), so the component counts as missing.
+        case when distinct_rubrics.is_resolved then coalesce(distinct_rubrics.min_score, 0.0) end as scale_min,
+        case when distinct_rubrics.is_resolved then coalesce(distinct_rubrics.max_score, 1.0) end as scale_max,
         'scale' as normalization,
         case
             when distinct_rubrics.metric in ('exact_match', 'regex_match') then 'wilson'
@@ -146,8 +149,9 @@ rubric_components as (
             else 'wilson_from_se'
         end as interval_method,
         cast(null as varchar) as telemetry_statistic,
-        coalesce(distinct_rubrics.min_score, 0.0) + threshold_entries.normalized_threshold
-        * (coalesce(distinct_rubrics.max_score, 1.0) - coalesce(distinct_rubrics.min_score, 0.0)) as threshold,
+        case when distinct_rubrics.is_resolved then coalesce(distinct_rubrics.min_score, 0.0)
+            + threshold_entries.normalized_threshold
+            * (coalesce(distinct_rubrics.max_score, 1.0) - coalesce(distinct_rubrics.min_score, 0.0)) end as threshold,
         threshold_entries.normalized_threshold,
         'at_least' as threshold_direction
     from distinct_rubrics

@@ -4,16 +4,20 @@
 --       (weights as int_spec_components_unioned sets them); NULL when a component that weighs is missing
 --   boolean: 1.0 when every component with a threshold meets it, 0.0 when one fails, else NULL
 --   no method (a draft-standard spec without config.aggregation): NULL
--- A model is promoted when the composite reaches promotion_threshold (1e-9 tolerance) and no component misses its
--- own threshold: a metric's threshold is a gate the weighted average cannot buy off. is_promoted is NULL when the
--- spec sets no promotion_threshold, or when no component fails and the composite is NULL.
+-- A model is promoted when the composite reaches promotion_threshold (1e-9 tolerance) and every component with a
+-- threshold meets it: a metric's threshold is a gate the weighted average cannot buy off, and a gate with no value
+-- that week (no results, or a value the warehouse cannot measure) is not a gate passed. It is not promoted when the
+-- composite falls short or a component fails, whatever is unmeasured. is_promoted is NULL otherwise: the spec sets
+-- no promotion_threshold, a threshold was not measured, or the composite is NULL.
 -- The composite's standard error takes the sample as the unit (docs/STATS.md): each sample's composite is the weighted
 -- sum of its own normalised scores, so components scored on the same samples covary as they do. It is NULL where that
 -- is not the composite's sampling error: a method that is not a weighted sum (boolean, none), a weighted latency
 -- percentile (a budget ratio of a percentile over requests has no per-sample value), or a sample without a score on
 -- every weighted component (the mean of the samples' composites would not be the composite). The interval is Wilson's
 -- on the effective sample size (wilson_low_from_se: n is 10 to 12 here, and a composite can sit at 1). Where a
--- composite has none, no_interval_reason says why, so the report states it rather than showing a bare number.
+-- composite has none, no_interval_reason says why, so the report states it rather than showing a bare number. A
+-- composite outside [0, the sum of the weights] (scores outside a component's scale: a warning, not clipped) has no
+-- Wilson interval, so its standard error is dropped with it: a bad input must never fail the build.
 with
 
 scores as (
@@ -92,6 +96,7 @@ composite_spread as (
     group by sample_composites.spec_id, sample_composites.model_id, sample_composites.week_start
 ),
 
+{%- set unmeasured = '(threshold is not null or normalized_threshold is not null) and meets_threshold is null' %}
 rolled_up as (
     select
         spec_id,
@@ -102,9 +107,13 @@ rolled_up as (
         sum(case when weight > 0 and normalized_value is null then 1 else 0 end) as n_weighted_components_missing,
         sum(weight * normalized_value) as weighted_sum,
         sum(case when meets_threshold = false then 1 else 0 end) as n_failing_components,
-        sum(case when threshold is not null and meets_threshold is null then 1 else 0 end) as n_thresholds_unknown,
+        -- A threshold the spec sets with no verdict that week: no results, or a value the warehouse cannot measure
+        -- (a telemetry metric that is not a latency; a rubric that is not loaded, whose raw threshold is unknown).
+        sum(case when {{ unmeasured }} then 1 else 0 end) as n_thresholds_unknown,
         coalesce({{ sorted_string_agg("case when meets_threshold = false then component_id end", "', '") }}, '')
             as failing_components,
+        coalesce({{ sorted_string_agg("case when " ~ unmeasured ~ " then component_id end", "', '") }}, '')
+            as unmeasured_thresholds,
         coalesce({{ sorted_string_agg("case when normalized_value is null then component_id end", "', '") }}, '')
             as missing_components,
         sum(n_results) as n_results
@@ -153,14 +162,18 @@ with_spread as (
         and composites.week_start is not distinct from composite_spread.week_start
 ),
 
+-- Within [0, the sum of the weights] up to rounding (a perfect score summed in another order may exceed it by 1e-16),
+-- else NULL: the interval is undefined outside the scale.
+{%- set in_scale = 'case when composite_score between -1e-9 and weight_sum + 1e-9 then '
+    ~ 'least(greatest(composite_score, 0), weight_sum) end' %}
 with_interval as (
     select
         *,
         -- n only where the standard error is defined: the macro falls back to Wilson on n when se is NULL.
-        {{ wilson_low_from_se('composite_score', 'composite_se',
+        {{ wilson_low_from_se(in_scale, 'composite_se',
                               'case when composite_se is not null then n_composite_samples end',
                               0, 'weight_sum') }} as composite_ci_low,
-        {{ wilson_high_from_se('composite_score', 'composite_se',
+        {{ wilson_high_from_se(in_scale, 'composite_se',
                                'case when composite_se is not null then n_composite_samples end',
                                0, 'weight_sum') }} as composite_ci_high
     from with_spread
@@ -174,6 +187,7 @@ decided as (
         promotion_threshold between composite_ci_low and composite_ci_high as is_within_noise,
         case
             when composite_score is null or composite_ci_low is not null then null
+            when composite_se is not null then 'composite outside its scale'
             when aggregation_method = 'boolean' then 'boolean composite'
             when n_weighted_without_sample_values > 0 then 'latency percentile'
             when n_incomplete_samples > 0 then 'a sample lacks a weighted score'
@@ -182,8 +196,10 @@ decided as (
         case
             when promotion_threshold is null then null
             when n_failing_components > 0 then false
+            when composite_score < promotion_threshold - 1e-9 then false
+            when n_thresholds_unknown > 0 then null
             when composite_score is null then null
-            else composite_score >= promotion_threshold - 1e-9
+            else true
         end as is_promoted
     from with_interval
 ),
@@ -196,10 +212,11 @@ final as (
         week_start,
         aggregation_method,
         composite_score,
-        composite_se,
+        -- Only with an interval: the contract holds the three together.
+        case when composite_ci_low is not null then composite_se end as composite_se,
         composite_ci_low,
         composite_ci_high,
-        cast(n_composite_samples as bigint) as n_composite_samples,
+        cast(case when composite_ci_low is not null then n_composite_samples end as bigint) as n_composite_samples,
         promotion_threshold,
         composite_meets_threshold,
         is_within_noise,
@@ -209,10 +226,13 @@ final as (
             when promotion_threshold is null then 'no threshold'
             when is_promoted then 'promoted'
             when not is_promoted then 'not promoted'
+            when n_thresholds_unknown > 0 then 'threshold not measured'
             else 'no composite'
         end as decision_status,
         failing_components,
         cast(n_failing_components as bigint) as n_failing_components,
+        unmeasured_thresholds,
+        cast(n_thresholds_unknown as bigint) as n_unmeasured_thresholds,
         missing_components,
         cast(n_components as bigint) as n_components,
         cast(n_components_scored as bigint) as n_components_scored,

@@ -1,14 +1,16 @@
 -- One row per spec, model and week: the spec's composite score over that week's results, by the spec's
 -- documented method, and whether the model is promoted: the composite reaches promotion_threshold and no
 -- component misses its own threshold (failing_components names those that do; fct_spec_scores_weekly holds the
--- component values). NULL decisions are undefined ones: no promotion_threshold, or a component without results
--- that week. The composite carries its standard error and 95% interval over the week's samples, and is_within_noise
+-- component values). NULL decisions are undefined ones: no promotion_threshold, a component threshold not measured
+-- that week (unmeasured_thresholds: it is not a gate passed), or a weighted component without results. The
+-- composite carries its standard error and 95% interval over the week's samples, and is_within_noise
 -- marks a composite whose interval holds the threshold: the rule still decides, but another week's samples may not.
 -- A composite with a weighted latency percentile has no interval (no_interval_reason says so and why).
 -- spec_version names the version that decided the row: the spec's current one, for every week, so a new version
 -- re-decides past weeks (docs/specs.md, "Versions": spec records carry no time to date a version by).
 -- A spec whose thresholds name a component it does not have (a typo: "acuracy") sets a gate nobody can measure:
--- such a gate is not met, so a row the rule would promote is undecided instead (dim_eval_specs names the keys).
+-- such a gate is not met, so a row the rule would promote is 'threshold not measured' instead (dim_eval_specs
+-- names the keys).
 with
 
 composites as (
@@ -38,11 +40,13 @@ final as (
         composites.no_interval_reason,
         case when composites.is_promoted and specs.n_unknown_threshold_keys > 0 then null
             else composites.is_promoted end as is_promoted,
-        case when composites.is_promoted and specs.n_unknown_threshold_keys > 0 then 'undecided'
+        case when composites.is_promoted and specs.n_unknown_threshold_keys > 0 then 'threshold not measured'
             else composites.decision_status end as decision_status,
         specs.unknown_threshold_keys,
         composites.failing_components,
         composites.n_failing_components,
+        composites.unmeasured_thresholds,
+        composites.n_unmeasured_thresholds,
         composites.missing_components,
         composites.n_components,
         composites.n_components_scored,

@@ -1,5 +1,6 @@
 -- One row per week with any promotion decision: how many were made and how they fell, for a headline such as
--- "8 decided (2 promoted, 6 not), 1 within noise; 4 cannot be decided: the spec sets no threshold". Rows of a spec
+-- "8 decided (2 promoted, 6 not), 1 within noise; 1 undecided: a threshold not measured; 4 cannot be decided: the
+-- spec sets no threshold". The weekly report's headline reads these counts. Rows of a spec
 -- without a promotion threshold are counted apart: they are never decisions, and adding them to the decided ones
 -- overstates what was decided.
 with
@@ -22,8 +23,9 @@ final as (
                 then 1
             else 0
         end) as bigint) as n_decided_within_noise,
+        cast(sum(case when decision_status = 'threshold not measured' then 1 else 0 end) as bigint)
+            as n_threshold_not_measured,
         cast(sum(case when decision_status = 'no composite' then 1 else 0 end) as bigint) as n_no_composite,
-        cast(sum(case when decision_status = 'undecided' then 1 else 0 end) as bigint) as n_undecided,
         cast(sum(case when decision_status = 'no threshold' then 1 else 0 end) as bigint) as n_no_threshold,
         cast(count(distinct spec_id) as bigint) as n_specs,
         cast(count(distinct case when decision_status = 'no threshold' then spec_id end) as bigint)
