@@ -181,7 +181,8 @@ def _rate_cells(row: Row, rate: str) -> Cell:
     else:
         change = f" ({fmt.signed(delta)}, z = {fmt.z_score(z)})"
     tone = "warn" if significant else None
-    return Cell(value + change, tone, numeric=True)
+    # Not a numeric cell, which never wraps: three rates with their changes in one row passed a 1200-pixel page.
+    return Cell(value + change, tone)
 
 
 def _change_sentence(row: Row, context: Context) -> str:
