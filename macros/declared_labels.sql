@@ -51,3 +51,16 @@
         else {{ value }}
     end
 {%- endmacro %}
+
+
+{# A label set ({scale: [value, ...]}, as declared_labels or agreement_labels give it) as rows (scale, value): a
+   select of literals, for the tests that hold the sets to the seeds. #}
+{% macro label_rows(labels) -%}
+    {%- for scale, values in labels.items() %}
+    {%- for value in values %}
+    select '{{ scale }}' as scale, cast({{ value }} as double) as value
+    {%- if not loop.last %} union all{% endif %}
+    {%- endfor %}
+    {%- if not loop.last %} union all{% endif %}
+    {%- endfor %}
+{%- endmacro %}

@@ -4,13 +4,7 @@
 with
 
 declared as (
-    {%- for scale, labels in agreement_labels().items() %}
-    {%- for label in labels %}
-    select '{{ scale }}' as scale, cast({{ label }} as double) as value
-    {%- if not loop.last %} union all{% endif %}
-    {%- endfor %}
-    {%- if not loop.last %} union all{% endif %}
-    {%- endfor %}
+    {{ label_rows(agreement_labels()) }}
 ),
 
 seeded as (

@@ -4,6 +4,8 @@ marts and what they depend on are built (faster, and independent of the other ar
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from ingest.pipeline import ingest_paths
@@ -18,14 +20,18 @@ SPEC_INPUTS = (
 SPEC_SELECTION = ("--select", "+path:models/marts/specs", "+dim_models", "--indirect-selection", "cautious")
 
 
-@pytest.fixture(scope="session")
-def spec_warehouse(tmp_path_factory) -> Warehouse:
-    """The spec fixtures, ingested and built once per session. Read it; never write to it."""
+def build_spec_warehouse(root: Path, inputs: tuple[str, ...]) -> Warehouse:
+    """These spec fixtures ingested into a warehouse under root, and the spec marts built."""
     from evalhouse.build import run_dbt
 
-    root = tmp_path_factory.mktemp("spec_warehouse")
     db_path = root / "specs.duckdb"
-    ingest_paths([str(SPECS / name) for name in SPEC_INPUTS], db_path)
+    ingest_paths([str(SPECS / name) for name in inputs], db_path)
     result = run_dbt(db_path, ("build", *SPEC_SELECTION), target_path=root / "target", quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
     return Warehouse(db_path)
+
+
+@pytest.fixture(scope="session")
+def spec_warehouse(tmp_path_factory) -> Warehouse:
+    """The spec fixtures, ingested and built once per session. Read it; never write to it."""
+    return build_spec_warehouse(tmp_path_factory.mktemp("spec_warehouse"), SPEC_INPUTS)

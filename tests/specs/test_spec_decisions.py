@@ -9,9 +9,8 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from ingest.pipeline import ingest_paths
 from tests.conftest import Warehouse
-from tests.specs.conftest import SPEC_SELECTION, SPECS
+from tests.specs.conftest import build_spec_warehouse
 
 DECIDE_INPUTS = ("decide_specs.json", "decide_suite.yaml", "decide_results.jsonl")
 
@@ -19,14 +18,7 @@ DECIDE_INPUTS = ("decide_specs.json", "decide_suite.yaml", "decide_results.jsonl
 @pytest.fixture(scope="module")
 def decide_warehouse(tmp_path_factory) -> Warehouse:
     """The build itself is the first check: it used to stop on the composite's contract (SE set, interval NULL)."""
-    from evalhouse.build import run_dbt
-
-    root = tmp_path_factory.mktemp("decide_warehouse")
-    db_path = root / "decide.duckdb"
-    ingest_paths([str(SPECS / name) for name in DECIDE_INPUTS], db_path)
-    result = run_dbt(db_path, ("build", *SPEC_SELECTION), target_path=root / "target", quiet=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
-    return Warehouse(db_path)
+    return build_spec_warehouse(tmp_path_factory.mktemp("decide_warehouse"), DECIDE_INPUTS)
 
 
 def _decision(warehouse: Warehouse, spec_id: str, model_id: str) -> dict:
