@@ -14,8 +14,10 @@ st.title("How reliable is each model over repeated trials?")
 st.caption(
     "**pass@k**: the chance that at least one of k attempts at a task succeeds (Chen et al. 2021, unbiased "
     "estimator). **pass^k**: the chance that all k attempts succeed (Yao et al. 2024): what a user who asks k times "
-    "sees. Both are averaged over tasks; the bands are 95% intervals (1.96 standard errors over tasks). Attempts are "
-    "counted on one metric: one response scored on several rubrics is one attempt on each."
+    "sees. Both are one run's: k attempts a single run made at a task (runs weeks apart are not pooled, as the "
+    "model behind them may have moved), averaged over the task's runs, then over tasks; the bands are 95% intervals "
+    "(1.96 standard errors over tasks). Attempts are counted on one metric: one response scored on several rubrics "
+    "is one attempt on each."
 )
 
 available = db.query(
@@ -80,7 +82,7 @@ c.notes(curves, stability, flaky)
 
 def _shown(value: float, se: float) -> str:
     if c.is_na(value):
-        return "n/a: some task has fewer than k trials"
+        return "n/a: a run of some task made fewer than k attempts"
     se = 0 if c.is_na(se) else se
     return c.with_interval(value, max(0.0, value - 1.96 * se), min(1.0, value + 1.96 * se))
 
@@ -99,7 +101,7 @@ if not c.empty_state(curves, f"pass@k for {evaluation}"):
     defined["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(defined["value"], defined["low"],
                                                                         defined["high"])]
     if defined.empty:
-        st.info(f"pass@k is n/a for every k on {evaluation}: some task has fewer than k trials.",
+        st.info(f"pass@k is n/a for every k on {evaluation}: a run of some task made fewer than k attempts.",
                 icon=":material/info:")
     else:
         base = alt.Chart(defined).encode(
