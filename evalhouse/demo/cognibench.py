@@ -89,7 +89,10 @@ def _record(task: MathTask, model: Model, week: Week, clock: Clock, rng: random.
         "evaluation_id": f"eval_{uuid.UUID(int=rng.getrandbits(128), version=4)}",
         "task_id": task.task_id,
         "model_id": model.id,
-        "response_id": f"resp_{task.task_id}_{model.slug}",
+        # Each record is a new response (its truth is drawn afresh): its id names the week too. One id for a task
+        # and model across weeks made every week's record the same judged response, so a completed review in a later
+        # week took an earlier week's waiting record out of the queue.
+        "response_id": f"resp_{task.task_id}_{model.slug}_{week.label}",
         "ideal_response_id": f"ideal_{task.task_id}",
         "judge_llm_model": JUDGE_MODEL,
         "judge_prompt_template_path": JUDGE_TEMPLATE,
