@@ -1,8 +1,9 @@
 """How a model's change against the week before reads: its verdict, the statistic it rests on and the change shown.
 
 The weekly report's model table and the app's Overview both read rpt_weekly_model_changes through these functions,
-so the two say the same of every change: a change that was never tested reads "too few ... to test", never "steady"
-or "within noise", and a paired change is the mean of the paired differences the test is on.
+so the two say the same of every change: a change that was never tested reads "too few ... to test", never "no
+significant change" or "within noise", its statistic in brackets, and a paired change is the mean of the paired
+differences the test is on.
 """
 
 from __future__ import annotations
@@ -13,6 +14,10 @@ from typing import Any
 from evalhouse.report import fmt
 
 Tone = str  # "bad", "good" or "muted", as the report's cells take it
+
+# An untested change this large is worth a person's look: with too few samples to test, a fall of 0.15 is as likely
+# a real regression as noise, and "no regression" alone would hide it.
+BIG_DROP = 0.15
 
 
 def plain(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -42,12 +47,26 @@ def statistic_name(row: Mapping[str, Any]) -> str:
 
 
 def test_statistic(row: Mapping[str, Any]) -> str:
-    """The statistic the verdict rests on: 'p = 0.03' (sign test, 0/1 scores), 't = +2.13' or 'z = -1.00'."""
+    """The statistic the verdict rests on: 'p = 0.03' (sign test, 0/1 scores), 't = +2.13' or 'z = -1.00'; in
+    brackets, '(t = -1.43)', when the change was not tested (is_significant NULL), so that a number beside "too few
+    ... to test" does not read as evidence."""
     if row["change_test"] == "sign test":
-        return fmt.p_value(row["sign_test_p"])
-    if row["change_z"] is None:
+        text = fmt.p_value(row["sign_test_p"])
+    elif row["change_z"] is None:
         return fmt.MISSING
-    return f"{statistic_name(row)} = {fmt.z_score(row['change_z'])}"
+    else:
+        text = f"{statistic_name(row)} = {fmt.z_score(row['change_z'])}"
+    return text if text == fmt.MISSING or is_tested(row) else f"({text})"
+
+
+def is_tested(row: Mapping[str, Any]) -> bool:
+    return row["is_significant"] is not None
+
+
+def is_untested_big_drop(row: Mapping[str, Any]) -> bool:
+    """Compared with the week before, not tested, and fell by BIG_DROP or more."""
+    change = shown_change(row) if row["comparison"] is not None else None
+    return not is_tested(row) and change is not None and round(change, 9) <= -BIG_DROP  # 0.80 - 0.65 is -0.1499...
 
 
 def changed(row: Mapping[str, Any]) -> str:
@@ -62,7 +81,8 @@ def compared(row: Mapping[str, Any]) -> str:
 
 
 def verdict(row: Mapping[str, Any]) -> tuple[str, Tone]:
-    """'Regression', 'Improvement', 'steady', or why the change was not tested (is_significant NULL)."""
+    """'Regression', 'Improvement', 'no significant change' (tested: the statistic is beside it), or why the change
+    was not tested (is_significant NULL)."""
     if row["is_regression"]:
         return "Regression", "bad"
     if row["is_improvement"]:
@@ -81,4 +101,4 @@ def verdict(row: Mapping[str, Any]) -> tuple[str, Tone]:
         return "no variation", "muted"
     if row["is_significant"] is None:
         return f"too few samples to test ({compared(row)})", "muted"
-    return "steady", "muted"
+    return "no significant change", "muted"

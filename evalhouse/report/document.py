@@ -63,7 +63,8 @@ class Figure:
 
     title: str
     charts: tuple[Chart, ...]
-    note: str = ""
+    note: str = ""  # how to read the charts
+    data_note: str = ""  # how to read their data tables, which Markdown shows instead: the chart's legend is no use
 
 
 Block = Paragraph | Bullets | Table | Record | Figure

@@ -1,4 +1,5 @@
-"""The report as Markdown to paste into a wiki: the same sections, tables as pipe tables, charts as their data.
+"""The report as Markdown to paste into a wiki: the same sections, tables as pipe tables, charts as their data (with
+their data's note, not the chart's legend).
 
 Text is escaped for Markdown (`\\`, `*`, `_`, backticks, brackets, `#`, `|`) and `<`, `>`, `&` become HTML
 entities, so record text can neither format the page nor inject markup into a renderer that allows HTML.
@@ -47,7 +48,8 @@ def _block(block: Block) -> list[str]:
         text = md_text(block.text)
         return [f"**{text}**" if block.tone == "bad" else text, ""]
     if isinstance(block, Bullets):
-        return [f"- {md_text(p.text)}" for p in block.items] + [""]
+        # Bold the bad lines as the paragraphs are: the glance's regression must not read like its other lines.
+        return [f"- **{md_text(p.text)}**" if p.tone == "bad" else f"- {md_text(p.text)}" for p in block.items] + [""]
     if isinstance(block, Table):
         return _table(block)
     if isinstance(block, Record):
@@ -57,8 +59,8 @@ def _block(block: Block) -> list[str]:
         lines = [f"**{md_text(block.title)}**", ""]
         for chart in block.charts:
             lines += [f"*{md_text(chart.title)}*", ""] + _table(chart.data)
-        if block.note:
-            lines += [md_text(block.note), ""]
+        if block.data_note:
+            lines += [md_text(block.data_note), ""]
         return lines
     raise TypeError(f"cannot render {type(block).__name__}")
 

@@ -201,18 +201,21 @@ def test_the_overview_says_what_each_change_was_tested_on_as_the_report_does(dem
     # not "+2.0").
     app_env(demo_warehouse.path)
     rows = demo_warehouse.rows(
-        "select change_test, n_improved, n_worsened, sign_test_p, change_z from marts.rpt_weekly_model_changes "
-        "where week_start = ? and previous_accuracy is not null", [LAST_WEEK])
+        "select change_test, n_improved, n_worsened, sign_test_p, change_z, is_significant is not null "
+        "from marts.rpt_weekly_model_changes where week_start = ? and previous_accuracy is not null", [LAST_WEEK])
     at = run_page("overview", {"week": iso_week(LAST_WEEK)})
     assert not _problems(at)
     said = _captions(at)
     signs = [r for r in rows if r[0] == "sign test"]
     others = [r for r in rows if r[0] != "sign test" and r[4] is not None]
     assert signs and {r[0] for r in others} == {"paired t", "unpaired z"}
-    for _, better, worse, p, _ in signs:
-        assert f"{better} better, {worse} worse, {fmt.p_value(p)}" in said
-    for test, *_, z in others:
-        assert f"{'t' if test == 'paired t' else 'z'} = {z:+.2f}" in said
+    # A statistic of a change that was not tested is in brackets, as in the report's table.
+    assert any(r[5] for r in signs) and not all(r[5] for r in signs)
+    for _, better, worse, p, _, tested in signs:
+        assert f"{better} better, {worse} worse, {fmt.p_value(p) if tested else f'({fmt.p_value(p)})'}" in said
+    for test, *_, z, tested in others:
+        statistic = f"{'t' if test == 'paired t' else 'z'} = {z:+.2f}"
+        assert (statistic if tested else f"({statistic})") in said
 
 
 def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_for_an_untested_one(

@@ -31,6 +31,27 @@ where week_start = ?
     and drift_z is not null
 """
 
+# Cells of the week that have a bias but sit in their judge's baseline weeks (no z by design), and the first week
+# after the baseline of those judges that has ratings: when drift can first be tested.
+_BASELINE_SQL = """
+select
+    count(*) as n_cells,
+    count(distinct judge_id) as n_judges,
+    (
+        select min(later.week_start)
+        from marts.fct_judge_drift as later
+        where not later.is_baseline_week
+            and later.week_start > ?
+            and later.judge_id in (
+                select judge_id from marts.fct_judge_drift where week_start = ? and is_baseline_week
+            )
+    ) as first_testable_week
+from marts.fct_judge_drift
+where week_start = ?
+    and is_baseline_week
+    and mean_bias is not null
+"""
+
 # The alerting judge's weekly bias on the dimensions that alerted, up to the report's week (never after it).
 _SERIES_SQL = """
 select
@@ -63,10 +84,19 @@ def build(context: Context) -> Part:
                     f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved more "
                     "than 4 standard errors.")
             tone = "good"
+        elif (baseline := context.reader.one(_BASELINE_SQL, [context.week] * 3) or {"n_cells": 0})["n_cells"]:
+            # A baseline week has judge ratings but nothing to hold them against yet: not "no ratings".
+            first = baseline["first_testable_week"]
+            text = (f"Judge drift not assessed in {context.label}: baseline weeks. "
+                    f"{fmt.plural(baseline['n_cells'], 'judge-dimension pair')} "
+                    f"({fmt.plural(baseline['n_judges'], 'judge')}) have a bias against people this week, which "
+                    "sets the baseline later weeks are tested against; drift can be tested from "
+                    + (iso_week_label(first) if first is not None else "the judge's next week of ratings") + ".")
+            tone = "muted"
         else:
             # Untested is not "no drift": a week without judge ratings says nothing about the judges.
             text = (f"Judge drift not assessed in {context.label}: no ratings this week to test, i.e. no judge "
-                    "rated responses that people rated too, outside the judge's baseline weeks.")
+                    "rated responses that people rated too.")
             tone = "warn"
         return Part(Section(ANCHOR, TITLE, (Paragraph(text, tone),)), Paragraph(text, tone))
 
@@ -132,7 +162,9 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
         f"Is {judge} drifting from people? Weekly bias (judge minus people) by dimension, up to {context.label}",
         tuple(charts),
         note=("Points: the week's mean bias with its 95% interval (± 1.96 SE); shaded band and dashed line: the "
-              "baseline weeks' bias ± 1.96 SE; red: a week that raised an alert; solid line: no bias."))]
+              "baseline weeks' bias ± 1.96 SE; red: a week that raised an alert; solid line: no bias."),
+        data_note=("Each week's mean bias ± SE (judge minus people) and its n items; \"alert\": a week that raised "
+                   "an alert. The baseline weeks' bias ± SE is in the alerts table above."))]
     example = alerts[0]
     if example["example_response"] is not None:
         blocks.append(Paragraph(

@@ -82,34 +82,76 @@ def build(context: Context) -> Part:
 
     regressions = [r for r in rows if r["is_regression"]]
     improvements = [r for r in rows if r["is_improvement"]]
+    # Only a row with a week before was compared, and only a tested one can say "no regression": the rest are
+    # counted apart, so that "no regressions" never stands for rows nobody could test.
+    compared = [r for r in rows if r["comparison"] is not None]
+    tested = [r for r in compared if changes.is_tested(r)]
+    new = [r for r in rows if r["comparison"] is None]
+    big_drops = [r for r in compared if changes.is_untested_big_drop(r)]
     blocks: list = []
     for row in regressions + improvements:
         tone = "bad" if row["is_regression"] else "good"
         blocks.append(Paragraph(change_sentence(row, context.previous_label), tone))
-    if not regressions:
+    if not compared:
+        blocks.append(Paragraph(f"Not assessed: no {context.previous_label} scores to compare.", "warn"))
+    elif not regressions:
         blocks.append(Paragraph(
-            f"No model's pass rate fell significantly from {context.previous_label} "
-            f"({fmt.plural(len(rows), 'model and eval score')} compared).", "good"))
+            f"No model's pass rate fell significantly from {context.previous_label} among the "
+            f"{fmt.count(len(tested))} tested{_untested_words(compared, tested)}.", "good" if tested else "warn"))
+    if big_drops:
+        blocks.append(Paragraph(_look_at(big_drops), "warn"))
+    if new and compared:
+        blocks.append(Paragraph(
+            f"New this week, no {context.previous_label} score to compare: "
+            + fmt.join_words([f"{r['model_id']} on {r['eval_label']}" for r in new]) + ".", "muted"))
     if missing_block is not None:
         blocks.append(missing_block)
     blocks.append(_table(rows, context))
     blocks.append(Paragraph(_rules_note(context), "muted"))
     blocks.append(Paragraph(_chance_note(rows), "muted"))
 
-    if regressions:
+    if not compared:
+        text = (f"Model scores not assessed: no {context.previous_label} scores to compare "
+                f"({fmt.plural(len(new), 'model and eval score')} new this week).")
+        tone = "warn"
+    elif regressions:
         text = (f"{fmt.plural(len(regressions), 'regression')}: "
-                + fmt.join_words([short_change(r) for r in regressions]) + ".")
+                + fmt.join_words([short_change(r) for r in regressions])
+                + f"; {fmt.count(len(tested))} tested against {context.previous_label}"
+                + f"{_untested_words(compared, tested)}.")
         tone = "bad"
     else:
-        text = (f"No regressions: {fmt.plural(len(rows), 'model and eval score')} compared with "
-                f"{context.previous_label}"
+        text = (f"No regressions among {fmt.count(len(tested))} tested against {context.previous_label}"
+                + _untested_words(compared, tested)
                 + (f"; {fmt.plural(len(improvements), 'significant improvement')}: "
                    + fmt.join_words([short_change(r) for r in improvements]) if improvements else "") + ".")
-        tone = "good"
+        tone = "good" if tested and not big_drops else "warn"
+    if new and compared:
+        text += f" {fmt.plural(len(new), 'model and eval score')} new this week."
+    if big_drops:
+        text += " " + _look_at(big_drops)
+        tone = "bad" if regressions else "warn"
     if missing:
         text += " " + _missing_headline(missing, context)
         tone = "bad" if regressions else "warn"
     return Part(Section(ANCHOR, TITLE, tuple(blocks)), Paragraph(text, tone))
+
+
+def _untested_words(compared: list[Row], tested: list[Row]) -> str:
+    """'; 32 of 44 compared could not be tested (...)': an untested row is never counted as unchanged."""
+    untested = len(compared) - len(tested)
+    if not untested:
+        return ""
+    return (f"; {fmt.count(untested)} of {fmt.count(len(compared))} compared could not be tested "
+            "(too few samples or changes)")
+
+
+def _look_at(rows: list[Row]) -> str:
+    """'Look at 2 untested drops of 0.15 or more: a on b (0.80 to 0.50) and ...'."""
+    listed = [f"{r['model_id']} on {r['eval_label']} ({fmt.num(r['previous_accuracy'])} to "
+              f"{fmt.num(r['accuracy'])}, change {fmt.signed(changes.shown_change(r))})" for r in rows]
+    return (f"Look at {fmt.plural(len(rows), 'untested drop')} of {changes.BIG_DROP:.2f} or more: "
+            + fmt.join_words(listed) + ".")
 
 
 def _missing_headline(missing: list[Row], context: Context) -> str:
@@ -197,7 +239,7 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(fmt.signed(changes.shown_change(row)), tone, numeric=True),
             Cell(_compared(row) if row["comparison"] else fmt.MISSING, numeric=True),
             Cell(_changed(row) if row["comparison"] == "paired" else fmt.MISSING, numeric=True),
-            Cell(changes.test_statistic(row), tone, numeric=True),
+            Cell(changes.test_statistic(row), tone or (None if changes.is_tested(row) else "muted"), numeric=True),
             Cell(fmt.num(row["paired_correlation"]), numeric=True),
             Cell(pass_k, numeric=True),
             Cell(*changes.verdict(row)),
@@ -224,7 +266,8 @@ def _table(rows: list[Row], context: Context) -> Table:
                  "the change of the means, pooled SE, n the smaller week's samples), tested with z, significant at "
                  "|z| > 1.96. \"Compared on\" is that n. Any change is tested from 10 samples up (\"too few samples "
                  "to test\" below that); \"no variation\": every shared sample's score moved by the same amount "
-                 "(usually not at all), so t is undefined."),
+                 "(usually not at all), so t is undefined. A statistic in brackets is that of a change that was not "
+                 "tested, shown for reference."),
     )
 
 

@@ -115,7 +115,8 @@ def _backlog(context: Context) -> tuple[Subsection, str]:
                         caption=("The queue is the state at the build, not a weekly history: a report on an earlier "
                                  "week shows today's backlog too.")))
     return Subsection(BACKLOG_TITLE, tuple(blocks)), (
-        f"Review backlog: {fmt.plural(total, 'record')} waiting, {fmt.count(old)} for over 28 days.")
+        f"Review backlog as of {fmt.minute(as_of)} (the build, not the week's end): {fmt.plural(total, 'record')} "
+        f"waiting, {fmt.count(old)} for over 28 days.")
 
 
 def _quarantine(context: Context) -> tuple[Subsection, str, int]:

@@ -176,8 +176,9 @@ def _spec_notes(context: Context, spec_ids: list[str]) -> list[Paragraph]:
             notes.append(Paragraph(f"{r['spec_id']}: threshold key(s) {r['unknown_threshold_keys']} name no "
                                    "component: a gate nobody can measure, so no model is promoted on this spec "
                                    "(undecided). Check the spec.", "bad"))
-    versioned = [f"{r['spec_id']} {r['version']}" for r in specs if r["version"]]
-    if versioned:
+    # Every spec is named, a spec without a version too: left out, it read as if the note did not concern it.
+    versioned = [f"{r['spec_id']} {r['version']}" if r["version"] else f"{r['spec_id']} (no version)" for r in specs]
+    if any(r["version"] for r in specs):
         notes.append(Paragraph(
             f"Decided by each spec's current version ({fmt.join_words(versioned)}). Every week is decided by the "
             "current version: loading a new version re-decides past weeks, so an earlier report can differ.",
