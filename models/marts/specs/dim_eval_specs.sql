@@ -1,7 +1,8 @@
 -- One row per spec: every draft-standard evaluation specification and ADP evaluation suite, at the version results
 -- are scored against, with how its composite is made and how many results it has. Weight and threshold keys that name
 -- none of the spec's components are counted and named: the composite ignores them, so a typo ("fmat" for "fmt")
--- would otherwise move a weight or drop a gate without a word (fct_promotion_decisions leaves such a spec undecided).
+-- would otherwise move a weight or drop a gate without a word (a row fct_promotion_decisions would promote reads
+-- 'threshold not measured').
 with
 
 specs as (
@@ -20,46 +21,32 @@ examples as (
     select * from {{ ref('int_spec_examples_unnested') }}
 ),
 
-weight_keys as (
-    select
-        specs.spec_id,
-        weight_key as config_key
+config_keys as (
+    -- The spec's weight and threshold keys, each with what it keys.
+    select specs.spec_id, 'weight' as key_kind, weight_key as config_key
     from specs
     {{ json_object_entries('specs.weights_json', 'weight') }}
-),
-
-threshold_keys as (
-    select
-        specs.spec_id,
-        threshold_key as config_key
+    union all
+    select specs.spec_id, 'threshold' as key_kind, threshold_key as config_key
     from specs
     {{ json_object_entries('specs.thresholds_json', 'threshold') }}
 ),
 
-unknown_weight_keys as (
+unknown_keys as (
+    -- The keys that name none of the spec's components, counted and named per kind.
     select
-        weight_keys.spec_id,
-        count(*) as n_unknown_weight_keys,
-        {{ sorted_string_agg('weight_keys.config_key', "', '") }} as unknown_weight_keys
-    from weight_keys
+        config_keys.spec_id,
+        count(case when key_kind = 'weight' then 1 end) as n_unknown_weight_keys,
+        {{ sorted_string_agg("case when key_kind = 'weight' then config_key end", "', '") }} as unknown_weight_keys,
+        count(case when key_kind = 'threshold' then 1 end) as n_unknown_threshold_keys,
+        {{ sorted_string_agg("case when key_kind = 'threshold' then config_key end", "', '") }}
+            as unknown_threshold_keys
+    from config_keys
     left join components
-        on weight_keys.spec_id = components.spec_id
-        and weight_keys.config_key = components.component_id
+        on config_keys.spec_id = components.spec_id
+        and config_keys.config_key = components.component_id
     where components.component_id is null
-    group by weight_keys.spec_id
-),
-
-unknown_threshold_keys as (
-    select
-        threshold_keys.spec_id,
-        count(*) as n_unknown_threshold_keys,
-        {{ sorted_string_agg('threshold_keys.config_key', "', '") }} as unknown_threshold_keys
-    from threshold_keys
-    left join components
-        on threshold_keys.spec_id = components.spec_id
-        and threshold_keys.config_key = components.component_id
-    where components.component_id is null
-    group by threshold_keys.spec_id
+    group by config_keys.spec_id
 ),
 
 component_counts as (
@@ -109,10 +96,10 @@ final as (
         cast(coalesce(example_counts.n_examples, 0) as bigint) as n_examples,
         cast(coalesce(component_counts.n_components, 0) as bigint) as n_components,
         cast(coalesce(component_counts.n_unresolved_components, 0) as bigint) as n_unresolved_components,
-        cast(coalesce(unknown_weight_keys.n_unknown_weight_keys, 0) as bigint) as n_unknown_weight_keys,
-        coalesce(unknown_weight_keys.unknown_weight_keys, '') as unknown_weight_keys,
-        cast(coalesce(unknown_threshold_keys.n_unknown_threshold_keys, 0) as bigint) as n_unknown_threshold_keys,
-        coalesce(unknown_threshold_keys.unknown_threshold_keys, '') as unknown_threshold_keys,
+        cast(coalesce(unknown_keys.n_unknown_weight_keys, 0) as bigint) as n_unknown_weight_keys,
+        coalesce(unknown_keys.unknown_weight_keys, '') as unknown_weight_keys,
+        cast(coalesce(unknown_keys.n_unknown_threshold_keys, 0) as bigint) as n_unknown_threshold_keys,
+        coalesce(unknown_keys.unknown_threshold_keys, '') as unknown_threshold_keys,
         cast(coalesce(result_counts.n_results, 0) as bigint) as n_results,
         cast(coalesce(result_counts.n_unmatched_results, 0) as bigint) as n_unmatched_results,
         cast(coalesce(result_counts.n_models, 0) as bigint) as n_models,
@@ -124,8 +111,7 @@ final as (
     left join component_counts on specs.spec_id = component_counts.spec_id
     left join result_counts on specs.spec_id = result_counts.spec_id
     left join example_counts on specs.spec_id = example_counts.spec_id
-    left join unknown_weight_keys on specs.spec_id = unknown_weight_keys.spec_id
-    left join unknown_threshold_keys on specs.spec_id = unknown_threshold_keys.spec_id
+    left join unknown_keys on specs.spec_id = unknown_keys.spec_id
 )
 
 select * from final
