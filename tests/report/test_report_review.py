@@ -249,7 +249,7 @@ def test_a_refusal_change_on_too_few_responses_reads_not_tested_and_significance
                         "week, 6 in 2026-W46).")
     assert (line, tone) == ("1 significant refusal change among 2 tested; 1 of 3 compared could not be tested (too "
                             "few responses). Look at 1 untested refusal move of 0.15 or more: m3 rated by people, "
-                            "refusal rate 0.00 to 0.83.", "warn")
+                            "refusal rate 0.00 to 0.83 (n = 6 responses, 6 the week before).", "warn")
     table = subsection.blocks[-1]
     cells = {row[0].text: row[4] for row in table.rows}
     assert cells["m1"].tone is None and "z = +1.88" in cells["m1"].text

@@ -147,9 +147,11 @@ def _untested_words(compared: list[Row], tested: list[Row]) -> str:
 
 
 def _look_at(rows: list[Row]) -> str:
-    """'Look at 2 untested drops of 0.15 or more: a on b (0.80 to 0.50) and ...'."""
+    """'Look at 2 untested drops of 0.15 or more: a on b (0.80 to 0.50, change -0.30, 10 paired) and ...': each
+    with the n it was compared on, so a drop on 2 samples reads as what it is."""
     listed = [f"{r['model_id']} on {r['eval_label']} ({fmt.num(r['previous_accuracy'])} to "
-              f"{fmt.num(r['accuracy'])}, change {fmt.signed(changes.shown_change(r))})" for r in rows]
+              f"{fmt.num(r['accuracy'])}, change {fmt.signed(changes.shown_change(r))}, {_compared(r)})"
+              for r in rows]
     return (f"Look at {fmt.plural(len(rows), 'untested drop')} of {changes.BIG_DROP:.2f} or more: "
             + fmt.join_words(listed) + ".")
 

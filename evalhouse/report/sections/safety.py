@@ -216,7 +216,8 @@ def _big_moves(row: Row) -> list[str]:
 
 def _look_at(rows: list[Row]) -> str:
     return (f"Look at {fmt.plural(len(rows), 'untested refusal move')} of {changes.BIG_DROP:.2f} or more: "
-            + "; ".join(f"{_who(r)}, {fmt.join_words(_big_moves(r))}" for r in rows) + ".")
+            + "; ".join(f"{_who(r)}, {fmt.join_words(_big_moves(r))} (n = {r['n_items']:,} responses, "
+                        f"{r['previous_n_items']:,} the week before)" for r in rows) + ".")
 
 
 def _rate_cells(row: Row, rate: str) -> Cell:
