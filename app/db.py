@@ -114,9 +114,10 @@ def loaded_eval_forms(eval_ids: Sequence[str]) -> set[str] | None:
     """Which of these eval forms are in the warehouse: loaded by an ingest (in the working copy, until a build
     publishes it) or published. None when a writer holds the warehouse, so it cannot be told.
 
-    Read under the writer lock, taken without waiting: a reader holding the working copy would make the next writer's
-    DuckDB open fail. Cached per version of the working copy, so it is read again only after a writer changed it."""
-    from evalhouse.lock import WarehouseBusy, writer_lock
+    Read under the reader lock (evalhouse/lock.py), which a writer that comes meanwhile waits out: a DuckDB connection
+    to the working copy would make its open fail, and holding the writer lock instead would make it exit busy.
+    Cached per version of the working copy, so it is read again only after a writer changed it."""
+    from evalhouse.lock import WarehouseBusy, reader_lock
     from evalhouse.publish import working_copy
 
     if not eval_ids:
@@ -132,7 +133,7 @@ def loaded_eval_forms(eval_ids: Sequence[str]) -> set[str] | None:
         if cached is not None and cached.stamp == stamp:
             return set(cached.frame["record_id"])
     try:
-        with writer_lock(published, "the app's review page, reading which reviews are loaded"):
+        with reader_lock(published):
             with duckdb.connect(str(path), read_only=True) as con:
                 frame = con.execute("select record_id from raw.eval_form where record_id in (select unnest(?))",
                                     [list(eval_ids)]).df()
