@@ -1,6 +1,8 @@
 """Specs: per evaluation spec (a draft-standard evaluation specification or an ADP suite) and model, the composite
 score with its interval and the promotion decision week by week, and each component with its interval and threshold
-in the chosen week: the values that week's decision was made on."""
+in the chosen week: the values that week's decision was made on. Results outside a component's scale decide
+nothing ("out of scale"), and a gate whose threshold lies inside the component's interval is "within noise of the
+threshold": neither its pass nor its fail is established by the week's samples."""
 
 import altair as alt
 import pandas as pd
@@ -45,7 +47,8 @@ decisions = db.query(
     select model_id, week_start, aggregation_method, composite_score, composite_se, composite_ci_low,
            composite_ci_high, n_composite_samples, promotion_threshold, composite_meets_threshold, is_within_noise,
            is_promoted, decision_status, failing_components, n_failing_components, unmeasured_thresholds,
-           missing_components, n_components, n_components_scored, n_results
+           out_of_scale_components, gates_within_noise, missing_components, n_components, n_components_scored,
+           n_results
     from marts.fct_promotion_decisions
     where spec_id = ?
     order by week_start desc, model_id
@@ -105,6 +108,8 @@ else:
     now = d[d["week"] == week].copy()
 
     def _decision(row: pd.Series) -> str:
+        if row["decision_status"] == "out of scale":
+            return "out of scale"
         if c.is_true(row["is_promoted"]):
             return "promote"
         if c.is_false(row["is_promoted"]):
@@ -113,6 +118,9 @@ else:
 
     def _why(row: pd.Series) -> str:
         reasons = []
+        if row["decision_status"] == "out of scale":
+            reasons.append(f"undecided: results outside their scale on {row['out_of_scale_components']} (check them: "
+                           "nothing passes on invalid data)")
         if c.is_false(row["composite_meets_threshold"]):
             reasons.append(f"composite {c.num(row['composite_score'])} below {c.num(row['promotion_threshold'])}")
         if c.number_or(row["n_failing_components"]) > 0:
@@ -130,6 +138,8 @@ else:
     def _noise(row: pd.Series) -> str:
         if c.is_na(row["promotion_threshold"]):
             return "n/a: no threshold"
+        if row["decision_status"] == "out of scale":
+            return "n/a: out of scale"
         if c.is_na(row["is_within_noise"]):
             return "n/a: no interval"
         return "within noise of the threshold" if c.is_true(row["is_within_noise"]) else "clear of the threshold"
@@ -137,23 +147,43 @@ else:
     now["decision"] = now.apply(_decision, axis=1)
     now["why"] = now.apply(_why, axis=1)
     now["noise"] = now.apply(_noise, axis=1)
+    now["gates_noise"] = [f"{g}: within noise of the threshold" if c.text_or(g) else "none"
+                          for g in now["gates_within_noise"]]
     now["composite_shown"] = [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
                               zip(now["composite_score"], now["composite_ci_low"], now["composite_ci_high"])]
     st.caption(c.week_caption(week, decision_weeks) + " Component thresholds and the composite use that week's "
                "results only. The composite's 95% interval takes the sample as the unit; where it holds the "
                "threshold the verdict is within noise: the spec's rule still decides, but next week's samples may "
-               "not agree. No interval where the composite weighs a latency percentile or has no composite.")
-    within = now[now["is_within_noise"].map(c.is_true) & now["n_failing_components"].eq(0)]
+               "not agree. No interval where the composite weighs a latency percentile or has no composite. A "
+               "component gate is within noise of its threshold when the threshold lies inside that component's "
+               "own interval: its pass or fail is not established by the week's samples.")
+    off_scale = now[now["decision_status"] == "out of scale"]
+    if not off_scale.empty:
+        st.warning(f"{len(off_scale)} of {len(now)} row(s) in {c.iso_week(week)} are not decided: results outside "
+                   "their component's declared scale (not clipped; check the results): "
+                   + ", ".join(f"{m} ({comps})" for m, comps in
+                               zip(off_scale["model_id"], off_scale["out_of_scale_components"]))
+                   + ".", icon=":material/warning:")
+    within = now[now["is_within_noise"].map(c.is_true) & now["n_failing_components"].eq(0)
+                 & now["decision"].isin(["promote", "do not promote"])]
     if not within.empty:
         st.info(f"{len(within)} of {len(now)} verdict(s) in {c.iso_week(week)} are within noise of the threshold: "
                 + ", ".join(f"{m} ({d}, {v})" for m, d, v in
                             zip(within["model_id"], within["decision"], within["composite_shown"]))
                 + ".", icon=":material/info:")
+    gated = now[now["gates_within_noise"].map(c.text_or).astype(bool) & now["decision"].isin(
+        ["promote", "do not promote"])]
+    if not gated.empty:
+        st.info(f"{len(gated)} of {len(now)} verdict(s) in {c.iso_week(week)} rest on a component gate within noise "
+                "of its threshold: " + ", ".join(f"{m} ({d}; {g})" for m, d, g in
+                                                zip(gated["model_id"], gated["decision"], gated["gates_within_noise"]))
+                + ".", icon=":material/info:")
     scored = now.dropna(subset=["composite_score"])
     if not scored.empty:
         threshold = spec["promotion_threshold"]
         tooltip = ["model_id", alt.Tooltip("composite_shown:N", title="composite [95% interval]"), "decision",
-                   alt.Tooltip("noise:N", title="against the threshold"), "why",
+                   alt.Tooltip("noise:N", title="against the threshold"),
+                   alt.Tooltip("gates_noise:N", title="component gates"), "why",
                    alt.Tooltip("n_composite_samples:Q", title="n samples"),
                    alt.Tooltip("n_results:Q", title="n results"),
                    alt.Tooltip("n_components_scored:Q", title="components scored")]
@@ -162,8 +192,8 @@ else:
             x=alt.X("composite_score:Q", title="composite score (0 to 1), 95% interval",
                     scale=alt.Scale(domain=[0, max(1.0, float(scored["composite_score"].max()))])),
             color=alt.Color("decision:N", title=None, legend=alt.Legend(orient="bottom"),
-                            scale=alt.Scale(domain=["promote", "do not promote", "undefined"],
-                                            range=["#4c9f70", "#d1495b", "#999999"])),
+                            scale=alt.Scale(domain=["promote", "do not promote", "out of scale", "undefined"],
+                                            range=["#4c9f70", "#d1495b", "#e69f00", "#999999"])),
             tooltip=tooltip,
         )
         layers = [bars]
@@ -183,7 +213,8 @@ else:
             "model": now["model_id"], "decision": now["decision"],
             "composite [95% interval]": now["composite_shown"],
             "threshold": [c.num(v) for v in now["promotion_threshold"]],
-            "against the threshold": now["noise"], "why": now["why"],
+            "against the threshold": now["noise"], "component gates within noise": now["gates_noise"],
+            "why": now["why"],
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
             "n results": now["n_results"],
         }),
@@ -227,7 +258,8 @@ scores = db.query(
     """
     select model_id, component_id, component_kind, scored_by, component_index, normalization, raw_value,
            normalized_value, ci_low, ci_high, interval_method, weight, stated_weight, threshold, normalized_threshold,
-           threshold_direction, meets_threshold, n, n_results, computed_raw_value, n_computed_samples, n_disagreements
+           threshold_direction, meets_threshold, is_within_noise, n, n_results, n_results_out_of_scale,
+           computed_raw_value, n_computed_samples, n_disagreements
     from marts.fct_spec_scores_weekly
     where spec_id = ? and week_start = ?
     order by component_index, model_id
@@ -242,15 +274,23 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
     s = scores.frame.copy()
     s["shown"] = [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
                   zip(s["normalized_value"], s["ci_low"], s["ci_high"])]
-    s["verdict"] = ["no threshold" if c.is_na(t) else "threshold not measured" if c.is_na(m)
+    # Out of scale first: such a component has no verdict, and "threshold not measured" would misname why.
+    s["verdict"] = ["out of scale" if c.number_or(o) > 0 else "no threshold" if c.is_na(t)
+                    else "threshold not measured" if c.is_na(m)
                     else "meets its threshold" if m else "misses its threshold"
-                    for t, m in zip(s["threshold"].where(s["threshold"].notna(), s["normalized_threshold"]),
-                                    s["meets_threshold"])]
-    outside = s[(s["normalized_value"] < -1e-9) | (s["normalized_value"] > 1 + 1e-9)]
+                    for o, t, m in zip(s["n_results_out_of_scale"],
+                                       s["threshold"].where(s["threshold"].notna(), s["normalized_threshold"]),
+                                       s["meets_threshold"])]
+    s["gate_noise"] = ["n/a" if c.is_na(w) else "within noise of the threshold" if w else "clear of the threshold"
+                       for w in s["is_within_noise"]]
+    outside = s[s["n_results_out_of_scale"].fillna(0) > 0]
     if not outside.empty:
-        st.warning("Results outside their component's own scale (not clipped; check the results): "
-                   + ", ".join(f"{m} on {comp} ({c.num(v, 3)})" for m, comp, v in
-                               zip(outside["model_id"], outside["component_id"], outside["normalized_value"]))
+        st.warning("Results outside their component's own scale (not clipped; check the results; no threshold "
+                   "verdict and no promotion decision rests on them): "
+                   + ", ".join(f"{m} on {comp} ({c.count(k)} of {c.count(n)} results, normalised value "
+                               f"{c.num(v, 3)})" for m, comp, k, n, v in
+                               zip(outside["model_id"], outside["component_id"], outside["n_results_out_of_scale"],
+                                   outside["n_results"], outside["normalized_value"]))
                    + ".", icon=":material/warning:")
     s["low"] = s["ci_low"].fillna(s["normalized_value"])
     s["high"] = s["ci_high"].fillna(s["normalized_value"])
@@ -261,9 +301,11 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
         tooltip = ["model_id", "component_id", alt.Tooltip("scored_by:N", title="scored by"),
                    alt.Tooltip("shown:N", title="normalised [95% interval]"),
                    alt.Tooltip("raw_value:Q", title="raw value", format=".3f"), alt.Tooltip("n:Q", title="n"),
-                   alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict"]
-        verdict_scale = alt.Scale(domain=["meets its threshold", "misses its threshold", "threshold not measured",
-                                          "no threshold"], range=["#4c9f70", "#d1495b", "#999999", "#1f77b4"])
+                   alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict",
+                   alt.Tooltip("gate_noise:N", title="against its threshold")]
+        verdict_scale = alt.Scale(domain=["meets its threshold", "misses its threshold", "out of scale",
+                                          "threshold not measured", "no threshold"],
+                                  range=["#4c9f70", "#d1495b", "#e69f00", "#999999", "#1f77b4"])
         bars = base.mark_rule(strokeWidth=2).encode(
             x=alt.X("low:Q", title="normalised score (0 to 1), 95% interval", scale=alt.Scale(domain=[0, 1])),
             x2="high:Q", color=alt.Color("verdict:N", title=None, scale=verdict_scale,
@@ -292,7 +334,7 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
             "weight": [c.num(v) for v in s["weight"]],
             "threshold": [("n/a" if c.is_na(t) else f"{'>=' if dirn == 'at_least' else '<='} {c.num(t, 3)}")
                           for t, dirn in zip(s["threshold"], s["threshold_direction"])],
-            "verdict": s["verdict"], "n": s["n"],
+            "verdict": s["verdict"], "against its threshold": s["gate_noise"], "n": s["n"],
             "recomputed": [c.num(v, 3) for v in s["computed_raw_value"]],
             "reported vs recomputed disagreements": s["n_disagreements"],
         }),

@@ -39,8 +39,10 @@ final as (
         normalized_threshold,
         threshold_direction,
         meets_threshold,
+        is_within_noise,
         n,
         n_results,
+        n_results_out_of_scale,
         computed_raw_value,
         n_computed_samples,
         n_disagreements

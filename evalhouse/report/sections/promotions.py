@@ -6,8 +6,11 @@ component without results; decision_status says which). Where the mart has the c
 (composite_ci_low/high over the samples) a decision the composite alone made (no component fails) whose threshold
 lies inside it is marked "within noise": next week's samples may decide it the other way. A composite without one
 says why ("no interval: latency percentile" for the ADP suites, whose weighted p95 latency has no per-sample value),
-so a bare number never passes for a certain one. The headline's counts are marts.rpt_weekly_promotions' own: the
-report once recounted them and disagreed with the mart and the app.
+so a bare number never passes for a certain one. A row whose components have results outside their scale
+(decision_status out of scale) is no decision: a 1.125 on a 0-1 composite once read "promoted". Component gates whose
+threshold lies inside the component's own interval (gates_within_noise) are listed beside the failing ones: their
+pass or fail is within noise. The headline's counts are marts.rpt_weekly_promotions' own: the report once recounted
+them and disagreed with the mart and the app.
 """
 
 from __future__ import annotations
@@ -24,7 +27,8 @@ MART = "fct_promotion_decisions"
 # The columns the report needs; the others are shown when the mart has them.
 _COLUMNS = ("spec_id", "model_id", "composite_score", "promotion_threshold", "is_promoted", "failing_components")
 _OPTIONAL = ("missing_components", "n_results", "composite_ci_low", "composite_ci_high", "is_within_noise",
-             "no_interval_reason", "n_failing_components", "decision_status", "unmeasured_thresholds")
+             "no_interval_reason", "n_failing_components", "decision_status", "unmeasured_thresholds",
+             "out_of_scale_components", "gates_within_noise")
 SUMMARY = "rpt_weekly_promotions"
 _SUMMARY_SQL = "select * from marts.rpt_weekly_promotions where week_start = ?"
 _LATENCY_NOTE = (" No interval: latency percentile: a weighted latency percentile, taken over requests, has no "
@@ -32,6 +36,11 @@ _LATENCY_NOTE = (" No interval: latency percentile: a weighted latency percentil
                  "noise, however close to the threshold.")
 _SCALE_NOTE = (" No interval: composite outside its scale: some results lie outside their component's own scale (a "
                "judge's 6 on 1-5); the composite is not clipped, and the results need checking.")
+_GATE_NOTE = (" A component gate within noise of its threshold: the threshold lies inside the component's own 95% "
+              "interval, so its pass or fail is not established by the week's samples (a gate of 1.0 on a rate "
+              "always is).")
+_OUT_OF_SCALE_NOTE = (" Undecided, out of scale: a component that weighs or gates has results outside its declared "
+                      "scale that week; nothing is decided on invalid data until the results are fixed.")
 _SQL = """
 select {columns}
 from marts.fct_promotion_decisions
@@ -58,10 +67,11 @@ def build(context: Context) -> Part:
     held = [r for r in rows if r["is_promoted"] is False]
     counts = _counts(context, rows)
     blocks: list = [Paragraph(_held_sentence(r), "bad") for r in held]
+    blocks.extend(Paragraph(_out_of_scale_sentence(r), "bad") for r in rows if _status(r) == "out of scale")
     blocks.extend(_spec_notes(context, sorted({r["spec_id"] for r in rows})))
     blocks.append(Table(
-        ("Spec", "Model", "Composite score", "Threshold", "Decision", "Failing components", "Missing components",
-         "n results"),
+        ("Spec", "Model", "Composite score", "Threshold", "Decision", "Failing components",
+         "Gates within noise of their threshold", "Missing components", "n results"),
         tuple((
             Cell(r["spec_id"]),
             Cell(r["model_id"]),
@@ -69,6 +79,7 @@ def build(context: Context) -> Part:
             Cell(fmt.num(r["promotion_threshold"]), numeric=True),
             _decision(r),
             Cell(r["failing_components"] or fmt.MISSING, "bad" if r["failing_components"] else None),
+            Cell(r.get("gates_within_noise") or fmt.MISSING),
             Cell(r.get("missing_components") or fmt.MISSING),
             Cell(fmt.count(r.get("n_results")), numeric=True),
         ) for r in rows),
@@ -79,14 +90,20 @@ def build(context: Context) -> Part:
                  "never decided and is not counted among the decisions. The composite's 95% interval is over the "
                  "week's samples; within noise: no component fails and the threshold lies inside the interval, so "
                  "the decision may flip on next week's samples."
+                 + (_GATE_NOTE if any(r.get("gates_within_noise") for r in rows) else "")
+                 + (_OUT_OF_SCALE_NOTE if any(_status(r) == "out of scale" for r in rows) else "")
                  + (_LATENCY_NOTE if any(r.get("no_interval_reason") == "latency percentile" for r in rows) else "")
                  + (_SCALE_NOTE if any(r.get("no_interval_reason") == "composite outside its scale" for r in rows)
                     else ""))))
     parts = [f"{fmt.count(counts['n_promoted'])} promoted", f"{fmt.count(counts['n_not_promoted'])} not promoted"]
     if counts["n_decided_within_noise"]:
         parts.append(f"{fmt.count(counts['n_decided_within_noise'])} within noise of the threshold")
+    if counts.get("n_decided_with_gates_within_noise"):
+        parts.append(f"{fmt.count(counts['n_decided_with_gates_within_noise'])} with a component gate within noise "
+                     "of its threshold")
     headline = f"Promotions: {fmt.plural(counts['n_decided'], 'decision')} ({', '.join(parts)})"
-    undecided = [(counts["n_threshold_not_measured"], "a component's threshold not measured"),
+    undecided = [(counts.get("n_out_of_scale", 0), "results outside their scale"),
+                 (counts["n_threshold_not_measured"], "a component's threshold not measured"),
                  (counts["n_no_composite"], "no composite")]
     if any(n for n, _ in undecided):
         headline += "; undecided: " + ", ".join(f"{fmt.count(n)} ({why})" for n, why in undecided if n)
@@ -96,7 +113,9 @@ def build(context: Context) -> Part:
         specs = sorted({r["spec_id"] for r in no_threshold})
         headline += (f"; {fmt.plural(len(specs), 'spec')} without a promotion threshold, never decidable "
                      f"({fmt.join_words(specs)}: {fmt.plural(len(no_threshold), 'model')})")
-    return Part(Section(ANCHOR, TITLE, tuple(blocks)), Paragraph(headline + ".", "bad" if held else None))
+    out_of_scale = counts.get("n_out_of_scale", 0)
+    return Part(Section(ANCHOR, TITLE, tuple(blocks)),
+                Paragraph(headline + ".", "bad" if held or out_of_scale else None))
 
 
 def _counts(context: Context, rows: list[Row]) -> dict[str, int]:
@@ -109,6 +128,10 @@ def _counts(context: Context, rows: list[Row]) -> dict[str, int]:
     return {"n_decided": sum(s in ("promoted", "not promoted") for s in statuses),
             "n_promoted": statuses.count("promoted"), "n_not_promoted": statuses.count("not promoted"),
             "n_decided_within_noise": sum(_within_noise(r) for r in rows),
+            "n_decided_with_gates_within_noise": sum(
+                s in ("promoted", "not promoted") and bool(r.get("gates_within_noise"))
+                for s, r in zip(statuses, rows)),
+            "n_out_of_scale": statuses.count("out of scale"),
             "n_threshold_not_measured": statuses.count("threshold not measured"),
             "n_no_composite": statuses.count("no composite")}
 
@@ -132,6 +155,9 @@ def _decision(row: Row) -> Cell:
     status = _status(row)
     if status == "no threshold":
         return Cell("no threshold: never decided", "muted")
+    if status == "out of scale":
+        components = row.get("out_of_scale_components")
+        return Cell("undecided: out of scale" + (f" ({components})" if components else ""), "bad")
     if status == "threshold not measured":
         unmeasured = row.get("unmeasured_thresholds")
         return Cell("undecided: threshold not measured" + (f" ({unmeasured})" if unmeasured else ""), "muted")
@@ -156,6 +182,13 @@ def _held_sentence(row: Row) -> str:
              else "no composite score")
     failing = f"; failing: {row['failing_components']}" if row["failing_components"] else ""
     return f"{row['model_id']} is not promoted under {row['spec_id']}: {score}{failing}."
+
+
+def _out_of_scale_sentence(row: Row) -> str:
+    components = row.get("out_of_scale_components") or "a component"
+    return (f"{row['model_id']} under {row['spec_id']}: no decision, {components} has results outside its declared "
+            "scale (not clipped). Check those results: a score outside its scale is invalid data, and nothing passes "
+            "on it.")
 
 
 def _spec_notes(context: Context, spec_ids: list[str]) -> list[Paragraph]:

@@ -6,7 +6,10 @@
 -- Rates (pass rates, binary rubrics) get Wilson intervals on n; scales (a judge's 1-5) Wilson's on the effective
 -- sample size (wilson_low_from_se on the scale's bounds, as fct_benchmark_results does): mean +- 1.96 SE left [0, 1]
 -- near the top of a scale and shrank to a point when every sample scored the same; a latency percentile gets none.
--- Thresholds are compared in the component's own units with a 1e-9 tolerance for floating-point rounding.
+-- Thresholds are compared in the component's own units with a 1e-9 tolerance for floating-point rounding. A
+-- component with results outside its declared scale has no threshold verdict: a gate is not passed, nor failed, on
+-- invalid data (n_results_out_of_scale counts them). is_within_noise marks a threshold inside the component's
+-- interval, as fct_promotion_decisions does for the composite: the samples cannot tell the value from the gate.
 with
 
 trials as (
@@ -51,6 +54,7 @@ score_stats as (
         coalesce(cast(week_start as varchar), 'all weeks') as period_key,
         count(sample_score) as n_samples,
         sum(n_results) as n_results,
+        sum(n_results_out_of_scale) as n_results_out_of_scale,
         avg(sample_score) as mean_score,
         {{ mean_se('sample_score') }} as mean_score_se,
         sum(sample_score) as score_sum,
@@ -114,6 +118,7 @@ measured as (
             else coalesce(score_stats.n_samples, 0)
         end as n,
         coalesce(score_stats.n_results, 0) as n_results,
+        coalesce(score_stats.n_results_out_of_scale, 0) as n_results_out_of_scale,
         score_stats.mean_score_se,
         score_stats.score_sum,
         score_stats.computed_mean_score,
@@ -144,7 +149,7 @@ normalized as (
             else {{ safe_divide('raw_value - scale_min', 'scale_max - scale_min') }}
         end as normalized_value,
         case
-            when raw_value is null or threshold is null then null
+            when raw_value is null or threshold is null or n_results_out_of_scale > 0 then null
             when threshold_direction = 'at_most' then raw_value <= threshold + 1e-9
             else raw_value >= threshold - 1e-9
         end as meets_threshold,
@@ -190,6 +195,11 @@ final as (
         ci_low,
         ci_high,
         case when ci_low is not null then interval_method end as interval_method,
+        -- Only beside a verdict: an out-of-scale value has none to be near. The tolerance is the threshold's own.
+        case
+            when meets_threshold is not null
+                then normalized_threshold between ci_low - 1e-9 and ci_high + 1e-9
+        end as is_within_noise,
         weight,
         stated_weight,
         aggregation_method,
@@ -199,6 +209,7 @@ final as (
         meets_threshold,
         cast(n as bigint) as n,
         cast(n_results as bigint) as n_results,
+        cast(n_results_out_of_scale as bigint) as n_results_out_of_scale,
         computed_mean_score as computed_raw_value,
         cast(n_computed_samples as bigint) as n_computed_samples,
         cast(n_disagreements as bigint) as n_disagreements

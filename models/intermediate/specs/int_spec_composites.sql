@@ -18,6 +18,10 @@
 -- composite has none, no_interval_reason says why, so the report states it rather than showing a bare number. A
 -- composite outside [0, the sum of the weights] (scores outside a component's scale: a warning, not clipped) has no
 -- Wilson interval, so its standard error is dropped with it: a bad input must never fail the build.
+-- Results outside their scale decide nothing: a component that weighs or gates with any (out_of_scale_components)
+-- makes the row 'out of scale', never promoted nor not promoted, since 1.125 on a 0-1 composite reaching 0.8 says
+-- only that the data are wrong. gates_within_noise names the gates whose threshold lies inside the component's own
+-- interval (int_spec_component_scores.is_within_noise): their pass or fail is not established by the samples.
 with
 
 scores as (
@@ -96,7 +100,12 @@ composite_spread as (
     group by sample_composites.spec_id, sample_composites.model_id, sample_composites.week_start
 ),
 
-{%- set unmeasured = '(threshold is not null or normalized_threshold is not null) and meets_threshold is null' %}
+{%- set gates = '(threshold is not null or normalized_threshold is not null)' %}
+{#- The mean as well as the results: rows built without a result count (unit tests) still show a value off scale. #}
+{%- set off_scale = '(coalesce(n_results_out_of_scale, 0) > 0 '
+    ~ 'or coalesce(normalized_value < -1e-9 or normalized_value > 1 + 1e-9, false))' %}
+{%- set out_of_scale = off_scale ~ ' and (weight > 0 or ' ~ gates ~ ')' %}
+{%- set unmeasured = gates ~ ' and meets_threshold is null and not ' ~ off_scale %}
 rolled_up as (
     select
         spec_id,
@@ -110,10 +119,17 @@ rolled_up as (
         -- A threshold the spec sets with no verdict that week: no results, or a value the warehouse cannot measure
         -- (a telemetry metric that is not a latency; a rubric that is not loaded, whose raw threshold is unknown).
         sum(case when {{ unmeasured }} then 1 else 0 end) as n_thresholds_unknown,
+        sum(case when {{ out_of_scale }} then 1 else 0 end) as n_out_of_scale_components,
+        sum(case when weight > 0 and {{ off_scale }} then 1 else 0 end) as n_weighted_out_of_scale,
+        sum(case when is_within_noise then 1 else 0 end) as n_gates_within_noise,
         coalesce({{ sorted_string_agg("case when meets_threshold = false then component_id end", "', '") }}, '')
             as failing_components,
         coalesce({{ sorted_string_agg("case when " ~ unmeasured ~ " then component_id end", "', '") }}, '')
             as unmeasured_thresholds,
+        coalesce({{ sorted_string_agg("case when " ~ out_of_scale ~ " then component_id end", "', '") }}, '')
+            as out_of_scale_components,
+        coalesce({{ sorted_string_agg("case when is_within_noise then component_id end", "', '") }}, '')
+            as gates_within_noise,
         coalesce({{ sorted_string_agg("case when normalized_value is null then component_id end", "', '") }}, '')
             as missing_components,
         sum(n_results) as n_results
@@ -130,7 +146,7 @@ composites as (
         case
             when specs.aggregation_method = 'boolean' then case
                 when rolled_up.n_failing_components > 0 then 0.0
-                when rolled_up.n_thresholds_unknown = 0 then 1.0
+                when rolled_up.n_thresholds_unknown = 0 and rolled_up.n_out_of_scale_components = 0 then 1.0
             end
             when specs.aggregation_method is null then null
             when rolled_up.n_weighted_components_missing > 0 then null
@@ -182,7 +198,10 @@ with_interval as (
 decided as (
     select
         *,
-        composite_score >= promotion_threshold - 1e-9 as composite_meets_threshold,
+        -- Not on a composite that weighs results outside their scale: it meets nothing.
+        case
+            when n_weighted_out_of_scale = 0 then composite_score >= promotion_threshold - 1e-9
+        end as composite_meets_threshold,
         -- The threshold inside the interval: the composite cannot tell this model from the threshold on these samples.
         promotion_threshold between composite_ci_low and composite_ci_high as is_within_noise,
         case
@@ -195,6 +214,7 @@ decided as (
         end as no_interval_reason,
         case
             when promotion_threshold is null then null
+            when n_out_of_scale_components > 0 then null
             when n_failing_components > 0 then false
             when composite_score < promotion_threshold - 1e-9 then false
             when n_thresholds_unknown > 0 then null
@@ -224,6 +244,7 @@ final as (
         is_promoted,
         case
             when promotion_threshold is null then 'no threshold'
+            when n_out_of_scale_components > 0 then 'out of scale'
             when is_promoted then 'promoted'
             when not is_promoted then 'not promoted'
             when n_thresholds_unknown > 0 then 'threshold not measured'
@@ -233,6 +254,10 @@ final as (
         cast(n_failing_components as bigint) as n_failing_components,
         unmeasured_thresholds,
         cast(n_thresholds_unknown as bigint) as n_unmeasured_thresholds,
+        out_of_scale_components,
+        cast(n_out_of_scale_components as bigint) as n_out_of_scale_components,
+        gates_within_noise,
+        cast(n_gates_within_noise as bigint) as n_gates_within_noise,
         missing_components,
         cast(n_components as bigint) as n_components,
         cast(n_components_scored as bigint) as n_components_scored,

@@ -6,6 +6,8 @@
 -- composite carries its standard error and 95% interval over the week's samples, and is_within_noise
 -- marks a composite whose interval holds the threshold: the rule still decides, but another week's samples may not.
 -- A composite with a weighted latency percentile has no interval (no_interval_reason says so and why).
+-- Results outside a component's scale decide nothing ('out of scale': a 1.125 on a 0-1 composite must not promote),
+-- and gates_within_noise names the component gates whose threshold lies inside the component's own interval.
 -- spec_version names the version that decided the row: the spec's current one, for every week, so a new version
 -- re-decides past weeks (docs/specs.md, "Versions": spec records carry no time to date a version by).
 -- A spec whose thresholds name a component it does not have (a typo: "acuracy") sets a gate nobody can measure:
@@ -47,6 +49,10 @@ final as (
         composites.n_failing_components,
         composites.unmeasured_thresholds,
         composites.n_unmeasured_thresholds,
+        composites.out_of_scale_components,
+        composites.n_out_of_scale_components,
+        composites.gates_within_noise,
+        composites.n_gates_within_noise,
         composites.missing_components,
         composites.n_components,
         composites.n_components_scored,

@@ -1,6 +1,6 @@
 -- One row per week with any promotion decision: how many were made and how they fell, for a headline such as
--- "8 decided (2 promoted, 6 not), 1 within noise; 1 undecided: a threshold not measured; 4 cannot be decided: the
--- spec sets no threshold". The weekly report's headline reads these counts. Rows of a spec
+-- "8 decided (2 promoted, 6 not), 1 within noise; 1 undecided: a threshold not measured, 1 out of scale; 4 cannot be
+-- decided: the spec sets no threshold". The weekly report's headline reads these counts. Rows of a spec
 -- without a promotion threshold are counted apart: they are never decisions, and adding them to the decided ones
 -- overstates what was decided.
 with
@@ -23,8 +23,13 @@ final as (
                 then 1
             else 0
         end) as bigint) as n_decided_within_noise,
+        -- A gate's own interval holds its threshold: that gate's pass or fail is not established by the samples.
+        cast(sum(case
+            when decision_status in ('promoted', 'not promoted') and n_gates_within_noise > 0 then 1 else 0
+        end) as bigint) as n_decided_with_gates_within_noise,
         cast(sum(case when decision_status = 'threshold not measured' then 1 else 0 end) as bigint)
             as n_threshold_not_measured,
+        cast(sum(case when decision_status = 'out of scale' then 1 else 0 end) as bigint) as n_out_of_scale,
         cast(sum(case when decision_status = 'no composite' then 1 else 0 end) as bigint) as n_no_composite,
         cast(sum(case when decision_status = 'no threshold' then 1 else 0 end) as bigint) as n_no_threshold,
         cast(count(distinct spec_id) as bigint) as n_specs,
