@@ -291,3 +291,16 @@ def test_the_weekly_summary_counts_specs_without_a_threshold_apart(demo_warehous
             (decided.is_within_noise.eq(True) & decided.n_failing_components.eq(0)).sum())
         assert (row.n_no_threshold, row.n_specs, row.n_specs_without_threshold) == (4, 3, 1)
         assert set(week[week.decision_status == "no threshold"].spec_id) == {MATH_SPEC_ID}
+
+
+def test_a_gate_at_the_end_of_its_scale_is_never_within_noise_and_an_inner_one_can_be(demo_warehouse):
+    """The demo's json_validity gate asks for a rate of 1: the interval of every perfect week reaches 1, so reading it
+    as 'within noise' would flag every pass of a no-failure rule. Inner thresholds still are flagged."""
+    rows = demo_warehouse.frame(
+        "select normalized_threshold, ci_low, ci_high, is_within_noise from marts.fct_spec_scores_weekly "
+        "where meets_threshold is not null and ci_low is not null")
+    at_end = rows[(rows.normalized_threshold >= 1 - 1e-9) | (rows.normalized_threshold <= 1e-9)]
+    assert len(at_end) > 0 and not at_end.is_within_noise.any()
+    inner = rows[(rows.normalized_threshold > 1e-9) & (rows.normalized_threshold < 1 - 1e-9)]
+    inside = (inner.normalized_threshold >= inner.ci_low - 1e-9) & (inner.normalized_threshold <= inner.ci_high + 1e-9)
+    assert inside.any() and (inner.is_within_noise == inside).all()

@@ -196,9 +196,12 @@ final as (
         ci_high,
         case when ci_low is not null then interval_method end as interval_method,
         -- Only beside a verdict: an out-of-scale value has none to be near. The tolerance is the threshold's own.
+        -- A gate at an end of the scale (a rate of at least 1: no sample may fail) is a rule the samples keep or
+        -- break, not an estimate: every interval of a perfect record reaches 1, so it would always read as noise.
         case
             when meets_threshold is not null
                 then normalized_threshold between ci_low - 1e-9 and ci_high + 1e-9
+                    and normalized_threshold > 1e-9 and normalized_threshold < 1 - 1e-9
         end as is_within_noise,
         weight,
         stated_weight,
