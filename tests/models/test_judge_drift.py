@@ -15,6 +15,23 @@ pytestmark = pytest.mark.slow
 JUDGE = {"type": "llm_judge", "id": "judge-x#1", "model": "judge-x", "version": "v1"}
 
 
+OTHER_JUDGE = {"type": "llm_judge", "id": "judge-z#1", "model": "judge-z", "version": "v1"}
+
+
+def third_party_review() -> list[dict]:
+    """judge-z#1's form on a RAG response and h-bo's review of it from a third-party form that shows the rag scores:
+    she changes context_recall from 4 to 2 and keeps context_precision at 5 (a confirmation, as a kept universal
+    score is)."""
+    judge = eval_form_record(rater=OTHER_JUDGE, created_at="2026-11-16T09:00:00Z")
+    judge["task"] = {**judge["task"], "task_id": "rag-0007", "modality": "rag", "response_id": "r-7"}
+    judge["extensions"] = {"rag": {"context_precision": 5, "context_recall": 4}}
+    review = copy.deepcopy(judge)
+    review.update(eval_id=eval_form_record()["eval_id"], derived_from=judge["eval_id"],
+                  rater={"type": "hybrid", "id": "h-bo"}, created_at="2026-11-17T09:00:00Z")
+    review["extensions"]["rag"]["context_recall"] = 2
+    return [judge, review]
+
+
 @pytest.fixture(scope="module")
 def reviewed(tmp_path_factory) -> tuple[Warehouse, dict]:
     """One response, rated by a judge (helpfulness 5, faithfulness 5), independently by h-ana (helpfulness 1) and
@@ -33,7 +50,7 @@ def reviewed(tmp_path_factory) -> tuple[Warehouse, dict]:
                   rater={"type": "hybrid", "id": "h-ana"}, created_at="2026-11-17T09:00:00Z")
     review["universal"]["faithfulness"] = {"score": 2, "confidence": "high", "rationale": "Invents a policy."}
     warehouse = Warehouse(root / "w.duckdb")
-    summary = warehouse.ingest(write_lines(root / "forms.jsonl", [judge, person, review]))
+    summary = warehouse.ingest(write_lines(root / "forms.jsonl", [judge, person, review, *third_party_review()]))
     assert warehouse.quarantine() == [], summary
     select = ("build", "--select", "+fct_judge_drift", "+fct_judge_overrides")
     result = run_dbt(warehouse.path, select, target_path=root / "target", quiet=True)
@@ -70,8 +87,23 @@ def test_the_review_counts_as_an_override_of_the_judge_where_it_changed_the_verd
     assert overrides["faithfulness"] == [1, 1, 1, 1, 1.0, -3.0]
     low, high = warehouse.rows(
         "select override_rate_ci_low, override_rate_ci_high from marts.fct_judge_overrides "
-        "where dimension = 'faithfulness'")[0]
+        "where judge_id = 'judge-x#1' and dimension = 'faithfulness'")[0]
     assert low == pytest.approx(1 / (1 + 1.96**2)) and high == pytest.approx(1.0)  # Wilson, 1 of 1
+
+
+def test_a_review_counts_the_extension_scores_its_form_showed(reviewed):
+    """A third-party review that changed an extension score showed the reviewer that block: the changed score is an
+    override and the kept one a confirmation. The app's form showed none: its copied score stays out (above)."""
+    warehouse, _ = reviewed
+    overrides = dict(
+        (dimension, rest) for dimension, *rest in warehouse.rows(
+            "select dimension, n_reviews, n_overridden, override_rate, mean_score_change "
+            "from marts.fct_judge_overrides where judge_id = 'judge-z#1'"
+        )
+    )
+    assert overrides["rag.context_recall"] == [1, 1, 1.0, -2.0]
+    assert overrides["rag.context_precision"] == [1, 0, 0.0, 0.0]
+    assert overrides["helpfulness"] == [1, 0, 0.0, 0.0]
 
 
 # -- baseline weeks: no change, no z ----------------------------------------------------------------------------------

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import warnings
 from fractions import Fraction
+from pathlib import Path
 
 import krippendorff
 import pandas as pd
@@ -19,6 +20,7 @@ from evalhouse.demo.world import GOLD_MISSING_RATER, SHIFTED_JUDGE_ID
 pytestmark = pytest.mark.slow
 
 TOLERANCE = 1e-9
+SEEDS = Path(__file__).parents[2] / "seeds"
 DECLARED = {
     "likert_1_5": [1, 2, 3, 4, 5], "vs_reference": [1, 2, 3, 4, 5], "cognibench_label": [0, 0.5, 1],
     "task_success": [0, 0.5, 1], "hazard_verdict": [1, 2, 3, 4], "refusal_appropriateness": [1, 2, 3, 4],
@@ -262,10 +264,14 @@ def test_drift_pairs_the_judge_with_independent_people_and_overrides_count_the_r
     assert drift.sort_index().equals(independent.sort_index())
     assert (everything.pairing == "derived_from").sum() > 1000  # the demo's hybrid and CogniBench reviews
 
-    # An eval form's extension scores are not the reviewer's: the review form cannot edit them.
-    extension = (everything.dimension.str.match(r"(chat|agent|rag|multimodal)\.")
-                 & (everything.source_format == "eval_form"))
-    reviews = everything[(everything.pairing == "derived_from") & ~extension].copy()
+    # An eval form's scores outside the app's review form (seed review_form_dimensions) count only in a review that
+    # changed one of them; the demo's reviews copy the judge's extension scores, so none of theirs count.
+    derived = everything[everything.pairing == "derived_from"]
+    form_dimensions = set(pd.read_csv(SEEDS / "review_form_dimensions.csv").dimension)
+    outside = (derived.source_format == "eval_form") & ~derived.dimension.isin(form_dimensions)
+    edited = set(derived[outside & (derived.judge_label != derived.human_label)].human_record_id)
+    assert outside.sum() > 0 and not edited
+    reviews = derived[~outside | derived.human_record_id.isin(edited)].copy()
     reviews["overridden"] = (reviews.judge_label != reviews.human_label).astype(float)
     shares = reviews.groupby([*keys, "judge_rating_id"]).overridden.mean().groupby(keys).agg(["mean", "size"])
     overrides = demo_warehouse.frame("select * from marts.fct_judge_overrides").set_index(keys)

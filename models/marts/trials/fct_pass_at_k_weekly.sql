@@ -1,46 +1,7 @@
--- One row per model, eval, metric, week and k: pass@k and pass^k over the trials of that week only, for
--- week-over-week comparison (the overview and the weekly report). Same estimators, attempts of one metric and NULL
--- rules as fct_pass_at_k.
-with
-
-trials as (
-    select * from {{ ref('int_trials_unioned') }}
-),
-
-weekly_tasks as (
-    select
-        model_id,
-        evaluation_name,
-        trial_metric,
-        week_start,
-        sample_id,
-        count(is_correct) as n_trials,
-        cast(sum(case when is_correct then 1 else 0 end) as bigint) as n_correct
-    from trials
-    group by model_id, evaluation_name, trial_metric, week_start, sample_id
-    having count(is_correct) > 0
-),
-
-pass_at_k as (
-    {{ pass_at_k(
-        'weekly_tasks', ['model_id', 'evaluation_name', 'trial_metric', 'week_start'], n='n_trials', c='n_correct'
-    ) }}
-),
-
-final as (
-    select
-        model_id,
-        evaluation_name,
-        trial_metric,
-        week_start,
-        k,
-        n_tasks,
-        cast(n_tasks_with_enough_trials as bigint) as n_tasks_with_enough_trials,
-        pass_at_k,
-        pass_at_k_se,
-        pass_hat_k,
-        pass_hat_k_se
-    from pass_at_k
-)
-
-select * from final
+-- One row per model, eval, metric, week and k: pass@k and pass^k of one run over the runs of that week only, for
+-- week-over-week comparison (the overview and the weekly report). The same rule as fct_pass_at_k, whose select it
+-- shares (macros/trials/pass_at_k_over_runs.sql): each run's estimate per task, averaged over the task's runs in the
+-- week, then over tasks. Why per run within the week: it pooled a week's runs of a task as one run, so two runs of
+-- 8 attempts made k reach 16, which no run made, and a run that solved a task 8 of 8 beside one that solved it 0 of
+-- 8 read as a task solved (pooled pass@8 near 1), where each run's pass@8 is 1 and 0 (0.5 on average).
+{{ pass_at_k_over_runs(weekly=true) }}
