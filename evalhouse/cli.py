@@ -69,6 +69,10 @@ def _parser() -> argparse.ArgumentParser:
                                   help="recreate the warehouse from every file ingested before plus the landing folder")
     rebuild.set_defaults(handler=_rebuild)
 
+    docs = commands.add_parser("docs", parents=[common],
+                               help="generate dbt docs of the published warehouse into target/, reading it read-only")
+    docs.set_defaults(handler=_docs)
+
     report = commands.add_parser("report", parents=[common], help="write the weekly quality report (HTML or Markdown)")
     report_cli.add_arguments(report)
     report.set_defaults(handler=_report)
@@ -129,6 +133,18 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
     from evalhouse.operations import rebuild
 
     return EXIT_OK if rebuild(settings) else EXIT_FAILED
+
+
+def _docs(args: argparse.Namespace, settings: Settings) -> int:
+    from evalhouse.build import dbt_target_dir
+    from evalhouse.operations import docs
+
+    result = docs(settings)
+    if not result.ok:
+        print("evalhouse: no dbt docs written:", *result.failures, sep="\n  ", file=sys.stderr)
+        return EXIT_FAILED
+    print(f"dbt docs of {settings.db_path} written to {dbt_target_dir()} (index.html, manifest.json, catalog.json)")
+    return EXIT_OK
 
 
 def _report(args: argparse.Namespace, settings: Settings) -> int:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from evalhouse.build import BuildResult, build_warehouse
+from evalhouse.build import BuildResult, build_warehouse, run_dbt
 from evalhouse.lock import writer_lock
 from evalhouse.publish import prepare_working_copy, publish, working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
@@ -51,6 +51,17 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
         if result.ok:
             publish(settings.db_path)
         return result
+
+
+def docs(settings: Settings, *, quiet: bool = False) -> BuildResult:
+    """dbt docs (index.html, manifest.json, catalog.json in dbt's target folder) of the published warehouse, read
+    as the app and analysts read it: through the profile's read-only `docs` target. A writer never opens the
+    published file (publishing replaces it by a rename), so this neither waits for nor holds off anyone, and it
+    describes what readers see, not the working copy's unpublished state."""
+    if not settings.db_path.exists():
+        return BuildResult(False, (f"no published warehouse at {settings.db_path}: run `evalhouse build` (or "
+                                   "`make demo`) first, or pass --db PATH",), ())
+    return run_dbt(settings.db_path, ("docs", "generate"), target="docs", quiet=quiet)
 
 
 @dataclass(frozen=True)

@@ -146,3 +146,44 @@ def test_demo_end_date_that_is_not_a_date_exits_2_with_an_example(capsys):
         main(["demo", "--no-serve", "--end-date", "21/11/2026"])
     assert exit_info.value.code == 2
     assert "write it as YYYY-MM-DD" in capsys.readouterr().err
+
+
+@pytest.mark.slow
+def test_docs_read_the_published_warehouse_while_a_reader_holds_it_and_leave_it_untouched(tmp_path, capsys):
+    """`make docs` runs `evalhouse docs`: a reader (the app, an analyst's read-only session) holding the published
+    file open must not make it fail, and it must not write the file (writers never open it)."""
+    import hashlib
+
+    from evalhouse.build import dbt_target_dir
+    from tests.conftest import FIXTURES, Warehouse
+
+    db = tmp_path / "w.duckdb"
+    Warehouse(db).ingest(FIXTURES / "every_eval_ever")  # the raw tables are enough for the catalog to describe
+    before = hashlib.sha256(db.read_bytes()).hexdigest()
+    # In another process, as the app's and an analyst's are: DuckDB's file lock is taken per process.
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(db)!r}, read_only=True); "
+                               "print('open', flush=True); sys.stdin.read(); "
+                               "print(con.execute('select count(*) from raw.eee_instance').fetchone()[0])"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        (dbt_target_dir() / "catalog.json").unlink(missing_ok=True)
+        code, out, err = _run(capsys, "--db", str(db), "docs")
+    finally:
+        still_reading, _ = holder.communicate("")
+    assert code == 0, err
+    assert f"dbt docs of {db} written to" in out
+    catalog = json.loads((dbt_target_dir() / "catalog.json").read_text())
+    assert catalog["errors"] is None
+    assert "record_json" in catalog["sources"]["source.evalhouse.every_eval_ever.instances"]["columns"]
+    assert holder.returncode == 0 and int(still_reading) == 5  # the reader kept its connection throughout
+    assert hashlib.sha256(db.read_bytes()).hexdigest() == before
+    assert not db.with_name(db.name + ".wal").exists()
+
+
+def test_docs_without_a_published_warehouse_say_to_build_first(tmp_path, capsys):
+    code, _, err = _run(capsys, "--db", str(tmp_path / "none.duckdb"), "docs")
+    assert code == 1
+    assert f"no published warehouse at {tmp_path / 'none.duckdb'}: run `evalhouse build`" in err
+    assert not (tmp_path / "none.duckdb").exists()
