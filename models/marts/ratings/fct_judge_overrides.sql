@@ -26,6 +26,8 @@ reviews as (
         case when human_label is not distinct from judge_label then 0.0 else 1.0 end as overridden
     from {{ ref('int_rating_pairs_joined') }}
     where pairing = 'derived_from'
+        -- one review per judged CogniBench response: the latest completed record's (int_judge_records_ranked)
+        and {{ counted_rating('human_record_id', 'human_rater_type') }}
         and not (
             source_format = 'eval_form'
             and ({% for e in extensions %}dimension like '{{ e }}.%'{% if not loop.last %} or {% endif %}{% endfor %})
