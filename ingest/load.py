@@ -18,7 +18,7 @@ import datetime as dt
 import json
 import os
 import shutil
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -137,6 +137,7 @@ class KnownKey:
     record_sha256: str
     source_path: str
     source_line: int
+    record_json: str | None = None  # for a format with versioned_fields: what a new version is compared with
 
 
 @dataclass(frozen=True)
@@ -369,16 +370,21 @@ class RawStore:
         rows = self.con.execute(" union all ".join(parts), [source_path] * len(parts)).fetchall()
         return {(line, sha) for line, sha in rows}
 
-    def known_keys(self, format_name: str, keys: Sequence[str]) -> dict[str, KnownKey]:
+    def known_keys(self, format_name: str, keys: Sequence[str]) -> dict[str, list[KnownKey]]:
+        """Every stored record under each key (several when a format keeps versions), in load order."""
         if not keys:
             return {}
         table = _table(format_name)
+        text = "record_json" if FORMATS[table].versioned_fields else "null"
         rows = self.con.execute(
-            f"select natural_key, record_sha256, source_path, source_line from raw.{table} "
-            "where natural_key in (select unnest(?::varchar[]))",
+            f"select natural_key, record_sha256, source_path, source_line, {text} from raw.{table} "
+            "where natural_key in (select unnest(?::varchar[])) order by ingested_at, source_path, source_line",
             [list(keys)],
         ).fetchall()
-        return {key: KnownKey(sha, path, line) for key, sha, path, line in rows}
+        known: dict[str, list[KnownKey]] = defaultdict(list)
+        for key, sha, path, line, record_json in rows:
+            known[key].append(KnownKey(sha, path, line, record_json))
+        return known
 
     def append_repairs(self, rows: Iterable[tuple[str, str, str, str, str, int]]) -> None:
         rows = list(rows)

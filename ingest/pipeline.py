@@ -209,7 +209,8 @@ class _FileLoad:
         self.file_sha, self.file_bytes, self.progress = file_sha, file_bytes, progress
         self.seen = store.lines_seen(self.source_path)
         self.seen_lines = {line for line, _ in self.seen} if self.seen is not None else set()
-        self.file_keys: dict[str, dict[str, KnownKey]] = defaultdict(dict)  # keys accepted earlier in this file
+        # keys accepted earlier in this file, with each version of the record under them
+        self.file_keys: dict[str, dict[str, list[KnownKey]]] = defaultdict(dict)
         self.counts: dict[str, FormatCounts] = defaultdict(FormatCounts)
         self.repairs: Counter = Counter()  # (format, repair) -> records
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = 0
@@ -258,13 +259,19 @@ class _FileLoad:
                 keep = [True] * index.num_rows
             else:  # a record of its file: only those not loaded before from this path at this place
                 keep = self._new_lines(index, "record_sha256")
-            if fmt.natural_key_name is not None:
-                self._resolve_keys(fmt, accepted, keep, extra)
-            if all(keep):  # the usual case: the worker's file is loaded as it is
+            versions = self._resolve_keys(fmt, accepted, keep, extra) if fmt.natural_key_name is not None else {}
+            if all(keep) and not versions:  # the usual case: the worker's file is loaded as it is
                 self.staging.add_file(format_name, accepted.path, accepted.num_rows)
             else:
                 mask = pa.array(keep)
-                self.staging.append(format_name, accepted.read().filter(mask))
+                rows = accepted.read()
+                if versions:
+                    ids = rows.column("record_id").to_pylist()
+                    for position, record_id in versions.items():
+                        ids[position] = record_id
+                    rows = rows.set_column(rows.schema.get_field_index("record_id"), "record_id",
+                                           pa.array(ids, pa.string()))
+                self.staging.append(format_name, rows.filter(mask))
                 index = index.filter(mask)
             self.counts[format_name].accepted += index.num_rows
             self._count_repairs(format_name, index)
@@ -299,27 +306,37 @@ class _FileLoad:
             1 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())
             if line in self.seen_lines and (line, sha) not in self.seen)
 
-    def _resolve_keys(self, fmt: RecordFormat, accepted: StagedRows, keep: list[bool], extra: dict[str, list]) -> None:
+    def _resolve_keys(self, fmt: RecordFormat, accepted: StagedRows, keep: list[bool],
+                      extra: dict[str, list]) -> dict[int, str]:
         """Skip a keyed record already loaded with the same content; quarantine one whose id was reused (both
-        turn its `keep` off)."""
+        turn its `keep` off), unless it differs from the record under its id in the format's versioned_fields
+        alone: a new version, loaded. Returns {position: record_id} of the new versions."""
         index = accepted.index
         keys = index.column("natural_key").to_pylist()
         shas = index.column("record_sha256").to_pylist()
         lines = index.column("source_line").to_pylist()
         known = self.store.known_keys(fmt.name, sorted({k for k, kept in zip(keys, keep) if k and kept}))
         in_file = self.file_keys[fmt.name]
+        versions: dict[int, str] = {}
         for position, (key, sha, line) in enumerate(zip(keys, shas, lines)):
             if not keep[position]:
                 continue
-            prior = (known.get(key) or in_file.get(key)) if key else None
-            if prior is None:
+            text = accepted.texts[position].as_py() if key and fmt.versioned_fields else None
+            priors = [*known.get(key, ()), *in_file.get(key, ())] if key else []
+            if not priors:
                 if key:
-                    in_file[key] = KnownKey(sha, self.source_path, line)
+                    in_file[key] = [KnownKey(sha, self.source_path, line, text)]
                 continue
-            keep[position] = False
-            if prior.record_sha256 == sha:
+            if any(prior.record_sha256 == sha for prior in priors):
+                keep[position] = False
                 self.counts[fmt.name].skipped += 1
                 continue
+            if fmt.versioned_fields and _same_but(priors[0].record_json, text, fmt.versioned_fields):
+                versions[position] = f"{key}#{sha[:12]}"
+                in_file.setdefault(key, []).append(KnownKey(sha, self.source_path, line, text))
+                continue
+            keep[position] = False
+            prior = priors[0]
             record = accepted.texts[position].as_py()
             raw = RawRecord(line, index.column("byte_offset")[position].as_py(), record.encode("utf-8"), len(record))
             add_quarantine_row(
@@ -327,9 +344,12 @@ class _FileLoad:
                 f"/{fmt.natural_key_name}",
                 f"{fmt.natural_key_name} {key!r} was already loaded from {prior.source_path} line "
                 f"{prior.source_line} with different content; give the new record its own "
-                f"{fmt.natural_key_name} (records are never updated in place)",
+                f"{fmt.natural_key_name} (records are never updated in place)" + (
+                    f"; a new version of it may change only {', '.join(fmt.versioned_fields)}"
+                    if fmt.versioned_fields else ""),
                 sha,
             )
+        return versions
 
     def _count_repairs(self, format_name: str, accepted: pa.Table) -> None:
         repairs = accepted.column("repairs")
@@ -421,3 +441,14 @@ def _empty_rows() -> dict[str, list]:
 
 def _now() -> dt.datetime:
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
+
+
+def _same_but(prior_json: str | None, record_json: str | None, fields: tuple[str, ...]) -> bool:
+    """Whether two records hold the same content outside `fields` (parsed: key order and spacing may differ)."""
+    if prior_json is None or record_json is None:
+        return False
+    prior, record = json.loads(prior_json), json.loads(record_json)
+    if not isinstance(prior, dict) or not isinstance(record, dict):
+        return False
+    return ({k: v for k, v in prior.items() if k not in fields}
+            == {k: v for k, v in record.items() if k not in fields})

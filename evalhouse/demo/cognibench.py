@@ -2,7 +2,9 @@
 
 Shaped like the real writer's output (Mathews-Tom/CogniBench data/evaluations.jsonl): integer task ids, every
 key present with nulls, parse failures with {} scores, created_at with microseconds and a Z, and the extra
-run statistics the writer adds. Criterion keys and label case vary the way judges write them.
+run statistics the writer adds. Criterion keys and label case vary the way judges write them. A completed review
+is the record exported again, as the tool does: the first export (waiting, or not required for a spot check) in
+the week it was judged, the completed one, under the same evaluation_id, in the week it was reviewed.
 """
 
 from __future__ import annotations
@@ -11,10 +13,10 @@ import math
 import random
 import uuid
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import date, timedelta
 
 from evalhouse.demo.serialize import json_line
-from evalhouse.demo.timeline import Clock, Week, iso_z_micro
+from evalhouse.demo.timeline import Clock, Week, iso_week_label, iso_z_micro
 from evalhouse.demo.world import HUMANS, MODELS, Model
 
 JUDGE_MODEL = "gpt-4o"
@@ -59,17 +61,35 @@ def _math_task(task_id: int, rng: random.Random) -> MathTask:
 
 
 def generate_cognibench(weeks: tuple[Week, ...], clock: Clock, seed: int) -> tuple[tuple[str, tuple[str, ...]], ...]:
-    """(ISO week label, JSONL lines) per week, each week's records in created_at order."""
+    """(ISO week label, JSONL lines) per week: the week's judged records in created_at order, then the completed
+    reviews exported that week in review order."""
     pool = math_tasks(random.Random(f"{seed}:cognibench:tasks"))
-    out = []
+    judged: dict[str, list[dict]] = {week.label: [] for week in weeks}
+    completed: dict[str, list[dict]] = {week.label: [] for week in weeks}
     for week in weeks:
         rng = random.Random(f"{seed}:cognibench:{week.index}")
         pairs = [(task, model) for task in rng.sample(pool, TASKS_PER_WEEK) for model in MODELS]
         pairs = rng.sample(pairs, RECORDS_PER_WEEK)
-        records = [_record(task, model, week, clock, rng) for task, model in pairs]
-        records.sort(key=lambda r: r["created_at"])
+        for record in (_record(task, model, week, clock, rng) for task, model in pairs):
+            if record["human_review_status"] != "Completed":
+                judged[week.label].append(record)
+                continue
+            judged[week.label].append(_before_review(record))
+            reviewed_on = date.fromisoformat(record["human_review_timestamp"][:10])
+            completed[iso_week_label(reviewed_on)].append(record)
+    out = []
+    for week in weeks:
+        records = sorted(judged[week.label], key=lambda r: r["created_at"])
+        records += sorted(completed[week.label], key=lambda r: r["human_review_timestamp"])
         out.append((week.label, tuple(json_line(r) for r in records)))
     return tuple(out)
+
+
+def _before_review(record: dict) -> dict:
+    """The record as first exported, before its review: waiting when the tool flagged it, else not required."""
+    return {**record, "human_review_status": "Needs Review" if record["needs_human_review"] else "Not Required",
+            "human_reviewer_id": None, "human_review_timestamp": None, "human_corrected_scores": None,
+            "human_review_comments": None}
 
 
 def _record(task: MathTask, model: Model, week: Week, clock: Clock, rng: random.Random) -> dict:

@@ -36,6 +36,10 @@ class RecordFormat:
     version_aliases: Mapping[str, str] = field(default_factory=dict)  # e.g. "0.2.1" is checked as "0.2.2"
     natural_key: Callable[[Record], str | None] = lambda record: None
     natural_key_name: str | None = None
+    # Top-level fields a later export of a keyed record may change: a record under a known key that differs from
+    # it in these alone is a new version of it (loaded, its record_id the key, '#' and the head of its checksum),
+    # not a conflict. Empty: any other content under a known key is a conflict.
+    versioned_fields: tuple[str, ...] = ()
     # A record whose bytes are already in the table is not loaded again (the same records under other bytes are
     # the same records); False where a record belongs to its file, read with the rest of it (an Inspect log's
     # samples, joined to the header of the file that holds them).

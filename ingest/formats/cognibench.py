@@ -16,4 +16,7 @@ COGNIBENCH = RecordFormat(
     looks_like=lambda r: "judge_llm_model" in r or "parsed_rubric_scores" in r,
     natural_key=_key,
     natural_key_name="evaluation_id",
+    # CogniBench exports a record again when a person completes its review: the same verdict, a later review state.
+    versioned_fields=("human_review_status", "human_reviewer_id", "human_review_timestamp", "human_corrected_scores",
+                      "human_review_comments"),
 )

@@ -12,6 +12,7 @@ import pytest
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES
 from tests.conftest import (
     FIXTURES,
+    Warehouse,
     LM_EVAL_SAMPLES,
     cognibench_record,
     eval_form_record,
@@ -103,6 +104,34 @@ def test_a_key_reused_within_one_file_is_caught_too(warehouse, tmp_path):
     warehouse.ingest(write_lines(tmp_path / "a.jsonl", records))
     assert warehouse.scalar("select count(*) from raw.cognibench") == 1
     assert [r["error_kind"] for r in warehouse.quarantine()] == ["conflict"]
+
+
+def test_a_completed_review_exported_again_under_its_evaluation_id_is_a_new_version_not_a_conflict(warehouse, tmp_path):
+    """CogniBench exports a record again when a person completes its review: the same verdict, a later review state,
+    the same evaluation_id. It loads beside the first export under a record_id of its own (in a later file or the
+    same one); a third export changing the verdict is still a conflict, and a version read again is skipped."""
+    pending = cognibench_record(needs_human_review=True, human_review_status="Pending")
+    review = {"human_review_status": "Completed", "human_reviewer_id": "reviewer-1",
+              "human_review_timestamp": "2026-11-12T09:00:00.000001Z", "human_corrected_scores": {},
+              "human_review_comments": "Agree with the judge."}
+    completed = {**pending, **review}
+    other_verdict = {**completed, "aggregated_score": "Fail"}
+    warehouse.ingest(write_lines(tmp_path / "a.jsonl", [pending]))
+    warehouse.ingest(write_lines(tmp_path / "b.jsonl", [completed, other_verdict]))
+    warehouse.ingest(write_lines(tmp_path / "c.jsonl", [completed]))
+    key = pending["evaluation_id"]
+    sha = hashlib.sha256(json.dumps(completed).encode()).hexdigest()
+    assert warehouse.rows("select record_id, natural_key, source_path like '%b.jsonl' from raw.cognibench "
+                          "order by source_path") == [(key, key, False), (f"{key}#{sha[:12]}", key, True)]
+    rows = warehouse.quarantine()
+    assert [(r["error_kind"], r["source_line"], r["raw_text"]) for r in rows] == [
+        ("conflict", 2, json.dumps(other_verdict))]
+    assert "a new version of it may change only human_review_status" in rows[0]["error_message"]
+
+    one_file = Warehouse(tmp_path / "one.duckdb")
+    one_file.ingest(write_lines(tmp_path / "d.jsonl", [pending, completed, other_verdict]))
+    assert one_file.scalar("select count(*) from raw.cognibench") == 2
+    assert [r["error_kind"] for r in one_file.quarantine()] == ["conflict"]
 
 
 def test_keys_are_checked_across_batches_of_one_file(warehouse, tmp_path, monkeypatch):

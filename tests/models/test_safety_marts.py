@@ -293,7 +293,7 @@ def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the
         tmp_path):
     """CogniBench writes no link to the record a review completes: the same response (task, model, response_id) by
     the same judge model, completed in a record created at or after the waiting one, is the link. A completion that
-    reuses the evaluation_id is quarantined as a conflict (records are never updated in place)."""
+    reuses the evaluation_id is loaded as a new version of the record (the same verdict, a later review state)."""
     warehouse = Warehouse(tmp_path / "w.duckdb")
     waiting = cognibench_record(task_id=17, needs_human_review=True, human_review_status="Pending",
                                 review_reasons=["Partial score"], created_at="2026-11-10T08:00:00.000001Z")
@@ -310,7 +310,9 @@ def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the
     same_id = {**waiting, **review}
     completed = {**waiting, **review, "evaluation_id": "eval_completed"}
     warehouse.ingest(write_lines(tmp_path / "export.jsonl", [same_id, completed]))
-    assert [q["error_message"].split(" ")[0] for q in warehouse.quarantine()] == ["evaluation_id"]
+    assert warehouse.quarantine() == []
+    versions = "select count(*) from raw.cognibench where natural_key = ?"
+    assert warehouse.scalar(versions, [waiting["evaluation_id"]]) == 2
     assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
     # The other judge's verdict and the later run of the same judge still wait; the completed record never did.
     queued = {r for (r,) in warehouse.rows("select record_id from marts.fct_review_queue")}

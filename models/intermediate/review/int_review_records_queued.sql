@@ -5,10 +5,11 @@
 --   CogniBench records that need human review, are not completed, and are not superseded by a completed one.
 -- A reviewed item leaves the queue: a hybrid form with derived_from = the judge form's eval_id, or a CogniBench
 -- record with human_review_status 'Completed' for the same judged response (task_id, model_id, response_id: the
--- item) by the same judge_llm_model, created at or after the waiting one. CogniBench writes no link to the record
--- it completes, and its completed export cannot reuse the evaluation_id (the ingest quarantines a known id with
--- other content as a conflict: records are never updated in place), so the item and the judge are the link; a
--- judge's later run on the same response is a new verdict and waits for its own review. A table, built when its sources change; fct_review_queue,
+-- item) by the same judge_llm_model, created at or after the waiting one (int_judge_records_ranked: the version
+-- order that also decides which record's ratings and trial count). CogniBench writes no link to the record it
+-- completes (its completed export keeps the evaluation_id or takes a new one), so the item and the judge are the
+-- link; a judge's later run on the same response is a new verdict and waits for its own review.
+-- A table, built when its sources change; fct_review_queue,
 -- a view of it, adds the ages (as one table rebuilt by every build, the queue cost every build 2 s on the
 -- benchmark's warehouse) and the record's texts (prompt, response and the judge's original JSON, to pre-fill the
 -- review), read from staging by record_id: kept here, they made this table 64 MB of text rewritten by every build
@@ -86,24 +87,15 @@ queued_forms as (
     where violating_hazards is not null or low_scores <> '' or low_confidences <> ''
 ),
 
-completed_judge_records as (
-    select item_id, judge_model, created_at
-    from judge_records
-    where human_review_status = 'Completed'
-),
-
 waiting_judge_records as (
+    -- superseded by a completed record: one of its versions ranked above it (int_judge_records_ranked's order)
     select judge_records.*
     from judge_records
+    inner join {{ ref('int_judge_records_ranked') }} as versions
+        on judge_records.record_id = versions.record_id
     where judge_records.needs_human_review
-        and coalesce(judge_records.human_review_status, '') <> 'Completed'
-        and not exists (
-            select 1
-            from completed_judge_records as completed
-            where completed.item_id = judge_records.item_id
-                and completed.judge_model = judge_records.judge_model
-                and completed.created_at >= judge_records.created_at
-        )
+        and not versions.is_completed
+        and not versions.is_superseded_by_review
 ),
 
 queued_judge_records as (

@@ -11,6 +11,9 @@
 --                    records name several results and no aggregate says which metrics they are, the record's
 --                    evaluation_result_id (its metrics kept apart, if not matched across runs), else 'score';
 --   CogniBench       judge_verdict; Inspect AI the primary scorer; lm-evaluation-harness the primary metric.
+-- A CogniBench response is one trial per judge, from the version of its record that counts (int_judge_records_ranked:
+-- a completed review exports the record again); a later version replaces its group's trials, as a changed trial of
+-- the other sources does.
 -- Eval names are made canonical through the seed evaluation_aliases (source_evaluation_name keeps the original).
 --
 -- Incremental by trial group (evaluation_name, model_id, sample_id), all of its metrics together: one new trial can
@@ -62,7 +65,13 @@ links as (
 ),
 
 judge_records as (
-    select * from {{ ref('stg_cognibench__judge_records') }}
+    -- one trial per judged response and judge: the version of it that counts (a completion exports the verdict
+    -- again; int_judge_records_ranked says which record counts and why)
+    select judge_records.*
+    from {{ ref('stg_cognibench__judge_records') }} as judge_records
+    inner join {{ ref('int_judge_records_ranked') }} as versions
+        on judge_records.record_id = versions.record_id
+    where versions.version_rank = 1
 ),
 
 inspect_samples as (

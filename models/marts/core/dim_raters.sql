@@ -18,6 +18,8 @@ per_rater as (
         max(rated_at) as last_rated_at
     from {{ ref('int_ratings_unioned') }} as ratings
     where rater_id is not null
+        -- a CogniBench verdict exported again with its review is one rating, as in fct_ratings
+        and {{ counted_rating('ratings.record_id', 'ratings.rater_type') }}
     group by rater_id
 ),
 

@@ -22,6 +22,8 @@ with
 pairs as (
     select * from {{ ref('int_rating_pairs_joined') }}
     where pairing = 'derived_from'
+        -- one review per judged CogniBench response: the latest completed record's (int_judge_records_ranked)
+        and {{ counted_rating('human_record_id', 'human_rater_type') }}
 ),
 
 form_dimensions as (

@@ -1,6 +1,7 @@
 -- One row per rating of one item on one dimension by one rater, from eval forms and CogniBench, with the number
 -- it maps to, the rater and the gold target when the item is a calibration item. A view: int_ratings_unioned's
--- rows (appended to by ingest batch) under the columns a user reads.
+-- rows (appended to by ingest batch) under the columns a user reads, without those of a CogniBench record that is
+-- not the counted version of its judged response (a completion exports the verdict again: int_judge_records_ranked).
 {{ config(materialized='view') }}
 with
 
@@ -42,6 +43,7 @@ final as (
         source_line,
         batch_id
     from ratings
+    where {{ counted_rating('ratings.record_id', 'ratings.rater_type') }}
 )
 
 select * from final
