@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from ingest.byte_order_mark import UTF8_BOM
 from ingest.detect import describe_unknown, detect_format
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
@@ -41,6 +42,8 @@ def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -
     try:
         parsed = parse_record(raw, options.max_record_bytes)
         if isinstance(parsed, ParseFailure):
+            if parsed.kind == "byte_order_mark":  # the mark is the file's: hashed as the record it precedes, so
+                sha = hashlib.sha256(data[len(UTF8_BOM):]).hexdigest()  # a retry without --strict is no edit
             return (REJECT, sha, forced.name if forced else None, None, parsed.kind, parsed.pointer, parsed.message)
         fmt = forced or detect_format(parsed)
         if fmt is None:

@@ -208,7 +208,8 @@ class _FileLoad:
         self.batch_id, self.path, self.source_path = batch_id, path, str(path)
         self.file_sha, self.file_bytes, self.progress = file_sha, file_bytes, progress
         self.seen = store.lines_seen(self.source_path)
-        self.seen_lines = {line for line, _ in self.seen} if self.seen is not None else set()
+        self.seen_any = self.seen.loaded | self.seen.refused if self.seen is not None else set()
+        self.seen_lines = {line for line, _ in self.seen_any}
         self.file_keys: dict[str, dict[str, KnownKey]] = defaultdict(dict)  # keys accepted earlier in this file
         self.counts: dict[str, FormatCounts] = defaultdict(FormatCounts)
         self.repairs: Counter = Counter()  # (format, repair) -> records
@@ -246,7 +247,7 @@ class _FileLoad:
 
     def _stage(self, tables: BatchTables) -> None:
         rejected = tables.rejected
-        keep_rejected = self._new_lines(rejected, "raw_sha256")
+        keep_rejected = self._new_lines(rejected, "raw_sha256", refused_too=True)
         if not all(keep_rejected):
             rejected = rejected.filter(pa.array(keep_rejected))
         extra = _empty_rows()
@@ -280,13 +281,16 @@ class _FileLoad:
             self.counts[format_name].quarantined += n
         self.staging.append("quarantine", rejected)
 
-    def _new_lines(self, table: pa.Table, sha_column: str) -> list[bool]:
-        """Which rows to keep: for a path loaded before, not those quarantined (or loaded) then at the same place
-        with the same content, so a file read again (appended to, rewritten, or retried) does not repeat its rows."""
+    def _new_lines(self, table: pa.Table, sha_column: str, refused_too: bool = False) -> list[bool]:
+        """Which rows to keep: for a path loaded before, not those loaded then at the same place with the same
+        content (and, for refused rows, `refused_too`, not those quarantined then either), so a file read again
+        (appended to, rewritten, or retried) does not repeat its rows. A record refused then and accepted now is
+        what a retry is for: it loads."""
         if self.seen is None or table.num_rows == 0:
             return [True] * table.num_rows
         self._count_changed(table, sha_column)
-        keep = [(line, sha) not in self.seen
+        seen = self.seen_any if refused_too else self.seen.loaded
+        keep = [(line, sha) not in seen
                 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())]
         self.n_unchanged += keep.count(False)
         return keep
@@ -297,7 +301,7 @@ class _FileLoad:
             return
         self.n_changed += sum(
             1 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())
-            if line in self.seen_lines and (line, sha) not in self.seen)
+            if line in self.seen_lines and (line, sha) not in self.seen_any)
 
     def _resolve_keys(self, fmt: RecordFormat, accepted: StagedRows, keep: list[bool], extra: dict[str, list]) -> None:
         """Skip a keyed record already loaded with the same content; quarantine one whose id was reused (both

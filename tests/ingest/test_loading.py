@@ -341,6 +341,17 @@ def test_a_file_refused_under_a_wrong_format_is_ingested_again_without_it(wareho
     assert warehouse.row_counts() == before
 
 
+def test_an_inspect_log_refused_under_a_wrong_format_loads_its_records_without_it(warehouse, tmp_path):
+    # An Inspect AI record is kept once per file and place, so a retry must not mistake the lines this path refused
+    # for records it loaded.
+    path = tmp_path / "log.json"
+    path.write_bytes((FIXTURES / "inspect_ai" / "log_read_sample.json").read_bytes())
+    assert warehouse.ingest(path, forced_format="eee_instance").quarantined == 2
+    (outcome,) = warehouse.ingest(path).files
+    assert (outcome.status, outcome.accepted, outcome.quarantined, outcome.n_unchanged) == ("loaded", 2, 0, 0)
+    assert (warehouse.row_counts()["inspect_log"], warehouse.row_counts()["inspect_sample"]) == (1, 1)
+
+
 def test_a_record_over_the_size_limit_is_retried_with_a_higher_limit(warehouse, tmp_path):
     path = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id="s1"),
                                               instance_record(sample_id="s2", output={"raw": ["x" * 2000]})])
