@@ -100,7 +100,7 @@ def _as_json(summary: RunSummary) -> dict:
         "files": [
             {"path": str(f.path), "status": f.status, "message": f.message, "records": f.n_lines,
              "accepted": f.accepted, "quarantined": f.quarantined, "already_loaded": f.n_already_loaded,
-             "already_quarantined": f.n_unchanged, "changed_in_place": f.n_changed,
+             "already_quarantined": f.n_unchanged + f.n_refused_again, "changed_in_place": f.n_changed,
              "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
             for f in summary.files
         ],

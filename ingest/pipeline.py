@@ -67,6 +67,7 @@ class FileOutcome:
     n_changed: int = 0  # lines that differ from the line at the same place when this path was loaded before
     by_format: dict[str, FormatCounts] = field(default_factory=dict)
     repairs: Counter = field(default_factory=Counter)
+    n_refused_again: int = 0  # refused lines not quarantined twice: the same bytes, line and reason under another name
 
     @property
     def accepted(self) -> int:
@@ -215,6 +216,7 @@ class _FileLoad:
         self.repairs: Counter = Counter()  # (format, repair) -> records
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = 0
         self.already: dict[str, AlreadyLoaded] = {}
+        self.keyed_already: dict[str, list[KnownKey]] = defaultdict(list)  # format -> where each skipped id was
         self.refused_before: AlreadyLoaded | None = None
         self.status, self.message = "loaded", None
         self.now = _now()
@@ -323,6 +325,7 @@ class _FileLoad:
             keep[position] = False
             if prior.record_sha256 == sha:
                 self.counts[fmt.name].skipped += 1
+                self.keyed_already[fmt.name].append(prior)
                 continue
             record = accepted.texts[position].as_py()
             raw = RawRecord(line, index.column("byte_offset")[position].as_py(), record.encode("utf-8"), len(record))
@@ -372,11 +375,10 @@ class _FileLoad:
     def _message(self) -> str | None:
         """The file's own message (a truncated last line...), then what was left out or changed."""
         notes = [self.message] if self.message else []
-        n_already = sum(a.n_records for a in self.already.values())
+        n_already = self._n_already_loaded()
         if n_already:
-            first = max(self.already.values(), key=lambda a: a.n_records).first_path
-            where = "this file" if first == self.source_path else first
-            notes.append(f"{n_already:,} record(s) already loaded (first from {where}), not added again")
+            notes.append(f"{n_already:,} record(s) already loaded (first from {self._first_loaded_from()}), not "
+                         "added again")
         if self.refused_before is not None:
             first = self.refused_before.first_path
             where = "this file" if first == self.source_path else first
@@ -392,6 +394,24 @@ class _FileLoad:
                 "instance records of one sample are two trials). If the edit corrects a record, `evalhouse "
                 "rebuild` keeps only the file's current lines")
         return "; ".join(notes) or None
+
+    def _n_already_loaded(self) -> int:
+        """Records not added: their bytes in their table already, or their id with the same content."""
+        return sum(a.n_records for a in self.already.values()) + sum(map(len, self.keyed_already.values()))
+
+    def _first_loaded_from(self) -> str:
+        """Where most of the records not added were first loaded from (with the line, when that is one record's)."""
+        sources: Counter = Counter({a.first_path: a.n_records for a in self.already.values()})
+        lines: dict[str, list[int]] = defaultdict(list)
+        for priors in self.keyed_already.values():
+            for prior in priors:
+                sources[prior.source_path] += 1
+                lines[prior.source_path].append(prior.source_line)
+        first = max(sorted(sources), key=sources.__getitem__)
+        line = lines[first][0] if sources[first] == 1 and lines[first] else None
+        if first == self.source_path:
+            return "this file" if line is None else f"line {line} of this file"
+        return first if line is None else f"{first}:{line}"
 
     def file_row(self, started: dt.datetime, finished: dt.datetime, duration_ms: float) -> FileRow:
         totals = FormatCounts()
@@ -414,9 +434,9 @@ class _FileLoad:
         for name, counts in self.counts.items():
             counts.files = 1
             by_format[name] = counts
-        return FileOutcome(self.path, self.status, self._message(), self.n_lines,
-                           sum(a.n_records for a in self.already.values()), self.n_unchanged, self.n_changed,
-                           by_format, Counter(self.repairs))
+        return FileOutcome(self.path, self.status, self._message(), self.n_lines, self._n_already_loaded(),
+                           self.n_unchanged, self.n_changed, by_format, Counter(self.repairs),
+                           self.refused_before.n_records if self.refused_before is not None else 0)
 
 
 def _empty_rows() -> dict[str, list]:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
 from evalhouse.cli import main
 from evalhouse.publish import working_copy
 from evalhouse.lock import writer_lock
-from tests.conftest import eval_form_record, instance_record, write_lines
+from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, eval_form_record, instance_record, write_lines
 
 
 def _run(capsys, *args: str) -> tuple[int, str, str]:
@@ -94,6 +95,38 @@ def test_json_output_is_machine_readable(tmp_path, capsys):
     assert report["accepted"] == 1 and report["quarantined"] == 1
     assert report["by_format"]["eee_instance"]["accepted"] == 1
     assert report["files"][0]["status"] == "loaded"
+
+
+def test_json_counts_of_each_file_add_up_to_its_records(tmp_path, capsys):
+    # Every record is accepted, quarantined, already loaded, or already quarantined: skipped ones say which.
+    folder = tmp_path / "in"
+    forms = [eval_form_record() for _ in range(3)]
+    write_lines(folder / "forms.jsonl", forms)
+    (folder / "forms_crlf.jsonl").write_bytes(b"".join(json.dumps(f).encode() + b"\r\n" for f in forms))
+    suite = FIXTURES / "specs" / "acme-full-agent.yaml"
+    for name in ("suite.yaml", "suite_copy.yaml"):  # the same suite id, other bytes
+        (folder / name).write_bytes(suite.read_bytes() + (b"# a copy\n" if "copy" in name else b""))
+    write_lines(folder / "mixed.jsonl", [instance_record(), "{bad json", forms[0]])
+    db = str(tmp_path / "w.duckdb")
+    for _ in range(2):
+        _run(capsys, "ingest", "--db", db, str(folder / "forms.jsonl"), str(folder / "suite.yaml"))
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--output", "json", str(folder))
+    files = {Path(f["path"]).name: f for f in json.loads(out)["files"]}
+    assert {name: f["already_loaded"] for name, f in files.items() if f["status"] == "loaded"} == {
+        "forms_crlf.jsonl": 3, "mixed.jsonl": 1, "suite_copy.yaml": 1}
+    # An lm-eval samples file read again under its restored name: its bad line is refused again, not twice.
+    renamed = tmp_path / "run" / "math.jsonl"
+    renamed.parent.mkdir()
+    renamed.write_bytes(LM_EVAL_SAMPLES.read_bytes() + b"not json\n")
+    _run(capsys, "ingest", "--db", db, str(renamed))
+    restored = renamed.rename(renamed.with_name(LM_EVAL_SAMPLES.name))
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--output", "json", str(restored))
+    (again,) = json.loads(out)["files"]
+    assert (again["status"], again["accepted"], again["already_quarantined"]) == ("loaded", 10, 1)
+    for f in [*files.values(), again]:
+        if f["status"] == "loaded":
+            assert f["records"] == (f["accepted"] + f["quarantined"] + f["already_loaded"]
+                                    + f["already_quarantined"]), f
 
 
 def test_strict_reports_real_files_as_quarantined(tmp_path, capsys):

@@ -85,6 +85,34 @@ def test_a_keyed_record_loaded_again_with_the_same_content_is_skipped(warehouse,
     assert warehouse.quarantine() == []
 
 
+@pytest.mark.parametrize("make", [eval_form_record, cognibench_record])
+def test_keyed_records_skipped_as_loaded_before_are_counted_and_say_where(warehouse, tmp_path, make):
+    lines = [json.dumps(make()).encode() for _ in range(3)]
+    first = tmp_path / "a.jsonl"
+    first.write_bytes(b"\n".join(lines) + b"\n")
+    crlf = tmp_path / "a_crlf.jsonl"  # the same records, other bytes: skipped by their ids
+    crlf.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    warehouse.ingest(first)
+    (outcome,) = warehouse.ingest(crlf).files
+    assert (outcome.n_lines, outcome.accepted, outcome.quarantined, outcome.n_already_loaded) == (3, 0, 0, 3)
+    message = f"3 record(s) already loaded (first from {first.resolve()}), not added again"
+    assert outcome.message == message
+    assert warehouse.rows("select n_skipped, message from raw.ingest_files where source_path = ?",
+                          [str(crlf.resolve())]) == [(3, message)]
+
+
+def test_a_keyed_record_skipped_names_the_line_it_was_first_loaded_from(warehouse, tmp_path):
+    form = eval_form_record()
+    first = write_lines(tmp_path / "a.jsonl", [eval_form_record(), form])
+    warehouse.ingest(first)
+    (outcome,) = warehouse.ingest(write_lines(tmp_path / "b.jsonl", [form, eval_form_record()])).files
+    assert (outcome.accepted, outcome.n_already_loaded) == (1, 1)
+    assert f"1 record(s) already loaded (first from {first.resolve()}:2)" in outcome.message
+    (within,) = warehouse.ingest(write_lines(tmp_path / "c.jsonl", [(twice := eval_form_record()), twice])).files
+    assert (within.accepted, within.n_already_loaded) == (1, 1)
+    assert "1 record(s) already loaded (first from line 1 of this file)" in within.message
+
+
 def test_a_reused_key_with_different_content_is_quarantined_as_a_conflict(warehouse, tmp_path):
     form = eval_form_record()
     changed = {**form, "rater": {"type": "human", "id": "h-ben"}}
