@@ -31,6 +31,9 @@ class ClassifyOptions:
     strict: bool
     forced_format: str | None
     max_record_bytes: int
+    # Under `strict`, a refusal says when the record loads without --strict (the CLI's ingest; not the API's check,
+    # which has no such option).
+    name_repairs: bool = False
 
 
 def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -> Outcome:
@@ -51,9 +54,13 @@ def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -
         versions = fmt.schema_version_for(parsed)
         declared = versions[0]
         key = fmt.natural_key(parsed)  # before validation: repairs may edit the parsed record
-        verdict = validators.validate(parsed, fmt, strict=options.strict, versions=versions)
+        verdict = validators.validate(parsed, fmt, strict=options.strict, versions=versions,
+                                      name_repairs=options.name_repairs)
         if not verdict.ok:
             message = verdict.message or ""
+            if verdict.repairs:
+                message += (f". Accepted without --strict (repairs: {', '.join(verdict.repairs)}; README "
+                            "\"Compatibility repairs\"): ingest the file again without --strict to load it")
             if forced is not None:
                 message += _detection_hint(parsed, forced)
             return (REJECT, sha, fmt.name, declared, verdict.kind or "schema", verdict.pointer, message)

@@ -112,7 +112,8 @@ def ingest_paths(
     batch_id = uuid.uuid4().hex[:16]
     workers = options.workers if options.workers is not None else worker_count(sum(f.stat().st_size for f in files))
     classifier = Classifier(
-        ClassifyOptions(options.strict, options.forced_format, options.max_record_bytes), processes=workers
+        ClassifyOptions(options.strict, options.forced_format, options.max_record_bytes, name_repairs=True),
+        processes=workers
     )
     store = RawStore(db_path)
     try:

@@ -189,6 +189,7 @@ def test_truncated_last_line_is_quarantined_as_truncated(warehouse, tmp_path):
     assert row["error_kind"] == "truncated"
     assert row["source_line"] == 3
     assert "ends in the middle of this record" in row["error_message"]
+    assert "write the file again in full and ingest it again" in row["error_message"]  # what to do
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
 
 
@@ -214,6 +215,7 @@ def test_duplicate_keys_are_refused_with_the_pointer_of_the_repeated_key(warehou
     assert row["error_kind"] == "duplicate_key"
     assert row["error_pointer"] == "/evaluation/is_correct"
     assert "appears more than once" in row["error_message"]
+    assert "keep the one value meant (or rename the other key) and ingest the file again" in row["error_message"]
 
 
 def test_duplicate_keys_are_found_when_the_text_puts_spaces_before_colons(warehouse, tmp_path):
@@ -343,6 +345,7 @@ def test_an_unsupported_schema_version_is_named_with_the_supported_ones(warehous
     row = _only_quarantined(warehouse)
     assert (row["error_kind"], row["error_pointer"]) == ("unsupported_version", "/schema_version")
     assert "'0.9.0'" in row["error_message"] and "0.2.0, 0.2.2, 0.3.0" in row["error_message"]
+    assert "write it in /schema_version, otherwise evalhouse needs this version's schema" in row["error_message"]
 
 
 def test_crlf_line_endings_load_and_keep_editor_line_numbers(warehouse, tmp_path):

@@ -9,7 +9,9 @@ import json
 import duckdb
 import pytest
 
+from ingest.formats import FORMATS
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES
+from ingest.validate import Validators
 from tests.conftest import (
     FIXTURES,
     LM_EVAL_SAMPLES,
@@ -333,6 +335,27 @@ def test_a_line_refused_again_under_another_name_is_quarantined_once(warehouse, 
     before = warehouse.row_counts()
     assert warehouse.ingest(restored).files[0].status == "already_loaded"
     assert warehouse.row_counts() == before
+
+
+def test_a_line_refused_by_strict_that_loads_without_it_says_so(warehouse, tmp_path):
+    real = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_bytes()
+    path = tmp_path / "arc.jsonl"  # three real records that the repairs accept, then one that nothing accepts
+    path.write_bytes(real + json.dumps(instance_record(sample_id=None)).encode() + b"\n")
+    warehouse.ingest(path, strict=True)
+    rows = warehouse.quarantine()
+    strict_only, bad = rows[:3], rows[3]
+    validators, fmt = Validators(), FORMATS["eee_instance"]
+    for row in strict_only:
+        # The verdict, its pointer and jsonschema's message are what they were; the action follows.
+        verdict = validators.validate(json.loads(row["raw_text"]), fmt, strict=True)
+        assert (row["error_kind"], row["error_pointer"]) == ("schema", verdict.pointer) == ("schema", "/interactions")
+        assert row["error_message"] == (
+            f"{verdict.message}. Accepted without --strict (repairs: single_turn_transcript_ignored, null_as_absent; "
+            'README "Compatibility repairs"): ingest the file again without --strict to load it')
+    assert bad["error_kind"] == "schema" and "without --strict" not in bad["error_message"]
+
+    warehouse.ingest(path)  # and so it is
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 3
 
 
 def test_a_file_refused_by_strict_is_ingested_again_without_it(warehouse, tmp_path):
