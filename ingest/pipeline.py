@@ -68,6 +68,9 @@ class FileOutcome:
     by_format: dict[str, FormatCounts] = field(default_factory=dict)
     repairs: Counter = field(default_factory=Counter)
     n_refused_again: int = 0  # refused lines not quarantined twice: the same bytes, line and reason under another name
+    # Lines of this input refused again (or, for a file skipped whole, by the load that covers it) that an earlier run
+    # quarantined: not this run's quarantine rows, but still refused (--fail-on-reject counts them).
+    n_still_refused: int = 0
 
     @property
     def accepted(self) -> int:
@@ -93,6 +96,10 @@ class RunSummary:
     @property
     def quarantined(self) -> int:
         return sum(f.quarantined for f in self.files)
+
+    @property
+    def still_refused(self) -> int:
+        return sum(f.n_still_refused for f in self.files)
 
     @property
     def accepted(self) -> int:
@@ -132,7 +139,8 @@ def _ingest_file(
     priors = store.prior_loads(sha)
     covering = _covering_load(priors, path, options)
     if covering is not None:
-        return FileOutcome(path, "already_loaded", _already_message(covering, path))
+        return FileOutcome(path, "already_loaded", _already_message(covering, path),
+                           n_still_refused=covering.n_quarantined)
     started = _now()
     clock = time.perf_counter()
     staging = store.staging(f"{batch_id}-{sha[:16]}")
@@ -146,7 +154,7 @@ def _ingest_file(
                 # options): they fail again the same way, so the manifest records nothing new either.
                 return FileOutcome(path, "already_loaded", f"{_already_message(priors[-1], path)}; read again "
                                    f"to retry the {priors[-1].n_quarantined:,} line(s) it quarantined: none loads "
-                                   "with this name and these options")
+                                   "with this name and these options", n_still_refused=priors[-1].n_quarantined)
             finished = _now()
             store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000))
             store.append_repairs(load.repair_rows())
@@ -215,7 +223,7 @@ class _FileLoad:
         self.file_keys: dict[str, dict[str, KnownKey]] = defaultdict(dict)  # keys accepted earlier in this file
         self.counts: dict[str, FormatCounts] = defaultdict(FormatCounts)
         self.repairs: Counter = Counter()  # (format, repair) -> records
-        self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = 0
+        self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = self.n_refused_unchanged = 0
         self.already: dict[str, AlreadyLoaded] = {}
         self.keyed_already: dict[str, list[KnownKey]] = defaultdict(list)  # format -> where each skipped id was
         self.refused_before: AlreadyLoaded | None = None
@@ -252,6 +260,10 @@ class _FileLoad:
         rejected = tables.rejected
         keep_rejected = self._new_lines(rejected, "raw_sha256", refused_too=True)
         if not all(keep_rejected):
+            self.n_refused_unchanged += sum(
+                1 for kept, line, sha in zip(keep_rejected, rejected.column("source_line").to_pylist(),
+                                             rejected.column("raw_sha256").to_pylist())
+                if not kept and (line, sha) in self.seen.refused)
             rejected = rejected.filter(pa.array(keep_rejected))
         extra = _empty_rows()
         for format_name, accepted in tables.accepted.items():
@@ -435,9 +447,10 @@ class _FileLoad:
         for name, counts in self.counts.items():
             counts.files = 1
             by_format[name] = counts
+        refused_again = self.refused_before.n_records if self.refused_before is not None else 0
         return FileOutcome(self.path, self.status, self._message(), self.n_lines, self._n_already_loaded(),
-                           self.n_unchanged, self.n_changed, by_format, Counter(self.repairs),
-                           self.refused_before.n_records if self.refused_before is not None else 0)
+                           self.n_unchanged, self.n_changed, by_format, Counter(self.repairs), refused_again,
+                           refused_again + self.n_refused_unchanged)
 
 
 def _empty_rows() -> dict[str, list]:

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from evalhouse.cli import main
@@ -36,6 +37,41 @@ def test_fail_on_reject_exits_1_when_a_line_was_quarantined(tmp_path, capsys):
     path = write_lines(tmp_path / "a.jsonl", [instance_record(), "{bad json"])
     code, _, _ = _run(capsys, "ingest", "--db", str(tmp_path / "w.duckdb"), "--fail-on-reject", str(path))
     assert code == 1
+
+
+def test_fail_on_reject_still_fails_when_the_same_input_is_ingested_again(tmp_path, capsys):
+    # A retried CI step must not pass because the file was skipped as already loaded: its line is still refused.
+    path = write_lines(tmp_path / "dup.jsonl", [instance_record(), "{bad json"])
+    db = tmp_path / "w.duckdb"
+    assert _run(capsys, "ingest", "--db", str(db), "--fail-on-reject", str(path))[0] == 1
+    with duckdb.connect(str(working_copy(db)), read_only=True) as con:
+        before = con.execute("select count(*) from raw.quarantine").fetchone()[0]
+    code, out, _ = _run(capsys, "ingest", "--db", str(db), "--fail-on-reject", str(path))
+    assert code == 1
+    assert "1 line(s) of these inputs are still refused" in out and "raw.quarantine" in out
+    code, out, _ = _run(capsys, "ingest", "--db", str(db), "--fail-on-reject", "--output", "json", str(path))
+    assert code == 1
+    answer = json.loads(out)
+    assert (answer["quarantined"], answer["still_refused"]) == (0, 1)
+    assert [(f["status"], f["still_refused"]) for f in answer["files"]] == [("already_loaded", 1)]
+    with duckdb.connect(str(working_copy(db)), read_only=True) as con:
+        assert con.execute("select count(*) from raw.quarantine").fetchone()[0] == before  # nothing loaded again
+    assert _run(capsys, "ingest", "--db", str(db), str(path))[0] == 0  # without the flag, the run completed
+
+
+def test_fail_on_reject_fails_on_a_grown_file_until_its_refused_line_is_fixed(tmp_path, capsys):
+    path = write_lines(tmp_path / "grows.jsonl", [instance_record(), "{bad json"])
+    db = str(tmp_path / "w.duckdb")
+    assert _run(capsys, "ingest", "--db", db, "--fail-on-reject", str(path))[0] == 1
+    with path.open("a") as handle:  # a new good line: the file is read again, the bad one is not quarantined twice
+        handle.write(json.dumps(instance_record(sample_id="appended")) + "\n")
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--fail-on-reject", "--output", "json", str(path))
+    (grown,) = json.loads(out)["files"]
+    assert (code, grown["status"], grown["accepted"], grown["quarantined"], grown["still_refused"]) == (
+        1, "loaded", 1, 0, 1)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], json.dumps(instance_record(sample_id="fixed")), lines[2]]) + "\n")  # the bad line fixed
+    assert _run(capsys, "ingest", "--db", db, "--fail-on-reject", str(path))[0] == 0
 
 
 def test_fail_on_reject_exits_0_for_a_clean_run(tmp_path, capsys):
