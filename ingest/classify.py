@@ -14,6 +14,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from ingest.byte_order_mark import UTF8_BOM
 from ingest.detect import describe_unknown, detect_format
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
@@ -30,6 +31,9 @@ class ClassifyOptions:
     strict: bool
     forced_format: str | None
     max_record_bytes: int
+    # Under `strict`, a refusal says when the record loads without --strict (the CLI's ingest; not the API's check,
+    # which has no such option).
+    name_repairs: bool = False
 
 
 def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -> Outcome:
@@ -41,6 +45,8 @@ def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -
     try:
         parsed = parse_record(raw, options.max_record_bytes)
         if isinstance(parsed, ParseFailure):
+            if parsed.kind == "byte_order_mark":  # the mark is the file's: hashed as the record it precedes, so
+                sha = hashlib.sha256(data[len(UTF8_BOM):]).hexdigest()  # a retry without --strict is no edit
             return (REJECT, sha, forced.name if forced else None, None, parsed.kind, parsed.pointer, parsed.message)
         fmt = forced or detect_format(parsed)
         if fmt is None:
@@ -48,9 +54,13 @@ def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -
         versions = fmt.schema_version_for(parsed)
         declared = versions[0]
         key = fmt.natural_key(parsed)  # before validation: repairs may edit the parsed record
-        verdict = validators.validate(parsed, fmt, strict=options.strict, versions=versions)
+        verdict = validators.validate(parsed, fmt, strict=options.strict, versions=versions,
+                                      name_repairs=options.name_repairs)
         if not verdict.ok:
             message = verdict.message or ""
+            if verdict.repairs:
+                message += (f". Accepted without --strict (repairs: {', '.join(verdict.repairs)}; README "
+                            "\"Compatibility repairs\"): ingest the file again without --strict to load it")
             if forced is not None:
                 message += _detection_hint(parsed, forced)
             return (REJECT, sha, fmt.name, declared, verdict.kind or "schema", verdict.pointer, message)

@@ -25,7 +25,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="exact schema verdicts: no compatibility repairs")
     parser.add_argument("--fail-on-reject", action="store_true",
-                        help="exit 1 when any line was quarantined")
+                        help="exit 1 when any line of the inputs is quarantined (by this run or an earlier one)")
     parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES,
                         help=f"records larger than this are quarantined unread (default {DEFAULT_MAX_RECORD_BYTES})")
     parser.add_argument("--output", choices=("table", "json"), default="table",
@@ -40,7 +40,9 @@ def options_from(args: argparse.Namespace) -> IngestOptions:
 
 
 def exit_code(summary: RunSummary, fail_on_reject: bool) -> int:
-    return EXIT_REJECTS if fail_on_reject and summary.quarantined else EXIT_OK
+    """With --fail-on-reject, 1 when a line of the inputs is refused: quarantined by this run, or by an earlier one
+    and still refused (a retried CI step must not pass because its file was skipped as already loaded)."""
+    return EXIT_REJECTS if fail_on_reject and (summary.quarantined or summary.still_refused) else EXIT_OK
 
 
 class Progress:
@@ -86,7 +88,10 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
     for f in summary.files:
         if f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message):
             stream.write(f"{f.status}: {f.path}: {f.message}\n")
-    if summary.quarantined:
+    if summary.still_refused:
+        stream.write(f"{summary.still_refused:,} line(s) of these inputs are still refused: an earlier run quarantined "
+                     "them and this one did not add them again (--fail-on-reject fails on them too).\n")
+    if summary.quarantined or summary.still_refused:
         stream.write("Quarantined lines are in raw.quarantine with their file, line, JSON pointer and reason "
                      "(the Data quality page shows them).\n")
 
@@ -96,11 +101,13 @@ def _as_json(summary: RunSummary) -> dict:
         "batch_id": summary.batch_id,
         "accepted": summary.accepted,
         "quarantined": summary.quarantined,
+        "still_refused": summary.still_refused,
         "by_format": {name: vars(c) for name, c in summary.by_format().items()},
         "files": [
             {"path": str(f.path), "status": f.status, "message": f.message, "records": f.n_lines,
              "accepted": f.accepted, "quarantined": f.quarantined, "already_loaded": f.n_already_loaded,
-             "already_quarantined": f.n_unchanged, "changed_in_place": f.n_changed,
+             "already_quarantined": f.n_unchanged + f.n_refused_again, "still_refused": f.n_still_refused,
+             "changed_in_place": f.n_changed,
              "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
             for f in summary.files
         ],

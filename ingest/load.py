@@ -133,6 +133,14 @@ class AlreadyLoaded:
 
 
 @dataclass(frozen=True)
+class LinesSeen:
+    """What a path held when it was loaded before: (line, sha256) of its records loaded and of its lines refused."""
+
+    loaded: set[tuple[int, str]]
+    refused: set[tuple[int, str]]
+
+
+@dataclass(frozen=True)
 class KnownKey:
     record_sha256: str
     source_path: str
@@ -357,7 +365,7 @@ class RawStore:
         ).fetchall()
         return [PriorLoad(*row) for row in rows]
 
-    def lines_seen(self, source_path: str) -> set[tuple[int, str]] | None:
+    def lines_seen(self, source_path: str) -> LinesSeen | None:
         """For a path loaded before with other content (an appended landing file), the (line, sha256) pairs
         already stored, so unchanged lines are not added twice. None when the path is new."""
         known = self.con.execute(
@@ -365,10 +373,20 @@ class RawStore:
         ).fetchone()[0]
         if not known:
             return None
-        parts = [f"select source_line, record_sha256 from raw.{name} where source_path = ?" for name in FORMATS]
-        parts.append("select source_line, raw_sha256 from raw.quarantine where source_path = ? and source_line is not null")
-        rows = self.con.execute(" union all ".join(parts), [source_path] * len(parts)).fetchall()
-        return {(line, sha) for line, sha in rows}
+        loaded = " union all ".join(
+            f"select source_line, record_sha256 from raw.{name} where source_path = ?" for name in FORMATS)
+        # A first line refused for its byte-order mark is compared without the mark, as the record it is once the
+        # mark is removed (ingest/classify.py); a row quarantined before, whose raw_sha256 covers the mark, is
+        # hashed again here without it.
+        refused = (
+            "select source_line, case when error_kind = 'byte_order_mark' and starts_with(raw_text, chr(65279)) "
+            "and raw_sha256 = sha256(raw_text) then sha256(raw_text[2:]) else raw_sha256 end "
+            "from raw.quarantine where source_path = ? and source_line is not null"
+        )
+        return LinesSeen(
+            set(self.con.execute(loaded, [source_path] * len(FORMATS)).fetchall()),
+            set(self.con.execute(refused, [source_path]).fetchall()),
+        )
 
     def known_keys(self, format_name: str, keys: Sequence[str]) -> dict[str, list[KnownKey]]:
         """Every stored record under each key (several when a format keeps versions), in load order."""

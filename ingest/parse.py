@@ -103,8 +103,9 @@ def _first_duplicate(node: Any, path: list[str | int]) -> ParseFailure | None:
                 if key in seen:
                     return ParseFailure(
                         "duplicate_key",
-                        f"the key {key!r} appears more than once in the same object; "
-                        "a JSON parser would silently keep only the last value",
+                        f"the key {key!r} appears more than once in the same object; a JSON parser would "
+                        "silently keep only the last value, so the record is refused: keep the one value meant "
+                        "(or rename the other key) and ingest the file again",
                         to_pointer([*where, key]),
                     )
                 seen.add(key)
@@ -149,7 +150,8 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
         if unterminated:
             return ParseFailure(
                 "truncated",
-                "the file ends in the middle of this record (an interrupted write?); the record is incomplete",
+                "the file ends in the middle of this record (an interrupted write?); the record is incomplete: "
+                "write the file again in full and ingest it again (the records already loaded are skipped)",
             )
         return ParseFailure("invalid_json", f"the line ends before the JSON value does ({column})")
     snippet = data[max(pos - 20, 0):pos + 20].decode("utf-8", "backslashreplace")

@@ -67,6 +67,10 @@ class FileOutcome:
     n_changed: int = 0  # lines that differ from the line at the same place when this path was loaded before
     by_format: dict[str, FormatCounts] = field(default_factory=dict)
     repairs: Counter = field(default_factory=Counter)
+    n_refused_again: int = 0  # refused lines not quarantined twice: the same bytes, line and reason under another name
+    # Lines of this input refused again (or, for a file skipped whole, by the load that covers it) that an earlier run
+    # quarantined: not this run's quarantine rows, but still refused (--fail-on-reject counts them).
+    n_still_refused: int = 0
 
     @property
     def accepted(self) -> int:
@@ -94,6 +98,10 @@ class RunSummary:
         return sum(f.quarantined for f in self.files)
 
     @property
+    def still_refused(self) -> int:
+        return sum(f.n_still_refused for f in self.files)
+
+    @property
     def accepted(self) -> int:
         return sum(f.accepted for f in self.files)
 
@@ -111,7 +119,8 @@ def ingest_paths(
     batch_id = uuid.uuid4().hex[:16]
     workers = options.workers if options.workers is not None else worker_count(sum(f.stat().st_size for f in files))
     classifier = Classifier(
-        ClassifyOptions(options.strict, options.forced_format, options.max_record_bytes), processes=workers
+        ClassifyOptions(options.strict, options.forced_format, options.max_record_bytes, name_repairs=True),
+        processes=workers
     )
     store = RawStore(db_path)
     try:
@@ -130,7 +139,8 @@ def _ingest_file(
     priors = store.prior_loads(sha)
     covering = _covering_load(priors, path, options)
     if covering is not None:
-        return FileOutcome(path, "already_loaded", _already_message(covering, path))
+        return FileOutcome(path, "already_loaded", _already_message(covering, path),
+                           n_still_refused=covering.n_quarantined)
     started = _now()
     clock = time.perf_counter()
     staging = store.staging(f"{batch_id}-{sha[:16]}")
@@ -144,7 +154,7 @@ def _ingest_file(
                 # options): they fail again the same way, so the manifest records nothing new either.
                 return FileOutcome(path, "already_loaded", f"{_already_message(priors[-1], path)}; read again "
                                    f"to retry the {priors[-1].n_quarantined:,} line(s) it quarantined: none loads "
-                                   "with this name and these options")
+                                   "with this name and these options", n_still_refused=priors[-1].n_quarantined)
             finished = _now()
             store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000))
             store.append_repairs(load.repair_rows())
@@ -208,13 +218,15 @@ class _FileLoad:
         self.batch_id, self.path, self.source_path = batch_id, path, str(path)
         self.file_sha, self.file_bytes, self.progress = file_sha, file_bytes, progress
         self.seen = store.lines_seen(self.source_path)
-        self.seen_lines = {line for line, _ in self.seen} if self.seen is not None else set()
+        self.seen_any = self.seen.loaded | self.seen.refused if self.seen is not None else set()
+        self.seen_lines = {line for line, _ in self.seen_any}
         # keys accepted earlier in this file, with each version of the record under them
         self.file_keys: dict[str, dict[str, list[KnownKey]]] = defaultdict(dict)
         self.counts: dict[str, FormatCounts] = defaultdict(FormatCounts)
         self.repairs: Counter = Counter()  # (format, repair) -> records
-        self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = 0
+        self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = self.n_refused_unchanged = 0
         self.already: dict[str, AlreadyLoaded] = {}
+        self.keyed_already: dict[str, list[KnownKey]] = defaultdict(list)  # format -> where each skipped id was
         self.refused_before: AlreadyLoaded | None = None
         self.status, self.message = "loaded", None
         self.now = _now()
@@ -247,8 +259,12 @@ class _FileLoad:
 
     def _stage(self, tables: BatchTables) -> None:
         rejected = tables.rejected
-        keep_rejected = self._new_lines(rejected, "raw_sha256")
+        keep_rejected = self._new_lines(rejected, "raw_sha256", refused_too=True)
         if not all(keep_rejected):
+            self.n_refused_unchanged += sum(
+                1 for kept, line, sha in zip(keep_rejected, rejected.column("source_line").to_pylist(),
+                                             rejected.column("raw_sha256").to_pylist())
+                if not kept and (line, sha) in self.seen.refused)
             rejected = rejected.filter(pa.array(keep_rejected))
         extra = _empty_rows()
         for format_name, accepted in tables.accepted.items():
@@ -287,13 +303,16 @@ class _FileLoad:
             self.counts[format_name].quarantined += n
         self.staging.append("quarantine", rejected)
 
-    def _new_lines(self, table: pa.Table, sha_column: str) -> list[bool]:
-        """Which rows to keep: for a path loaded before, not those quarantined (or loaded) then at the same place
-        with the same content, so a file read again (appended to, rewritten, or retried) does not repeat its rows."""
+    def _new_lines(self, table: pa.Table, sha_column: str, refused_too: bool = False) -> list[bool]:
+        """Which rows to keep: for a path loaded before, not those loaded then at the same place with the same
+        content (and, for refused rows, `refused_too`, not those quarantined then either), so a file read again
+        (appended to, rewritten, or retried) does not repeat its rows. A record refused then and accepted now is
+        what a retry is for: it loads."""
         if self.seen is None or table.num_rows == 0:
             return [True] * table.num_rows
         self._count_changed(table, sha_column)
-        keep = [(line, sha) not in self.seen
+        seen = self.seen_any if refused_too else self.seen.loaded
+        keep = [(line, sha) not in seen
                 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())]
         self.n_unchanged += keep.count(False)
         return keep
@@ -304,7 +323,7 @@ class _FileLoad:
             return
         self.n_changed += sum(
             1 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())
-            if line in self.seen_lines and (line, sha) not in self.seen)
+            if line in self.seen_lines and (line, sha) not in self.seen_any)
 
     def _resolve_keys(self, fmt: RecordFormat, accepted: StagedRows, keep: list[bool],
                       extra: dict[str, list]) -> dict[int, str]:
@@ -327,9 +346,11 @@ class _FileLoad:
                 if key:
                     in_file[key] = [KnownKey(sha, self.source_path, line, text)]
                 continue
-            if any(prior.record_sha256 == sha for prior in priors):
+            same = next((prior for prior in priors if prior.record_sha256 == sha), None)
+            if same is not None:
                 keep[position] = False
                 self.counts[fmt.name].skipped += 1
+                self.keyed_already[fmt.name].append(same)
                 continue
             if fmt.versioned_fields and _same_but(priors[0].record_json, text, fmt.versioned_fields):
                 versions[position] = f"{key}#{sha[:12]}"
@@ -388,11 +409,10 @@ class _FileLoad:
     def _message(self) -> str | None:
         """The file's own message (a truncated last line...), then what was left out or changed."""
         notes = [self.message] if self.message else []
-        n_already = sum(a.n_records for a in self.already.values())
+        n_already = self._n_already_loaded()
         if n_already:
-            first = max(self.already.values(), key=lambda a: a.n_records).first_path
-            where = "this file" if first == self.source_path else first
-            notes.append(f"{n_already:,} record(s) already loaded (first from {where}), not added again")
+            notes.append(f"{n_already:,} record(s) already loaded (first from {self._first_loaded_from()}), not "
+                         "added again")
         if self.refused_before is not None:
             first = self.refused_before.first_path
             where = "this file" if first == self.source_path else first
@@ -408,6 +428,24 @@ class _FileLoad:
                 "instance records of one sample are two trials). If the edit corrects a record, `evalhouse "
                 "rebuild` keeps only the file's current lines")
         return "; ".join(notes) or None
+
+    def _n_already_loaded(self) -> int:
+        """Records not added: their bytes in their table already, or their id with the same content."""
+        return sum(a.n_records for a in self.already.values()) + sum(map(len, self.keyed_already.values()))
+
+    def _first_loaded_from(self) -> str:
+        """Where most of the records not added were first loaded from (with the line, when that is one record's)."""
+        sources: Counter = Counter({a.first_path: a.n_records for a in self.already.values()})
+        lines: dict[str, list[int]] = defaultdict(list)
+        for priors in self.keyed_already.values():
+            for prior in priors:
+                sources[prior.source_path] += 1
+                lines[prior.source_path].append(prior.source_line)
+        first = max(sorted(sources), key=sources.__getitem__)
+        line = lines[first][0] if sources[first] == 1 and lines[first] else None
+        if first == self.source_path:
+            return "this file" if line is None else f"line {line} of this file"
+        return first if line is None else f"{first}:{line}"
 
     def file_row(self, started: dt.datetime, finished: dt.datetime, duration_ms: float) -> FileRow:
         totals = FormatCounts()
@@ -430,9 +468,10 @@ class _FileLoad:
         for name, counts in self.counts.items():
             counts.files = 1
             by_format[name] = counts
-        return FileOutcome(self.path, self.status, self._message(), self.n_lines,
-                           sum(a.n_records for a in self.already.values()), self.n_unchanged, self.n_changed,
-                           by_format, Counter(self.repairs))
+        refused_again = self.refused_before.n_records if self.refused_before is not None else 0
+        return FileOutcome(self.path, self.status, self._message(), self.n_lines, self._n_already_loaded(),
+                           self.n_unchanged, self.n_changed, by_format, Counter(self.repairs), refused_again,
+                           refused_again + self.n_refused_unchanged)
 
 
 def _empty_rows() -> dict[str, list]:

@@ -106,7 +106,8 @@ def read_json_log(path: Path, max_record_bytes: int) -> Iterator[Any]:
         raise SourceError(
             "truncated",
             f"the log ends before its JSON document does (cut short while it was written or copied?): {n_samples} "
-            "samples were read and the header holds only the parts written before the cut",
+            "samples were read and the header holds only the parts written before the cut. Write or copy the log "
+            "again in full and ingest it again",
         )
 
 

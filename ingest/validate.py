@@ -11,6 +11,7 @@ a record it finds invalid goes to `jsonschema`, which gives the verdict, the poi
 
 from __future__ import annotations
 
+import copy
 import json
 import re
 from collections.abc import Callable, Mapping, Sequence
@@ -34,6 +35,8 @@ class Verdict:
     kind: str | None = None  # 'schema' or 'unsupported_version' when not ok
     pointer: str | None = None
     message: str | None = None
+    # Accepted: the repairs that made the record valid. Refused under `strict` (asked for with `name_repairs`):
+    # the repairs that would make it valid without `strict`, if they do.
     repairs: tuple[str, ...] = ()
 
 
@@ -100,15 +103,19 @@ class Validators:
         return check
 
     def validate(self, record: Record, fmt: RecordFormat, *, strict: bool,
-                 versions: tuple[str | None, str | None] | None = None) -> Verdict:
+                 versions: tuple[str | None, str | None] | None = None, name_repairs: bool = False) -> Verdict:
         """The record's verdict. Without `strict`, repairs edit `record` in place when they are needed.
-        `versions` is fmt.schema_version_for(record), when the caller has it already."""
+        `versions` is fmt.schema_version_for(record), when the caller has it already. With `strict` and
+        `name_repairs`, a refused record's verdict names the repairs that would accept it without `strict` (tried
+        on a copy, for refused records only: the verdict stays jsonschema's)."""
         declared, version = versions if versions is not None else fmt.schema_version_for(record)
         if version is None:
             supported = ", ".join(sorted(fmt.schemas, key=str))
             return Verdict(
                 False, "unsupported_version", f"/{fmt.version_field}",
-                f"{fmt.title} version {declared!r} has no schema here (supported: {supported})",
+                f"{fmt.title} version {declared!r} has no schema here (supported: {supported}); if the record "
+                f"follows one of those versions, write it in /{fmt.version_field}, otherwise evalhouse needs this "
+                "version's schema (under schemas/, named in its format's module under ingest/formats/) to load it",
             )
         check = self.check_for(fmt, version)
         if check.is_valid(record):
@@ -121,7 +128,17 @@ class Validators:
         if not errors:  # jsonschema has the last word on "invalid"
             return ACCEPTED
         pointer, message = check.describe(errors)
-        return Verdict(False, "schema", pointer, message)
+        repairable = _repairs_that_accept(record, fmt, check) if strict and name_repairs else ()
+        return Verdict(False, "schema", pointer, message, repairable)
+
+
+def _repairs_that_accept(record: Record, fmt: RecordFormat, check: SchemaCheck) -> tuple[str, ...]:
+    """The compatibility repairs that make a copy of `record` valid, or () when they do not."""
+    if not fmt.repairs:
+        return ()
+    repaired = copy.deepcopy(record)
+    applied = tuple(r.name for r in fmt.repairs if r.apply(repaired, check.schema))
+    return applied if applied and check.validator.is_valid(repaired) else ()
 
 
 def _message(error: js_exceptions.ValidationError) -> str:

@@ -5,13 +5,15 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
+import duckdb
 import pytest
 
 from evalhouse.cli import main
 from evalhouse.publish import working_copy
 from evalhouse.lock import writer_lock
-from tests.conftest import eval_form_record, instance_record, write_lines
+from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, eval_form_record, instance_record, write_lines
 
 
 def _run(capsys, *args: str) -> tuple[int, str, str]:
@@ -35,6 +37,41 @@ def test_fail_on_reject_exits_1_when_a_line_was_quarantined(tmp_path, capsys):
     path = write_lines(tmp_path / "a.jsonl", [instance_record(), "{bad json"])
     code, _, _ = _run(capsys, "ingest", "--db", str(tmp_path / "w.duckdb"), "--fail-on-reject", str(path))
     assert code == 1
+
+
+def test_fail_on_reject_still_fails_when_the_same_input_is_ingested_again(tmp_path, capsys):
+    # A retried CI step must not pass because the file was skipped as already loaded: its line is still refused.
+    path = write_lines(tmp_path / "dup.jsonl", [instance_record(), "{bad json"])
+    db = tmp_path / "w.duckdb"
+    assert _run(capsys, "ingest", "--db", str(db), "--fail-on-reject", str(path))[0] == 1
+    with duckdb.connect(str(working_copy(db)), read_only=True) as con:
+        before = con.execute("select count(*) from raw.quarantine").fetchone()[0]
+    code, out, _ = _run(capsys, "ingest", "--db", str(db), "--fail-on-reject", str(path))
+    assert code == 1
+    assert "1 line(s) of these inputs are still refused" in out and "raw.quarantine" in out
+    code, out, _ = _run(capsys, "ingest", "--db", str(db), "--fail-on-reject", "--output", "json", str(path))
+    assert code == 1
+    answer = json.loads(out)
+    assert (answer["quarantined"], answer["still_refused"]) == (0, 1)
+    assert [(f["status"], f["still_refused"]) for f in answer["files"]] == [("already_loaded", 1)]
+    with duckdb.connect(str(working_copy(db)), read_only=True) as con:
+        assert con.execute("select count(*) from raw.quarantine").fetchone()[0] == before  # nothing loaded again
+    assert _run(capsys, "ingest", "--db", str(db), str(path))[0] == 0  # without the flag, the run completed
+
+
+def test_fail_on_reject_fails_on_a_grown_file_until_its_refused_line_is_fixed(tmp_path, capsys):
+    path = write_lines(tmp_path / "grows.jsonl", [instance_record(), "{bad json"])
+    db = str(tmp_path / "w.duckdb")
+    assert _run(capsys, "ingest", "--db", db, "--fail-on-reject", str(path))[0] == 1
+    with path.open("a") as handle:  # a new good line: the file is read again, the bad one is not quarantined twice
+        handle.write(json.dumps(instance_record(sample_id="appended")) + "\n")
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--fail-on-reject", "--output", "json", str(path))
+    (grown,) = json.loads(out)["files"]
+    assert (code, grown["status"], grown["accepted"], grown["quarantined"], grown["still_refused"]) == (
+        1, "loaded", 1, 0, 1)
+    lines = path.read_text().splitlines()
+    path.write_text("\n".join([lines[0], json.dumps(instance_record(sample_id="fixed")), lines[2]]) + "\n")  # the bad line fixed
+    assert _run(capsys, "ingest", "--db", db, "--fail-on-reject", str(path))[0] == 0
 
 
 def test_fail_on_reject_exits_0_for_a_clean_run(tmp_path, capsys):
@@ -94,6 +131,38 @@ def test_json_output_is_machine_readable(tmp_path, capsys):
     assert report["accepted"] == 1 and report["quarantined"] == 1
     assert report["by_format"]["eee_instance"]["accepted"] == 1
     assert report["files"][0]["status"] == "loaded"
+
+
+def test_json_counts_of_each_file_add_up_to_its_records(tmp_path, capsys):
+    # Every record is accepted, quarantined, already loaded, or already quarantined: skipped ones say which.
+    folder = tmp_path / "in"
+    forms = [eval_form_record() for _ in range(3)]
+    write_lines(folder / "forms.jsonl", forms)
+    (folder / "forms_crlf.jsonl").write_bytes(b"".join(json.dumps(f).encode() + b"\r\n" for f in forms))
+    suite = FIXTURES / "specs" / "acme-full-agent.yaml"
+    for name in ("suite.yaml", "suite_copy.yaml"):  # the same suite id, other bytes
+        (folder / name).write_bytes(suite.read_bytes() + (b"# a copy\n" if "copy" in name else b""))
+    write_lines(folder / "mixed.jsonl", [instance_record(), "{bad json", forms[0]])
+    db = str(tmp_path / "w.duckdb")
+    for _ in range(2):
+        _run(capsys, "ingest", "--db", db, str(folder / "forms.jsonl"), str(folder / "suite.yaml"))
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--output", "json", str(folder))
+    files = {Path(f["path"]).name: f for f in json.loads(out)["files"]}
+    assert {name: f["already_loaded"] for name, f in files.items() if f["status"] == "loaded"} == {
+        "forms_crlf.jsonl": 3, "mixed.jsonl": 1, "suite_copy.yaml": 1}
+    # An lm-eval samples file read again under its restored name: its bad line is refused again, not twice.
+    renamed = tmp_path / "run" / "math.jsonl"
+    renamed.parent.mkdir()
+    renamed.write_bytes(LM_EVAL_SAMPLES.read_bytes() + b"not json\n")
+    _run(capsys, "ingest", "--db", db, str(renamed))
+    restored = renamed.rename(renamed.with_name(LM_EVAL_SAMPLES.name))
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--output", "json", str(restored))
+    (again,) = json.loads(out)["files"]
+    assert (again["status"], again["accepted"], again["already_quarantined"]) == ("loaded", 10, 1)
+    for f in [*files.values(), again]:
+        if f["status"] == "loaded":
+            assert f["records"] == (f["accepted"] + f["quarantined"] + f["already_loaded"]
+                                    + f["already_quarantined"]), f
 
 
 def test_strict_reports_real_files_as_quarantined(tmp_path, capsys):

@@ -215,4 +215,5 @@ def test_a_truncated_json_log_keeps_what_was_read_and_says_so(tmp_path, warehous
     warehouse.ingest(path)
     kinds = sorted((r["source_line"], r["error_kind"]) for r in warehouse.quarantine())
     assert kinds == [(1, "truncated"), (3, "truncated")]  # the cut sample; then the file: "ends before..."
+    assert all("ingest it again" in r["error_message"] for r in warehouse.quarantine())  # each says what to do
     assert warehouse.scalar("select count(*) from raw.inspect_log") == 1  # the header written before the cut

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import json
 
+import duckdb
 import pytest
 
 from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, instance_record, write_lines
@@ -131,6 +132,40 @@ def test_every_reader_refuses_the_record_behind_a_byte_order_mark_under_strict(w
     assert warehouse.rows("select * from raw.ingest_repairs") == []
 
 
+def test_a_file_refused_for_its_byte_order_mark_loads_without_strict_as_unedited(warehouse, bom_reader_file):
+    # The mark is the file's, not the record's: the refused line and the record it is without the mark are the
+    # same line, so dropping --strict loads it as retried, not as an edit beside an earlier record.
+    marked, plain, table = bom_reader_file
+    warehouse.ingest(marked, strict=True)
+    (outcome,) = warehouse.ingest(marked).files
+    assert (outcome.status, outcome.n_changed) == ("loaded", 0)
+    assert "differ" not in (outcome.message or "")
+    assert warehouse.rows(f"select repairs from raw.{table} where source_line = 1") == [('["utf8_bom_removed"]',)]
+    assert "differ" not in (warehouse.scalar("select message from raw.ingest_files order by finished_at desc "
+                                             "limit 1") or "")
+
+
+def test_a_byte_order_mark_refused_by_an_older_ingest_is_no_edit_either(warehouse, bom_file):
+    # Before the refused line was hashed without the mark, raw_sha256 covered it; such a row still matches.
+    warehouse.ingest(bom_file, strict=True)
+    with duckdb.connect(str(warehouse.path)) as con:
+        assert con.execute("update raw.quarantine set raw_sha256 = sha256(raw_text) "
+                           "where raw_sha256 <> sha256(raw_text)").fetchone()[0] == 1
+    (outcome,) = warehouse.ingest(bom_file).files
+    assert (outcome.status, outcome.accepted, outcome.n_changed) == ("loaded", 1, 0)
+
+
+def test_a_record_loaded_without_strict_is_not_refused_again_for_its_mark_when_the_file_grows(warehouse, tmp_path):
+    path = tmp_path / "bom.jsonl"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(_good(1)[0]).encode() + b"\n")
+    warehouse.ingest(path)
+    with path.open("ab") as handle:
+        handle.write(json.dumps(instance_record(sample_id="appended")).encode() + b"\n")
+    (outcome,) = warehouse.ingest(path, strict=True).files
+    assert (outcome.accepted, outcome.quarantined, outcome.n_unchanged, outcome.n_changed) == (1, 0, 1, 0)
+    assert warehouse.quarantine() == []
+
+
 def test_invalid_utf8_is_quarantined_with_the_offending_byte(warehouse, tmp_path):
     good = _good(2)
     bad = json.dumps(instance_record(sample_id="x")).encode().replace(b'"x"', b'"\xff\xfe"')
@@ -154,6 +189,7 @@ def test_truncated_last_line_is_quarantined_as_truncated(warehouse, tmp_path):
     assert row["error_kind"] == "truncated"
     assert row["source_line"] == 3
     assert "ends in the middle of this record" in row["error_message"]
+    assert "write the file again in full and ingest it again" in row["error_message"]  # what to do
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
 
 
@@ -179,6 +215,7 @@ def test_duplicate_keys_are_refused_with_the_pointer_of_the_repeated_key(warehou
     assert row["error_kind"] == "duplicate_key"
     assert row["error_pointer"] == "/evaluation/is_correct"
     assert "appears more than once" in row["error_message"]
+    assert "keep the one value meant (or rename the other key) and ingest the file again" in row["error_message"]
 
 
 def test_duplicate_keys_are_found_when_the_text_puts_spaces_before_colons(warehouse, tmp_path):
@@ -308,6 +345,7 @@ def test_an_unsupported_schema_version_is_named_with_the_supported_ones(warehous
     row = _only_quarantined(warehouse)
     assert (row["error_kind"], row["error_pointer"]) == ("unsupported_version", "/schema_version")
     assert "'0.9.0'" in row["error_message"] and "0.2.0, 0.2.2, 0.3.0" in row["error_message"]
+    assert "write it in /schema_version, otherwise evalhouse needs this version's schema" in row["error_message"]
 
 
 def test_crlf_line_endings_load_and_keep_editor_line_numbers(warehouse, tmp_path):

@@ -9,7 +9,9 @@ import json
 import duckdb
 import pytest
 
+from ingest.formats import FORMATS
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES
+from ingest.validate import Validators
 from tests.conftest import (
     FIXTURES,
     Warehouse,
@@ -84,6 +86,34 @@ def test_a_keyed_record_loaded_again_with_the_same_content_is_skipped(warehouse,
     assert warehouse.scalar("select count(*) from raw.eval_form") == 2
     assert summary.by_format()["eval_form"].skipped == 1
     assert warehouse.quarantine() == []
+
+
+@pytest.mark.parametrize("make", [eval_form_record, cognibench_record])
+def test_keyed_records_skipped_as_loaded_before_are_counted_and_say_where(warehouse, tmp_path, make):
+    lines = [json.dumps(make()).encode() for _ in range(3)]
+    first = tmp_path / "a.jsonl"
+    first.write_bytes(b"\n".join(lines) + b"\n")
+    crlf = tmp_path / "a_crlf.jsonl"  # the same records, other bytes: skipped by their ids
+    crlf.write_bytes(b"\r\n".join(lines) + b"\r\n")
+    warehouse.ingest(first)
+    (outcome,) = warehouse.ingest(crlf).files
+    assert (outcome.n_lines, outcome.accepted, outcome.quarantined, outcome.n_already_loaded) == (3, 0, 0, 3)
+    message = f"3 record(s) already loaded (first from {first.resolve()}), not added again"
+    assert outcome.message == message
+    assert warehouse.rows("select n_skipped, message from raw.ingest_files where source_path = ?",
+                          [str(crlf.resolve())]) == [(3, message)]
+
+
+def test_a_keyed_record_skipped_names_the_line_it_was_first_loaded_from(warehouse, tmp_path):
+    form = eval_form_record()
+    first = write_lines(tmp_path / "a.jsonl", [eval_form_record(), form])
+    warehouse.ingest(first)
+    (outcome,) = warehouse.ingest(write_lines(tmp_path / "b.jsonl", [form, eval_form_record()])).files
+    assert (outcome.accepted, outcome.n_already_loaded) == (1, 1)
+    assert f"1 record(s) already loaded (first from {first.resolve()}:2)" in outcome.message
+    (within,) = warehouse.ingest(write_lines(tmp_path / "c.jsonl", [(twice := eval_form_record()), twice])).files
+    assert (within.accepted, within.n_already_loaded) == (1, 1)
+    assert "1 record(s) already loaded (first from line 1 of this file)" in within.message
 
 
 def test_a_reused_key_with_different_content_is_quarantined_as_a_conflict(warehouse, tmp_path):
@@ -336,6 +366,27 @@ def test_a_line_refused_again_under_another_name_is_quarantined_once(warehouse, 
     assert warehouse.row_counts() == before
 
 
+def test_a_line_refused_by_strict_that_loads_without_it_says_so(warehouse, tmp_path):
+    real = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_bytes()
+    path = tmp_path / "arc.jsonl"  # three real records that the repairs accept, then one that nothing accepts
+    path.write_bytes(real + json.dumps(instance_record(sample_id=None)).encode() + b"\n")
+    warehouse.ingest(path, strict=True)
+    rows = warehouse.quarantine()
+    strict_only, bad = rows[:3], rows[3]
+    validators, fmt = Validators(), FORMATS["eee_instance"]
+    for row in strict_only:
+        # The verdict, its pointer and jsonschema's message are what they were; the action follows.
+        verdict = validators.validate(json.loads(row["raw_text"]), fmt, strict=True)
+        assert (row["error_kind"], row["error_pointer"]) == ("schema", verdict.pointer) == ("schema", "/interactions")
+        assert row["error_message"] == (
+            f"{verdict.message}. Accepted without --strict (repairs: single_turn_transcript_ignored, null_as_absent; "
+            'README "Compatibility repairs"): ingest the file again without --strict to load it')
+    assert bad["error_kind"] == "schema" and "without --strict" not in bad["error_message"]
+
+    warehouse.ingest(path)  # and so it is
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 3
+
+
 def test_a_file_refused_by_strict_is_ingested_again_without_it(warehouse, tmp_path):
     real = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_bytes()
     path = tmp_path / "arc.jsonl"  # three real records that need null_as_absent, then two strictly valid ones
@@ -368,6 +419,17 @@ def test_a_file_refused_under_a_wrong_format_is_ingested_again_without_it(wareho
     before = warehouse.row_counts()
     assert [f.status for f in warehouse.ingest(path).files] == ["already_loaded"]
     assert warehouse.row_counts() == before
+
+
+def test_an_inspect_log_refused_under_a_wrong_format_loads_its_records_without_it(warehouse, tmp_path):
+    # An Inspect AI record is kept once per file and place, so a retry must not mistake the lines this path refused
+    # for records it loaded.
+    path = tmp_path / "log.json"
+    path.write_bytes((FIXTURES / "inspect_ai" / "log_read_sample.json").read_bytes())
+    assert warehouse.ingest(path, forced_format="eee_instance").quarantined == 2
+    (outcome,) = warehouse.ingest(path).files
+    assert (outcome.status, outcome.accepted, outcome.quarantined, outcome.n_unchanged) == ("loaded", 2, 0, 0)
+    assert (warehouse.row_counts()["inspect_log"], warehouse.row_counts()["inspect_sample"]) == (1, 1)
 
 
 def test_a_record_over_the_size_limit_is_retried_with_a_higher_limit(warehouse, tmp_path):
