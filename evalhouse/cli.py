@@ -74,10 +74,13 @@ def _parser() -> argparse.ArgumentParser:
     report.set_defaults(handler=_report)
 
     demo = commands.add_parser("demo", parents=[common],
-                               help="generate sample data, ingest it, build, write the latest complete week's report "
-                                    "(in reports/ beside --db, or the project's for the default warehouse), "
-                                    "serve the app")
-    demo.add_argument("--no-serve", action="store_true", help="stop after the build")
+                               help="generate sample data into <landing>/demo, build a warehouse from it alone, write "
+                                    "the latest complete week's report (in reports/ beside --db, or the project's for "
+                                    "the default warehouse), serve the app; refuses a warehouse holding other files")
+    demo.add_argument("--no-serve", action="store_true", help="stop after the build and the report")
+    demo.add_argument("--force", action="store_true",
+                      help="replace the warehouse even if it holds records from files that are not the demo's "
+                           "(the files stay on disk)")
     demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")
     demo.add_argument("--end-date", type=_day, default=None, metavar="YYYY-MM-DD",
                       help="the sample data's last day (default: the Sunday that ended last week, UTC, so every week "
@@ -136,9 +139,14 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _demo(args: argparse.Namespace, settings: Settings) -> int:
-    from evalhouse.operations import demo
+    from evalhouse.operations import DemoRefused, demo
 
-    return demo(settings, seed=args.seed, end_date=args.end_date, serve_app=not args.no_serve, port=args.port)
+    try:
+        return demo(settings, seed=args.seed, end_date=args.end_date, serve_app=not args.no_serve, port=args.port,
+                    force=args.force)
+    except DemoRefused as exc:
+        print(f"evalhouse: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _day(text: str) -> dt.date:
