@@ -107,12 +107,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from evalhouse.operations import ingest
+    from evalhouse.operations import demo_folder, ingest, mixed_with_the_demo
 
     summary = ingest(settings, args.paths, ingest_cli.options_from(args), ingest_cli.Progress(), args.wait)
     ingest_cli.print_summary(summary, args.output)
     if args.output == "table" and summary.accepted:
         print("Loaded into the working copy: `evalhouse build` publishes it to readers.")
+    if summary.accepted and mixed_with_the_demo(settings):
+        print(f"evalhouse: note: {settings.db_path} holds the demo's sample data ({demo_folder(settings)}) beside "
+              f"other files, so its marts mix the demo's models with yours, and `evalhouse demo` will refuse to "
+              f"replace it. Keep your data in a warehouse of its own (--db PATH): README, Loading your own data.",
+              file=sys.stderr)
     return ingest_cli.exit_code(summary, args.fail_on_reject)
 
 

@@ -191,6 +191,17 @@ def files_not_from_the_demo(settings: Settings) -> list[str]:
     return foreign
 
 
+def mixed_with_the_demo(settings: Settings) -> bool:
+    """Whether the working copy holds records from the demo's folder beside records from other files: the marts
+    mix the demo's fictional models with real ones, and the next demo run would refuse this warehouse."""
+    demo_dir = demo_folder(settings)
+    try:
+        kinds = {Path(e.path).is_relative_to(demo_dir) for e in previously_ingested(working_copy(settings.db_path))}
+    except duckdb.Error:
+        return False  # no manifest to read: nothing to say
+    return kinds == {True, False}
+
+
 def _refuse_foreign_files(settings: Settings, force: bool, out) -> None:
     foreign = files_not_from_the_demo(settings)
     if not foreign:

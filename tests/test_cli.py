@@ -146,3 +146,13 @@ def test_demo_end_date_that_is_not_a_date_exits_2_with_an_example(capsys):
         main(["demo", "--no-serve", "--end-date", "21/11/2026"])
     assert exit_info.value.code == 2
     assert "write it as YYYY-MM-DD" in capsys.readouterr().err
+
+
+def test_ingesting_beside_the_demos_data_says_the_marts_mix(tmp_path, capsys):
+    where = ("--db", str(tmp_path / "w.duckdb"), "--landing", str(tmp_path / "landing"))
+    demo_file = write_lines(tmp_path / "landing" / "demo" / "eee" / "a.jsonl", [instance_record(sample_id="demo")])
+    team_file = write_lines(tmp_path / "team" / "b.jsonl", [instance_record(sample_id="team")])
+    code, _, err = _run(capsys, *where, "ingest", str(demo_file))
+    assert code == 0 and "note:" not in err  # the demo's data alone
+    code, _, err = _run(capsys, *where, "ingest", str(team_file))
+    assert code == 0 and "holds the demo's sample data" in err and "--db PATH" in err
