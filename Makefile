@@ -10,6 +10,7 @@ PORT ?= 8501
 
 help:
 	@echo "make demo    set up, build the warehouse from sample data and serve the app on http://localhost:$(PORT)"
+	@echo "             (DEMO_ARGS=\"--no-serve\" to stop after the build; evalhouse demo --help for the rest)"
 	@echo "make test    set up and run every test"
 	@echo "make bench   run the benchmarks and write bench/RESULTS.md"
 	@echo "make crashtest / make loadtest   kill ingest and build twenty times / load the app's queries during builds"
@@ -25,8 +26,9 @@ $(STAMP): pyproject.toml requirements.lock
 
 install: $(STAMP)
 
+# DEMO_ARGS goes to `evalhouse demo`: make demo DEMO_ARGS="--no-serve --end-date 2026-11-21"
 demo: $(STAMP)
-	$(BIN)/evalhouse demo --port $(PORT)
+	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
 # One worker per core (pytest-xdist): the suite takes 6 to 9 minutes on 2 cores instead of 9.3 to 10.3 in one process.
 # Each worker is a pytest session of its own; tests/conftest.py gives each its own dbt target directory.

@@ -78,10 +78,13 @@ def _parser() -> argparse.ArgumentParser:
     report.set_defaults(handler=_report)
 
     demo = commands.add_parser("demo", parents=[common],
-                               help="generate sample data, ingest it, build, write the latest complete week's report "
-                                    "(in reports/ beside --db, or the project's for the default warehouse), "
-                                    "serve the app")
-    demo.add_argument("--no-serve", action="store_true", help="stop after the build")
+                               help="generate sample data into <landing>/demo, build a warehouse from it alone, write "
+                                    "the latest complete week's report (in reports/ beside --db, or the project's for "
+                                    "the default warehouse), serve the app; refuses a warehouse holding other files")
+    demo.add_argument("--no-serve", action="store_true", help="stop after the build and the report")
+    demo.add_argument("--force", action="store_true",
+                      help="replace the warehouse even if it holds records from files that are not the demo's "
+                           "(the files stay on disk)")
     demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")
     demo.add_argument("--end-date", type=_day, default=None, metavar="YYYY-MM-DD",
                       help="the sample data's last day (default: the Sunday that ended last week, UTC, so every week "
@@ -108,12 +111,17 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
-    from evalhouse.operations import ingest
+    from evalhouse.operations import demo_folder, ingest, mixed_with_the_demo
 
     summary = ingest(settings, args.paths, ingest_cli.options_from(args), ingest_cli.Progress(), args.wait)
     ingest_cli.print_summary(summary, args.output)
     if args.output == "table" and summary.accepted:
         print("Loaded into the working copy: `evalhouse build` publishes it to readers.")
+    if summary.accepted and mixed_with_the_demo(settings):
+        print(f"evalhouse: note: {settings.db_path} holds the demo's sample data ({demo_folder(settings)}) beside "
+              f"other files, so its marts mix the demo's models with yours, and `evalhouse demo` will refuse to "
+              f"replace it. Keep your data in a warehouse of its own (--db PATH): README, Loading your own data.",
+              file=sys.stderr)
     return ingest_cli.exit_code(summary, args.fail_on_reject)
 
 
@@ -152,9 +160,14 @@ def _report(args: argparse.Namespace, settings: Settings) -> int:
 
 
 def _demo(args: argparse.Namespace, settings: Settings) -> int:
-    from evalhouse.operations import demo
+    from evalhouse.operations import DemoRefused, demo
 
-    return demo(settings, seed=args.seed, end_date=args.end_date, serve_app=not args.no_serve, port=args.port)
+    try:
+        return demo(settings, seed=args.seed, end_date=args.end_date, serve_app=not args.no_serve, port=args.port,
+                    force=args.force)
+    except DemoRefused as exc:
+        print(f"evalhouse: {exc}", file=sys.stderr)
+        return EXIT_USAGE
 
 
 def _day(text: str) -> dt.date:

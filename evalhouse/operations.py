@@ -8,10 +8,11 @@ replaced, whole, only when a build passed. So `evalhouse ingest` alone changes n
 from __future__ import annotations
 
 import datetime as dt
+import io
 import os
 import shutil
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,6 +28,12 @@ if TYPE_CHECKING:  # the ingest pipeline (pyarrow, jsonschema: a fifth of a seco
     from ingest.pipeline import IngestOptions, ProgressFn, RunSummary
 
 REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes the default warehouse's report (git-ignored)
+# Under the landing folder: what the demo generates, and what its app saves (reviews, ratings). A demo run replaces it.
+DEMO_FOLDER = "demo"
+
+
+class DemoRefused(Exception):
+    """The demo would replace a warehouse that holds records from files that are not the demo's."""
 
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
@@ -136,19 +143,27 @@ def rebuild(settings: Settings, *, out=None) -> bool:
         else:
             runs.append(IngestRun((entry.path,), options))
     if settings.landing.exists():  # what the manifest does not know yet, with the defaults
-        new = tuple(str(p) for p in expand_paths([str(settings.landing)]) if str(p) not in loaded_shas)
+        demo_dir = demo_folder(settings)
+        # The demo's sample data joins only a warehouse that already holds it (the demo's own).
+        holds_demo = any(Path(path).is_relative_to(demo_dir) for path in loaded_shas)
+        new = tuple(str(p) for p in expand_paths([str(settings.landing)])
+                    if str(p) not in loaded_shas and (holds_demo or not p.is_relative_to(demo_dir)))
         if new:
             runs.append(IngestRun(new))
     return fresh_build(settings, runs, out=out)
 
 
-def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None) -> bool:
-    """A new working copy from `runs` alone, in order, built, and published if the build passed."""
+def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None,
+                guard: Callable[[], None] | None = None) -> bool:
+    """A new working copy from `runs` alone, in order, built, and published if the build passed. `guard` runs
+    under the writer lock before anything is replaced, and may raise to leave the warehouse as it is."""
     from ingest.cli import Progress, print_summary
     from ingest.pipeline import IngestOptions, ingest_paths
 
     out = out or sys.stdout
     with writer_lock(settings.db_path, "rebuild"):
+        if guard is not None:
+            guard()
         work = prepare_working_copy(settings.db_path, fresh=True)
         from ingest.load import RawStore
 
@@ -165,26 +180,87 @@ def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None) -> b
     return True
 
 
+def demo_folder(settings: Settings) -> Path:
+    """The demo's own folder under the landing folder: its sample data, and what its app saves."""
+    return settings.landing / DEMO_FOLDER
+
+
+def files_not_from_the_demo(settings: Settings) -> list[str]:
+    """The files whose records the warehouse holds (published, or ingested into the working copy and not built yet)
+    that are not under the demo's folder. Raises DemoRefused for a DuckDB file that is no evalhouse warehouse."""
+    demo_dir = demo_folder(settings)
+    foreign: list[str] = []
+    for path in (settings.db_path, working_copy(settings.db_path)):
+        try:
+            ingested = previously_ingested(path)
+        except duckdb.CatalogException:
+            raise DemoRefused(
+                f"the demo did not run: {path} is a DuckDB file without an evalhouse manifest (raw.ingest_files), "
+                f"and the demo would replace it. Give the demo a file of its own: evalhouse demo --db PATH."
+            ) from None
+        foreign += [e.path for e in ingested if not Path(e.path).is_relative_to(demo_dir) and e.path not in foreign]
+    return foreign
+
+
+def mixed_with_the_demo(settings: Settings) -> bool:
+    """Whether the working copy holds records from the demo's folder beside records from other files: the marts
+    mix the demo's fictional models with real ones, and the next demo run would refuse this warehouse."""
+    demo_dir = demo_folder(settings)
+    try:
+        kinds = {Path(e.path).is_relative_to(demo_dir) for e in previously_ingested(working_copy(settings.db_path))}
+    except duckdb.Error:
+        return False  # no manifest to read: nothing to say
+    return kinds == {True, False}
+
+
+def _refuse_foreign_files(settings: Settings, force: bool, out) -> None:
+    foreign = files_not_from_the_demo(settings)
+    if not foreign:
+        return
+    if force:
+        print(f"--force: replacing {settings.db_path}, which held records from {len(foreign)} file(s) that are not "
+              f"the demo's (the files stay where they are)", file=out)
+        return
+    shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
+    raise DemoRefused(
+        f"the demo did not run: {settings.db_path} holds records from {len(foreign)} file(s) that are not the "
+        f"demo's ({shown}), and the demo replaces the warehouse it runs on, which would drop them. Nothing was "
+        f"changed. Run the demo on a file of its own, e.g. `evalhouse demo --db warehouse/demo.duckdb` "
+        f"(`make demo DEMO_ARGS=\"--db warehouse/demo.duckdb\"`), or, to replace this warehouse with the demo, "
+        f"add --force (the files stay on disk: `evalhouse ingest` loads them into a warehouse again)."
+    )
+
+
 def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, end_date: dt.date | None = None,
-         out=None) -> int:
+         force: bool = False, out=None) -> int:
     """Sample data in every format, a warehouse built from it, the latest complete week's report, and the app.
 
-    end_date None: the data ends on the Sunday that ended last week (evalhouse/demo/generate.py).
+    The demo's files are its folder under the landing folder (demo_folder), and nothing else: it ingests only
+    them, its app saves reviews and ratings there, and each run replaces the folder, so the same seed and end
+    date give the same figures. It refuses (DemoRefused) to replace a warehouse that holds records from other
+    files, unless `force`. end_date None: the data ends on the Sunday that ended last week
+    (evalhouse/demo/generate.py).
     """
     from evalhouse.demo.generate import DEFAULT_SEED, generate_demo
 
     out = out or sys.stdout
-    demo_dir = settings.landing / "demo"
+    _refuse_foreign_files(settings, force, out)  # before the folder is replaced; again under the writer lock
+    demo_dir = demo_folder(settings)
     if demo_dir.exists():
+        saved = [p for folder in ("reviews", "ratings") for p in (demo_dir / folder).glob("*.jsonl")]
+        if saved:
+            print(f"discarding {len(saved)} file(s) of reviews and ratings saved in the last demo's app "
+                  f"({demo_dir}/reviews, ratings): each demo starts from its sample data alone", file=out)
         shutil.rmtree(demo_dir)
     summary = generate_demo(demo_dir, seed=DEFAULT_SEED if seed is None else seed, end_date=end_date)
     print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records, "
           f"{summary.weeks[0]} to {summary.weeks[-1]}, last day {summary.end_date})", file=out)
-    if not fresh_build(settings, [IngestRun((str(settings.landing),))], out=out):
+    if not fresh_build(settings, [IngestRun((str(demo_dir),))], out=out,
+                       guard=lambda: _refuse_foreign_files(settings, force, io.StringIO())):
         return 1
     write_this_weeks_report(settings, out=out)
     if serve_app:
-        return serve(settings, port=port)
+        return serve(Settings(settings.db_path, demo_dir), port=port)  # its reviews and ratings go to its folder
     return 0
 
 

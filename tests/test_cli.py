@@ -202,10 +202,10 @@ def test_demo_end_date_sets_the_sample_datas_last_day(tmp_path, capsys, monkeypa
     # Only the generator is under test here: the build that would follow is recorded, not run, and reports a
     # failure, so the demo stops there (exit 1) instead of writing a report and serving.
     monkeypatch.setattr(evalhouse.operations, "fresh_build",
-                        lambda settings, runs, out: built.append(runs) or False)
+                        lambda settings, runs, out, guard: built.append(runs) or False)
     code, out, _ = _run(capsys, "--db", str(tmp_path / "demo.duckdb"), "--landing", str(tmp_path / "landing"),
                         "demo", "--no-serve", "--end-date", "2026-11-21")
-    assert code == 1 and built == [[evalhouse.operations.IngestRun((str(tmp_path / "landing"),))]]
+    assert code == 1 and built == [[evalhouse.operations.IngestRun((str(tmp_path / "landing" / "demo"),))]]
     assert "2026-W40 to 2026-W47, last day 2026-11-21" in out
     assert (tmp_path / "landing" / "demo" / "eval_forms" / "eval_forms_2026-W47.jsonl").exists()
 
@@ -256,3 +256,13 @@ def test_docs_without_a_published_warehouse_say_to_build_first(tmp_path, capsys)
     assert code == 1
     assert f"no published warehouse at {tmp_path / 'none.duckdb'}: run `evalhouse build`" in err
     assert not (tmp_path / "none.duckdb").exists()
+
+
+def test_ingesting_beside_the_demos_data_says_the_marts_mix(tmp_path, capsys):
+    where = ("--db", str(tmp_path / "w.duckdb"), "--landing", str(tmp_path / "landing"))
+    demo_file = write_lines(tmp_path / "landing" / "demo" / "eee" / "a.jsonl", [instance_record(sample_id="demo")])
+    team_file = write_lines(tmp_path / "team" / "b.jsonl", [instance_record(sample_id="team")])
+    code, _, err = _run(capsys, *where, "ingest", str(demo_file))
+    assert code == 0 and "note:" not in err  # the demo's data alone
+    code, _, err = _run(capsys, *where, "ingest", str(team_file))
+    assert code == 0 and "holds the demo's sample data" in err and "--db PATH" in err

@@ -1,8 +1,10 @@
 """`evalhouse rebuild` recreates the warehouse that the files and their recorded ingest options give, and
-`evalhouse demo` writes its report beside the warehouse it was given."""
+`evalhouse demo` builds from its own files alone, never replaces a warehouse holding others unless forced, and
+writes its report beside the warehouse it was given."""
 
 from __future__ import annotations
 
+import datetime as dt
 import io
 
 import duckdb
@@ -137,6 +139,93 @@ def test_the_demo_report_goes_beside_the_warehouse_it_was_given(tmp_path, monkey
     for db in (tmp_path / "a" / "w.duckdb", tmp_path / "b" / "w.duckdb", DEFAULT_DB):
         operations.write_this_weeks_report(Settings(db, tmp_path / "landing"), out=io.StringIO())
     assert written == [tmp_path / "a" / "reports", tmp_path / "b" / "reports", PROJECT_ROOT / "reports"]
+
+
+def _manifest_paths(db) -> list[str]:
+    with duckdb.connect(str(db), read_only=True) as con:
+        rows = con.execute("select distinct source_path from raw.ingest_files order by 1").fetchall()
+    return [row[0] for row in rows]
+
+
+def _team_warehouse(settings, tmp_path) -> list[str]:
+    """A warehouse holding a team's file, published, as the README's ingest and build give; its manifest."""
+    team = write_lines(tmp_path / "team" / "results.jsonl", [instance_record(model_id="team/model-a")])
+    operations.ingest(settings, [team])
+    assert operations.build(settings).ok
+    return _manifest_paths(settings.db_path)
+
+
+def test_the_demo_refuses_a_warehouse_holding_a_teams_file_and_changes_nothing(settings, tmp_path, no_dbt):
+    manifest = _team_warehouse(settings, tmp_path)
+    published, work = settings.db_path.read_bytes(), working_copy(settings.db_path).read_bytes()
+    with pytest.raises(operations.DemoRefused) as refused:
+        operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21))
+    message = str(refused.value)
+    # What, where, and the two ways on.
+    assert str(settings.db_path) in message and str(tmp_path / "team" / "results.jsonl") in message
+    assert "--db" in message and "--force" in message
+    assert settings.db_path.read_bytes() == published and working_copy(settings.db_path).read_bytes() == work
+    assert _manifest_paths(settings.db_path) == manifest
+    assert not (settings.landing / "demo").exists()  # nothing generated either
+
+
+def test_the_demo_refuses_a_teams_file_ingested_but_not_built_yet(settings, tmp_path, no_dbt):
+    team = write_lines(tmp_path / "team" / "results.jsonl", [instance_record()])
+    operations.ingest(settings, [team])  # in the working copy only: no build has published it
+    assert not settings.db_path.exists()
+    with pytest.raises(operations.DemoRefused, match="results.jsonl"):
+        operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21))
+    assert _manifest_paths(working_copy(settings.db_path)) == [str(team.resolve())]
+
+
+def test_the_cli_demo_refusal_exits_2_and_says_what_to_do(settings, tmp_path, no_dbt, capsys):
+    from evalhouse.cli import main
+
+    _team_warehouse(settings, tmp_path)
+    code = main(["--db", str(settings.db_path), "--landing", str(settings.landing), "demo", "--no-serve"])
+    err = capsys.readouterr().err
+    assert code == 2 and "not the demo's" in err and "--force" in err
+
+
+@pytest.mark.slow
+def test_the_demo_ingests_only_its_own_folder_and_force_replaces_a_teams_warehouse(settings, tmp_path, no_dbt,
+                                                                                  monkeypatch):
+    # The report is not under test (no dbt ran, so there are no marts to report on).
+    monkeypatch.setattr(operations, "write_this_weeks_report", lambda settings, out: None)
+    _team_warehouse(settings, tmp_path)
+    # A team's files, the app's reviews and ratings and the API's records, in the landing folder the demo uses.
+    for folder in ("team", "reviews", "ratings", "api"):
+        write_lines(settings.landing / folder / f"{folder}.jsonl", [instance_record(model_id=f"team/{folder}")])
+    log = io.StringIO()
+    assert operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21),
+                           force=True, out=log) == 0
+    assert "--force: replacing" in log.getvalue()
+    demo_dir = settings.landing / "demo"
+    paths = _manifest_paths(settings.db_path)
+    assert paths and all(p.startswith(str(demo_dir) + "/") for p in paths), [
+        p for p in paths if not p.startswith(str(demo_dir))]
+    with duckdb.connect(str(settings.db_path), read_only=True) as con:
+        team_records = "select count(*) from raw.eee_instance where record_json ->> 'model_id' like 'team/%'"
+        assert con.execute(team_records).fetchone()[0] == 0
+    for folder in ("team", "reviews", "ratings", "api"):  # the files themselves are left alone
+        assert (settings.landing / folder / f"{folder}.jsonl").exists()
+
+    # The demo's warehouse needs no --force to be rebuilt; a review saved in its app does not survive the rebuild.
+    write_lines(demo_dir / "reviews" / "reviews_2026-11-21.jsonl", [instance_record(model_id="demo/reviewed")])
+    log = io.StringIO()
+    assert operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21),
+                           out=log) == 0
+    assert "discarding 1 file(s) of reviews and ratings" in log.getvalue()
+    assert _manifest_paths(settings.db_path) == paths
+
+
+def test_a_rebuild_of_a_teams_warehouse_leaves_the_demos_folder_out(settings, tmp_path, no_dbt):
+    manifest = _team_warehouse(settings, tmp_path)
+    write_lines(settings.landing / "demo" / "eee" / "sample.jsonl", [instance_record(sample_id="demo")])
+    landed = write_lines(settings.landing / "reviews" / "r.jsonl", [instance_record(sample_id="review")])
+    with (tmp_path / "rebuild.log").open("w") as log:
+        assert operations.rebuild(settings, out=log)
+    assert _manifest_paths(settings.db_path) == sorted([*manifest, str(landed)])
 
 
 def _name(path: str) -> str:
