@@ -487,9 +487,14 @@ def test_reported_and_computed_results_line_up_on_the_same_eval_run_and_trial_me
 def test_every_trial_and_rating_is_traced_to_its_file_and_line(demo_warehouse):
     for mart in ("fct_trials", "fct_ratings"):
         assert demo_warehouse.scalar(f"select count(*) from marts.{mart} where source_path is null or source_line is null") == 0
-    for source_format, raw in (("eee_instance", "raw.eee_instance"), ("cognibench", "raw.cognibench")):
-        trials = demo_warehouse.scalar("select count(*) from marts.fct_trials where source_format = ?", [source_format])
-        assert trials == demo_warehouse.scalar(f"select count(*) from {raw}") > 0
+    trials = demo_warehouse.scalar("select count(*) from marts.fct_trials where source_format = 'eee_instance'")
+    assert trials == demo_warehouse.scalar("select count(*) from raw.eee_instance") > 0
+    # A CogniBench record is a trial unless a later version of the same judged response supersedes it (a completed
+    # review exported again): every raw record is ranked, and the first of each response is the trial.
+    trials = demo_warehouse.scalar("select count(*) from marts.fct_trials where source_format = 'cognibench'")
+    ranked = demo_warehouse.rows("select count(*), count(case when version_rank = 1 then 1 end) "
+                                 "from intermediate.int_judge_records_ranked")[0]
+    assert ranked[0] == demo_warehouse.scalar("select count(*) from raw.cognibench") > ranked[1] == trials > 0
 
 
 def test_the_regressing_model_drops_on_its_eval_in_the_last_week(demo_warehouse):
