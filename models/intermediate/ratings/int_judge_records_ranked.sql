@@ -12,7 +12,7 @@
 -- for its own review while counting as the newest verdict.
 -- A table over all CogniBench records (rebuilt when they change: few rows): the ratings and trials built
 -- incrementally upstream keep every version, and what reads them leaves the uncounted ones out
--- (macros/judge_record_versions.sql: uncounted_judge_ratings).
+-- (macros/judge_record_versions.sql: counted_rating).
 with
 
 judge_records as (
