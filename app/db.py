@@ -54,9 +54,24 @@ def warehouse_path() -> Path:
     return resolve().db_path
 
 
-def landing_path() -> Path:
-    """EVALHOUSE_LANDING, else the project's landing folder: where the review page writes its records."""
-    return resolve().landing
+def saves_folder() -> Path:
+    """Where the review and rating pages save their records: the landing folder (EVALHOUSE_LANDING, else the
+    project's), or the demo's folder in it while the warehouse is the demo's (evalhouse.operations.saves_folder
+    decides, for the app and the API alike). Read again only when the published file changed."""
+    from evalhouse.operations import saves_folder as decide
+
+    settings = resolve()
+    stamp = _file_stamp(settings.db_path)
+    key = (str(settings.db_path), str(settings.landing), "saves_folder")
+    with _lock:
+        cached = _cache.get(key)
+        if cached is not None and cached.stamp == stamp:
+            return Path(cached.frame["folder"].iloc[0])
+    folder = decide(settings)
+    with _lock:
+        _cache[key] = _Entry(stamp, pd.DataFrame({"folder": [str(folder)]}), dt.datetime.now())
+        _cache.move_to_end(key)
+    return folder
 
 
 def query(sql: str, params: Sequence[Any] = ()) -> Result:

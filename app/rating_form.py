@@ -5,7 +5,8 @@ extension that fits the task, each extension's fields drawn from its sub-schema.
 
 Building, validating and saving go through review.py, as for the review queue: the record is held to the
 ingester's strict verdict before it is written, and written as one whole line. A person's own rating (not a
-review of a judge's form) goes to <landing>/ratings/ratings_<YYYY-MM-DD>.jsonl.
+review of a judge's form) goes to <folder>/ratings/ratings_<YYYY-MM-DD>.jsonl, the folder db.saves_folder names (the
+landing folder, or the demo's in it under the demo's warehouse).
 """
 
 from __future__ import annotations
@@ -382,9 +383,9 @@ def build_rating(item: Item, filled: Filled, rater: Rater, *, now: dt.datetime) 
     return record
 
 
-def ratings_file(landing: Path, now: dt.datetime) -> Path:
-    """Named as review.reviews_file names the review queue's files: one per UTC day."""
-    return landing / "ratings" / f"ratings_{now.astimezone(dt.timezone.utc):%Y-%m-%d}.jsonl"
+def ratings_file(folder: Path, now: dt.datetime) -> Path:
+    """Named as review.reviews_file names the review queue's files: one per UTC day, under db.saves_folder()."""
+    return folder / "ratings" / f"ratings_{now.astimezone(dt.timezone.utc):%Y-%m-%d}.jsonl"
 
 
 def clear(prefix: str) -> None:

@@ -2,8 +2,9 @@
 
 The review is a new eval-form record (rater.type hybrid, derived_from the judge's eval_id) built from the judge's
 original record and the person's answers, held to the same schema the ingester uses, and appended as one whole
-line to <landing>/reviews/reviews_<YYYY-MM-DD>.jsonl. The files are the system of record: the page then asks the
-ingester to load the file, and if the warehouse is busy the line waits there for the next ingest.
+line to <folder>/reviews/reviews_<YYYY-MM-DD>.jsonl, in the folder db.saves_folder names (the landing folder, or the
+demo's in it under the demo's warehouse). The files are the system of record: the page then asks the ingester to
+load the file, and if the warehouse is busy the line waits there for the next ingest.
 """
 
 from __future__ import annotations
@@ -242,12 +243,13 @@ def field_label(pointer: str | None) -> str:
     return " / ".join(parts) or "the record"
 
 
-def reviews_dir(landing: Path) -> Path:
-    return landing / "reviews"
+def reviews_dir(folder: Path) -> Path:
+    """The review files' folder under `folder`, where the app saves (db.saves_folder)."""
+    return folder / "reviews"
 
 
-def reviews_file(landing: Path, now: dt.datetime) -> Path:
-    return reviews_dir(landing) / f"reviews_{now.astimezone(dt.timezone.utc):%Y-%m-%d}.jsonl"
+def reviews_file(folder: Path, now: dt.datetime) -> Path:
+    return reviews_dir(folder) / f"reviews_{now.astimezone(dt.timezone.utc):%Y-%m-%d}.jsonl"
 
 
 def append_record(path: Path, record: Mapping[str, Any]) -> None:
@@ -277,14 +279,15 @@ class Submitted:
     path: Path
 
 
-def submitted_reviews(landing: Path) -> dict[str, list[Submitted]]:
-    """Reviews in the landing folder's review files, by the judge record they review. Saved is not loaded (the
-    warehouse may have been busy): the queue marks as submitted only those in the warehouse (db.loaded_eval_forms)."""
+def submitted_reviews(folder: Path) -> dict[str, list[Submitted]]:
+    """Reviews in the review files under `folder` (where the app saves), by the judge record they review. Saved is
+    not loaded (the warehouse may have been busy): the queue marks as submitted only those in the warehouse
+    (db.loaded_eval_forms)."""
     found: dict[str, list[Submitted]] = {}
-    folder = reviews_dir(landing)
-    if not folder.is_dir():
+    reviews = reviews_dir(folder)
+    if not reviews.is_dir():
         return found
-    for path in sorted(folder.glob("reviews_*.jsonl")):
+    for path in sorted(reviews.glob("reviews_*.jsonl")):
         try:
             lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
         except OSError:

@@ -28,7 +28,8 @@ if TYPE_CHECKING:  # the ingest pipeline (pyarrow, jsonschema: a fifth of a seco
     from ingest.pipeline import IngestOptions, ProgressFn, RunSummary
 
 REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes the default warehouse's report (git-ignored)
-# Under the landing folder: what the demo generates, and what its app saves (reviews, ratings). A demo run replaces it.
+# Under the landing folder: what the demo generates, and what the app and the API save (reviews, ratings, posted
+# records) while they serve the demo's warehouse (saves_folder). A demo run replaces it.
 DEMO_FOLDER = "demo"
 
 
@@ -43,7 +44,8 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
 
     options = options if options is not None else IngestOptions()
     with writer_lock(settings.db_path, "ingest", wait_seconds):
-        return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress)
+        return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress,
+                            landing=settings.landing)
 
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
@@ -80,6 +82,23 @@ class IngestedFile:
     strict: bool
     forced_format: str | None
     max_record_bytes: int | None  # None: ingested before the manifest kept the limit (so, most likely, the default)
+    # Its place in the landing folder it was ingested from; None: outside it, or before the manifest kept it.
+    path_in_landing: str | None = None
+
+    def current_path(self, landing: Path) -> Path:
+        """Where the file is now: where it was, or, when that is gone and it was ingested from a landing folder, at
+        its place in `landing` (source_path is absolute, and the project or its landing folder may have moved)."""
+        where = Path(self.path)
+        if where.exists() or self.path_in_landing is None:
+            return where
+        there = landing / self.path_in_landing
+        return there if there.exists() else where
+
+    def is_the_demos(self, settings: Settings) -> bool:
+        """Whether it is one of the demo's files (its sample data, or what the app or the API saved for it)."""
+        if self.path_in_landing is not None and Path(self.path_in_landing).parts[:1] == (DEMO_FOLDER,):
+            return True
+        return Path(self.path).is_relative_to(demo_folder(settings))
 
 
 @dataclass(frozen=True)
@@ -96,14 +115,13 @@ def previously_ingested(db_path: Path) -> list[IngestedFile]:
     if not db_path.exists():
         return []
     with duckdb.connect(str(db_path), read_only=True) as con:
-        # A warehouse no ingest has opened since the manifest began to keep the limit lacks its column.
-        has_limit = con.execute(
-            "select count(*) from information_schema.columns where table_schema = 'raw' "
-            "and table_name = 'ingest_files' and column_name = 'max_record_bytes'"
-        ).fetchone()[0]
-        limit = "max_record_bytes" if has_limit else "cast(null as bigint) as max_record_bytes"
+        # A warehouse no ingest has opened since the manifest began to keep these lacks their columns. (Read from
+        # the table itself: information_schema lists every mart's columns too, and takes longer than the manifest.)
+        kept = {column[0] for column in con.execute("select * from raw.ingest_files limit 0").description}
+        limit = "max_record_bytes" if "max_record_bytes" in kept else "cast(null as bigint) as max_record_bytes"
+        place = "path_in_landing" if "path_in_landing" in kept else "cast(null as varchar) as path_in_landing"
         rows = con.execute(
-            f"select source_path, file_sha256, strict, forced_format, {limit} from raw.ingest_files "
+            f"select source_path, file_sha256, strict, forced_format, {limit}, {place} from raw.ingest_files "
             "where status <> 'failed' group by all order by min(started_at), source_path"
         ).fetchall()
     return [IngestedFile(*row) for row in rows]
@@ -112,7 +130,8 @@ def previously_ingested(db_path: Path) -> list[IngestedFile]:
 def rebuild(settings: Settings, *, out=None) -> bool:
     """A fresh warehouse from every file ingested before, each with the options it was ingested with (--strict,
     --format and --max-record-bytes decide what loads), plus the landing folder; reports changed and vanished
-    files."""
+    files. A file ingested from the landing folder that is gone from where it was is looked for at its place in
+    today's landing folder, so a rebuild after the project moved finds it (IngestedFile.current_path)."""
     from ingest.pipeline import IngestOptions
     from ingest.sources import DEFAULT_MAX_RECORD_BYTES, expand_paths, file_sha256
 
@@ -120,34 +139,43 @@ def rebuild(settings: Settings, *, out=None) -> bool:
     runs: list[IngestRun] = []
     # The working copy knows every ingest, including those no build has published yet.
     manifest = working_copy(settings.db_path) if working_copy(settings.db_path).exists() else settings.db_path
-    ingested = previously_ingested(manifest)
-    loaded_shas: dict[str, set[str]] = {}
-    for entry in ingested:
-        loaded_shas.setdefault(entry.path, set()).add(entry.sha256)
-    current: dict[str, str | None] = {}
-    for entry in ingested:
-        path = Path(entry.path)
+    ingested = [(entry, entry.current_path(settings.landing)) for entry in previously_ingested(manifest)]
+    loaded_shas: dict[Path, set[str]] = {}
+    for entry, path in ingested:
+        loaded_shas.setdefault(path, set()).add(entry.sha256)
+    current: dict[Path, str | None] = {}
+    for entry, path in ingested:
         in_landing = path.is_relative_to(settings.landing)  # the app and the API write there: no news to report
-        if entry.path not in current:
-            current[entry.path] = file_sha256(path)[0] if path.exists() else None
-            if current[entry.path] is None and not in_landing:
+        if path not in current:
+            current[path] = file_sha256(path)[0] if path.exists() else None
+            if current[path] is None and not in_landing:
                 print(f"vanished: {path} (its records are not in the rebuilt warehouse)", file=out)
-            elif current[entry.path] not in loaded_shas[entry.path] and not in_landing:
+            elif current[path] not in loaded_shas[path] and not in_landing:
                 print(f"changed: {path} (its current content is loaded, not what was loaded before)", file=out)
-        if current[entry.path] is None:
+        if current[path] is None:
             continue
         limit = entry.max_record_bytes if entry.max_record_bytes is not None else DEFAULT_MAX_RECORD_BYTES
         options = IngestOptions(strict=entry.strict, forced_format=entry.forced_format, max_record_bytes=limit)
         if runs and runs[-1].options == options:
-            runs[-1] = IngestRun((*runs[-1].paths, entry.path), options)
+            runs[-1] = IngestRun((*runs[-1].paths, str(path)), options)
         else:
-            runs.append(IngestRun((entry.path,), options))
+            runs.append(IngestRun((str(path),), options))
     if settings.landing.exists():  # what the manifest does not know yet, with the defaults
         demo_dir = demo_folder(settings)
-        # The demo's sample data joins only a warehouse that already holds it (the demo's own).
-        holds_demo = any(Path(path).is_relative_to(demo_dir) for path in loaded_shas)
-        new = tuple(str(p) for p in expand_paths([str(settings.landing)])
-                    if str(p) not in loaded_shas and (holds_demo or not p.is_relative_to(demo_dir)))
+        kinds = {entry.is_the_demos(settings) for entry, _ in ingested}
+        unknown = [p for p in expand_paths([str(settings.landing)]) if p not in loaded_shas]
+        # The demo's folder joins only a warehouse that holds the demo's data already, and the rest of the landing
+        # folder (a team's files, what an app or API on a team's warehouse saved) only one that holds more than the
+        # demo's: a rebuild keeps the demo's warehouse the demo's, so the next demo run does not refuse it.
+        new = tuple(str(p) for p in unknown if (True in kinds if p.is_relative_to(demo_dir) else kinds != {True}))
+        left_out = [p for p in unknown if kinds == {True} and not p.is_relative_to(demo_dir)]
+        if left_out:
+            shown = ", ".join(str(p) for p in left_out[:3]) + (f" and {len(left_out) - 3} more"
+                                                                if len(left_out) > 3 else "")
+            print(f"left out: {len(left_out)} file(s) of {settings.landing} that are not the demo's ({shown}): "
+                  f"{settings.db_path} holds the demo's data alone. Load them into a warehouse of their own "
+                  f"(--db PATH: README, Loading your own data), or `evalhouse ingest` them into this one to mix "
+                  f"them with the demo's.", file=out)
         if new:
             runs.append(IngestRun(new))
     return fresh_build(settings, runs, out=out)
@@ -169,7 +197,8 @@ def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None,
 
         RawStore(work).close()  # the raw tables exist even when there is nothing to ingest
         for run in runs:
-            summary = ingest_paths(run.paths, work, run.options or IngestOptions(), Progress())
+            summary = ingest_paths(run.paths, work, run.options or IngestOptions(), Progress(),
+                                   landing=settings.landing)
             print_summary(summary, "table", out)
         result = build_warehouse(work)
         if not result.ok:
@@ -181,14 +210,29 @@ def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None,
 
 
 def demo_folder(settings: Settings) -> Path:
-    """The demo's own folder under the landing folder: its sample data, and what its app saves."""
+    """The demo's own folder under the landing folder: its sample data, and what its app and API save."""
     return settings.landing / DEMO_FOLDER
+
+
+def saves_folder(settings: Settings) -> Path:
+    """Where the app and the API save what people and judges submit (reviews/, ratings/, api/ under it): the demo's
+    folder when the published warehouse holds the demo's files alone, whichever command started them, so that what
+    was saved while trying the demo stays the demo's and the next `evalhouse demo` does not refuse the warehouse;
+    the landing folder otherwise (a team's warehouse, an empty one, none yet). Asked at each save: a demo run may
+    replace the warehouse while an app serves it."""
+    try:
+        ingested = previously_ingested(settings.db_path)
+    except duckdb.Error:
+        # Not an evalhouse warehouse, or a program holds it for writing (no evalhouse writer ever opens the
+        # published file): nothing says it is the demo's.
+        return settings.landing
+    return demo_folder(settings) if ingested and all(e.is_the_demos(settings) for e in ingested) else settings.landing
 
 
 def files_not_from_the_demo(settings: Settings) -> list[str]:
     """The files whose records the warehouse holds (published, or ingested into the working copy and not built yet)
-    that are not under the demo's folder. Raises DemoRefused for a DuckDB file that is no evalhouse warehouse."""
-    demo_dir = demo_folder(settings)
+    that are not the demo's (IngestedFile.is_the_demos). Raises DemoRefused for a DuckDB file that is no evalhouse
+    warehouse."""
     foreign: list[str] = []
     for path in (settings.db_path, working_copy(settings.db_path)):
         try:
@@ -198,16 +242,15 @@ def files_not_from_the_demo(settings: Settings) -> list[str]:
                 f"the demo did not run: {path} is a DuckDB file without an evalhouse manifest (raw.ingest_files), "
                 f"and the demo would replace it. Give the demo a file of its own: evalhouse demo --db PATH."
             ) from None
-        foreign += [e.path for e in ingested if not Path(e.path).is_relative_to(demo_dir) and e.path not in foreign]
+        foreign += [e.path for e in ingested if not e.is_the_demos(settings) and e.path not in foreign]
     return foreign
 
 
 def mixed_with_the_demo(settings: Settings) -> bool:
     """Whether the working copy holds records from the demo's folder beside records from other files: the marts
     mix the demo's fictional models with real ones, and the next demo run would refuse this warehouse."""
-    demo_dir = demo_folder(settings)
     try:
-        kinds = {Path(e.path).is_relative_to(demo_dir) for e in previously_ingested(working_copy(settings.db_path))}
+        kinds = {e.is_the_demos(settings) for e in previously_ingested(working_copy(settings.db_path))}
     except duckdb.Error:
         return False  # no manifest to read: nothing to say
     return kinds == {True, False}
@@ -236,10 +279,10 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     """Sample data in every format, a warehouse built from it, the latest complete week's report, and the app.
 
     The demo's files are its folder under the landing folder (demo_folder), and nothing else: it ingests only
-    them, its app saves reviews and ratings there, and each run replaces the folder, so the same seed and end
-    date give the same figures. It refuses (DemoRefused) to replace a warehouse that holds records from other
-    files, unless `force`. end_date None: the data ends on the Sunday that ended last week
-    (evalhouse/demo/generate.py).
+    them, the app and the API save there while they serve its warehouse (saves_folder), and each run replaces the
+    folder, so the same seed and end date give the same figures. It refuses (DemoRefused) to replace a warehouse
+    that holds records from other files, unless `force`. end_date None: the data ends on the Sunday that ended
+    last week (evalhouse/demo/generate.py).
     """
     from evalhouse.demo.generate import DEFAULT_SEED, generate_demo
 
@@ -247,10 +290,10 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     _refuse_foreign_files(settings, force, out)  # before the folder is replaced; again under the writer lock
     demo_dir = demo_folder(settings)
     if demo_dir.exists():
-        saved = [p for folder in ("reviews", "ratings") for p in (demo_dir / folder).glob("*.jsonl")]
+        saved = [p for folder in ("reviews", "ratings", "api") for p in (demo_dir / folder).glob("*.jsonl")]
         if saved:
-            print(f"discarding {len(saved)} file(s) of reviews and ratings saved in the last demo's app "
-                  f"({demo_dir}/reviews, ratings): each demo starts from its sample data alone", file=out)
+            print(f"discarding {len(saved)} file(s) of reviews, ratings and posted records saved for the last demo "
+                  f"({demo_dir}/reviews, ratings, api): each demo starts from its sample data alone", file=out)
         shutil.rmtree(demo_dir)
     summary = generate_demo(demo_dir, seed=DEFAULT_SEED if seed is None else seed, end_date=end_date)
     print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records, "
@@ -260,7 +303,7 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
         return 1
     write_this_weeks_report(settings, out=out)
     if serve_app:
-        return serve(Settings(settings.db_path, demo_dir), port=port)  # its reviews and ratings go to its folder
+        return serve(settings, port=port)
     return 0
 
 
@@ -296,6 +339,7 @@ def serve(settings: Settings, *, port: int) -> int:
         "--server.port", str(port), "--server.address", "localhost", "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
     ]
-    print(f"serving the app on http://localhost:{port} (Ctrl+C to stop)", flush=True)
+    print(f"serving the app on http://localhost:{port} (Ctrl+C to stop); it saves reviews and ratings under "
+          f"{saves_folder(settings)}", flush=True)
     os.execve(sys.executable, command, env)
     return 0  # not reached: execve replaces this process

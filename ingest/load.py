@@ -70,9 +70,14 @@ _DDL = [
         duration_ms double not null,
         -- the run's --max-record-bytes: what a too_large refusal was measured against. NULL in rows written before
         -- it was recorded (the ALTER below adds it to such a warehouse)
-        max_record_bytes bigint
+        max_record_bytes bigint,
+        -- source_path inside the landing folder the run was given ('demo/eee/x.jsonl'), NULL for a file outside it
+        -- and in rows written before it was recorded: a file's place that survives moving the project or the
+        -- landing folder, which the absolute source_path does not (evalhouse/operations.py reads it)
+        path_in_landing varchar
     )""",
     "alter table raw.ingest_files add column if not exists max_record_bytes bigint",
+    "alter table raw.ingest_files add column if not exists path_in_landing varchar",
     """create table if not exists raw.ingest_repairs (
         batch_id varchar not null,
         source_path varchar not null,
@@ -171,6 +176,7 @@ class FileRow:
     finished_at: dt.datetime
     duration_ms: float
     max_record_bytes: int
+    path_in_landing: str | None = None
 
 
 # Quarantine reasons that depend on this machine, not on the file or the options: the same bytes, read again

@@ -111,8 +111,11 @@ def ingest_paths(
     db_path: Path,
     options: IngestOptions = IngestOptions(),
     progress: ProgressFn | None = None,
+    *,
+    landing: Path | None = None,
 ) -> RunSummary:
-    """Ingest files, folders and globs into the warehouse at `db_path`. The caller holds the writer lock."""
+    """Ingest files, folders and globs into the warehouse at `db_path`. The caller holds the writer lock.
+    `landing`: the landing folder, whose files' place in it the manifest keeps (raw.ingest_files.path_in_landing)."""
     if options.forced_format is not None and options.forced_format not in FORMATS:
         raise ValueError(f"unknown format {options.forced_format!r}; known formats: {', '.join(FORMATS)}")
     files = expand_paths(str(p) for p in paths)
@@ -124,7 +127,7 @@ def ingest_paths(
     )
     store = RawStore(db_path)
     try:
-        outcomes = [_ingest_file(store, classifier, options, batch_id, f, progress) for f in files]
+        outcomes = [_ingest_file(store, classifier, options, batch_id, f, progress, landing) for f in files]
     finally:
         store.close()
         classifier.close()
@@ -133,9 +136,10 @@ def ingest_paths(
 
 def _ingest_file(
     store: RawStore, classifier: Classifier, options: IngestOptions, batch_id: str, path: Path,
-    progress: ProgressFn | None,
+    progress: ProgressFn | None, landing: Path | None,
 ) -> FileOutcome:
     sha, size = file_sha256(path)
+    in_landing = path_in_landing(path, landing)
     priors = store.prior_loads(sha)
     covering = _covering_load(priors, path, options)
     if covering is not None:
@@ -156,20 +160,29 @@ def _ingest_file(
                                    f"to retry the {priors[-1].n_quarantined:,} line(s) it quarantined: none loads "
                                    "with this name and these options", n_still_refused=priors[-1].n_quarantined)
             finished = _now()
-            store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000))
+            store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000, in_landing))
             store.append_repairs(load.repair_rows())
     except Exception as exc:  # noqa: BLE001 - a bug must cost one file, never the run
         message = f"nothing of this file was loaded: {type(exc).__name__}: {exc}"
         finished = _now()
         failed = FileRow(batch_id, str(path), sha, size, "failed", message, 0, 0, 0, 0, 0, 0, "{}",
                          options.strict, options.forced_format, started, finished,
-                         (time.perf_counter() - clock) * 1000, options.max_record_bytes)
+                         (time.perf_counter() - clock) * 1000, options.max_record_bytes, in_landing)
         with store.transaction():
             store.append_file(failed)
         return FileOutcome(path, "failed", message)
     finally:
         staging.remove()
     return load.outcome()
+
+
+def path_in_landing(path: Path, landing: Path | None) -> str | None:
+    """The file's place inside the landing folder ('demo/eee/x.jsonl'), None when it is outside (or none is given).
+    Both are resolved, as expand_paths resolves the inputs, so a symlinked landing folder still contains its files."""
+    if landing is None:
+        return None
+    resolved, root = path.resolve(), landing.resolve()
+    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else None
 
 
 def _covering_load(priors: list[PriorLoad], path: Path, options: IngestOptions) -> PriorLoad | None:
@@ -447,7 +460,8 @@ class _FileLoad:
             return "this file" if line is None else f"line {line} of this file"
         return first if line is None else f"{first}:{line}"
 
-    def file_row(self, started: dt.datetime, finished: dt.datetime, duration_ms: float) -> FileRow:
+    def file_row(self, started: dt.datetime, finished: dt.datetime, duration_ms: float,
+                 in_landing: str | None = None) -> FileRow:
         totals = FormatCounts()
         for counts in self.counts.values():
             totals.add(counts)
@@ -456,7 +470,7 @@ class _FileLoad:
             self.batch_id, self.source_path, self.file_sha, self.file_bytes, self.status, self._message(),
             self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined,
             totals.skipped + self.n_unchanged, json.dumps(accepted), self.options.strict,
-            self.options.forced_format, started, finished, duration_ms, self.options.max_record_bytes,
+            self.options.forced_format, started, finished, duration_ms, self.options.max_record_bytes, in_landing,
         )
 
     def repair_rows(self) -> list[tuple[str, str, str, str, str, int]]:

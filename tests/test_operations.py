@@ -16,7 +16,7 @@ from evalhouse.publish import working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 from ingest.pipeline import IngestOptions
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES, file_sha256
-from tests.conftest import instance_record, write_lines
+from tests.conftest import Warehouse, eval_form_record, instance_record, write_lines
 
 RAW_ROWS = "select source_path, source_line, record_sha256, repairs from raw.eee_instance order by 1, 2"
 QUARANTINE = ("select source_path, source_line, format, error_kind, error_pointer, error_message "
@@ -215,7 +215,7 @@ def test_the_demo_ingests_only_its_own_folder_and_force_replaces_a_teams_warehou
     log = io.StringIO()
     assert operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21),
                            out=log) == 0
-    assert "discarding 1 file(s) of reviews and ratings" in log.getvalue()
+    assert "discarding 1 file(s) of reviews, ratings and posted records" in log.getvalue()
     assert _manifest_paths(settings.db_path) == paths
 
 
@@ -230,3 +230,53 @@ def test_a_rebuild_of_a_teams_warehouse_leaves_the_demos_folder_out(settings, tm
 
 def _name(path: str) -> str:
     return path.rsplit("/", 1)[-1]
+
+
+def _demo_warehouse(settings) -> None:
+    """A published warehouse of the demo's files alone: sample data, and a review its app saved in its folder."""
+    operations.ingest(settings, [write_lines(settings.landing / "demo" / "eee" / "sample.jsonl",
+                                             [instance_record(sample_id="demo")])])
+    operations.ingest(settings, [write_lines(settings.landing / "demo" / "reviews" / "reviews_2026-11-21.jsonl",
+                                             [eval_form_record()])], IngestOptions(strict=True))
+    assert operations.build(settings).ok
+
+
+def test_a_rebuild_after_a_demo_session_keeps_the_demos_warehouse_the_demos(settings, tmp_path, no_dbt):
+    _demo_warehouse(settings)
+    # A review that an app on a team's warehouse (--db warehouse/team.duckdb) saved in the shared landing folder.
+    team_review = write_lines(settings.landing / "reviews" / "reviews_2026-11-21.jsonl", [eval_form_record()])
+    log = io.StringIO()
+    assert operations.rebuild(settings, out=log)
+    demo_dir = settings.landing / "demo"
+    assert _manifest_paths(settings.db_path) == [str(demo_dir / "eee" / "sample.jsonl"),
+                                                 str(demo_dir / "reviews" / "reviews_2026-11-21.jsonl")]
+    assert f"left out: 1 file(s) of {settings.landing} that are not the demo's ({team_review})" in log.getvalue()
+    assert operations.files_not_from_the_demo(settings) == []  # so the next `evalhouse demo` runs without --force
+    assert operations.saves_folder(settings) == settings.landing / "demo"
+
+
+def test_a_moved_project_keeps_its_demos_warehouse_and_ingests_and_rebuilds_from_the_moved_files(tmp_path, no_dbt):
+    before = Settings(tmp_path / "a" / "warehouse" / "w.duckdb", tmp_path / "a" / "landing")
+    _demo_warehouse(before)
+    rows = Warehouse(before.db_path).row_counts()
+    (tmp_path / "a").rename(tmp_path / "b")  # `mv` of the project: warehouse and landing folder together
+    moved = Settings(tmp_path / "b" / "warehouse" / "w.duckdb", tmp_path / "b" / "landing")
+
+    # Still the demo's warehouse, though every source_path names the old place.
+    assert all(p.startswith(str(tmp_path / "a")) for p in _manifest_paths(moved.db_path))
+    assert operations.files_not_from_the_demo(moved) == []
+    assert operations.saves_folder(moved) == moved.landing / "demo"
+    # The same files ingested again at their new place are known: nothing is added.
+    summary = operations.ingest(moved, [moved.landing])
+    assert summary.accepted == 0 and {f.status for f in summary.files} == {"already_loaded"}
+    assert Warehouse(working_copy(moved.db_path)).row_counts() == rows
+    # A rebuild reads them where they are now, each with its options (the review --strict), and reports nothing.
+    log = io.StringIO()
+    assert operations.rebuild(moved, out=log)
+    assert "vanished" not in log.getvalue() and "changed" not in log.getvalue(), log.getvalue()
+    assert Warehouse(moved.db_path).row_counts() == rows
+    manifest = "select source_path, strict, path_in_landing from raw.ingest_files order by 1"
+    assert Warehouse(moved.db_path).rows(manifest) == [
+        (str(moved.landing / "demo" / "eee" / "sample.jsonl"), False, "demo/eee/sample.jsonl"),
+        (str(moved.landing / "demo" / "reviews" / "reviews_2026-11-21.jsonl"), True,
+         "demo/reviews/reviews_2026-11-21.jsonl")]

@@ -141,8 +141,7 @@ if st.button("Submit rating", type="primary", key=f"{prefix}.submit"):
                  f"({review.field_label(verdict.pointer)}): {verdict.message}. Nothing you typed is lost: fix that "
                  "field and submit again.", icon=":material/error:")
     else:
-        landing = db.landing_path()
-        path = form.ratings_file(landing, now)
+        path = form.ratings_file(db.saves_folder(), now)
         st.session_state[FLASH] = review.save_and_load(
             path, record, db.ingest, saved=f"Rating {record['eval_id']} saved to {path}.",
             loaded="`evalhouse build` publishes it to the marts.")

@@ -37,8 +37,8 @@ if c.whole_warehouse_missing(queue) or c.empty_state(
         "It fills when LLM-judge eval forms need a person's confirmation; build after an ingest."):
     st.stop()
 
-landing = db.landing_path()
-saved = review.submitted_reviews(landing)
+saves = db.saves_folder()  # the landing folder, or the demo's own under the demo's warehouse
+saved = review.submitted_reviews(saves)
 # A review counts as submitted once it is in the warehouse; one only saved (the warehouse was busy) is no build away
 # from leaving the queue, so it stays listed, marked, with what to run.
 loaded = db.loaded_eval_forms(sorted({s.eval_id for reviews in saved.values() for s in reviews}))
@@ -69,7 +69,7 @@ cards[3].metric("CogniBench records waiting", f"{len(cognibench):,}",
 
 unloaded = forms[(forms["saved_by"] != "") & (forms["submitted_by"] == "")]
 if not unloaded.empty:
-    folder = review.reviews_dir(landing)
+    folder = review.reviews_dir(saves)
     why = ("the warehouse is busy, so whether they are loaded cannot be told now" if loaded is None else
            "the warehouse was busy when they were submitted")
     st.warning(f"{len(unloaded):,} item(s) have a review saved in {folder} but not loaded into the warehouse ({why}): "
@@ -152,8 +152,8 @@ else:
         st.info(f"Already submitted by {row['submitted_by']}: it leaves the queue at the next build.",
                 icon=":material/schedule:")
     if row["saved_by"]:
-        st.warning(f"A review by {row['saved_by']} is saved in {review.reviews_dir(landing)} but not loaded: run "
-                   f"`evalhouse ingest {review.reviews_dir(landing)}`, then `evalhouse build`.",
+        st.warning(f"A review by {row['saved_by']} is saved in {review.reviews_dir(saves)} but not loaded: run "
+                   f"`evalhouse ingest {review.reviews_dir(saves)}`, then `evalhouse build`.",
                    icon=":material/warning:")
     st.caption("Highlighted: the judge's answers. Each field starts with the judge's answer: keep it or change it.")
 
@@ -294,7 +294,7 @@ else:
                      f"{verdict.message}. Nothing you typed is lost: fix that field and submit again.",
                      icon=":material/error:")
         else:
-            path = review.reviews_file(landing, now)
+            path = review.reviews_file(saves, now)
             st.session_state[FLASH] = review.save_and_load(
                 path, record, db.ingest, saved=f"Review {record['eval_id']} saved to {path}.",
                 loaded="the item leaves the queue at the next `evalhouse build`.")

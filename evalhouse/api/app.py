@@ -17,6 +17,7 @@ from __future__ import annotations
 import datetime as dt
 import importlib.metadata
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
@@ -33,6 +34,7 @@ from evalhouse.api.models import Health, RecordResult, SchemaEntry, SubmissionRe
 from evalhouse.api.records import Checked, check_records, split_body
 from evalhouse.api.settings import ApiSettings
 from evalhouse.api.writing import LandingWriter, Sender
+from evalhouse.operations import saves_folder
 from evalhouse.settings import Settings
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
@@ -75,11 +77,29 @@ def create_app(api: ApiSettings, warehouse: Settings) -> FastAPI:
     app.state.api = api
     app.state.warehouse = warehouse
     app.state.validators = Validators()
-    app.state.writer = LandingWriter(warehouse.landing)
+    app.state.writer = LandingWriter(warehouse.landing, _saves_folder_of(warehouse))
     app.state.loader = Loader(warehouse, api.load_wait_seconds)
     errors.install(app)
     app.include_router(router)
     return app
+
+
+def _saves_folder_of(warehouse: Settings) -> Callable[[], Path]:
+    """Where a post is saved (operations.saves_folder: the demo's folder while the warehouse is the demo's), read
+    from the published file again only when a build or a demo replaced it: opening it costs tens of milliseconds."""
+    last: dict[str, Any] = {}
+
+    def folder() -> Path:
+        try:
+            info = warehouse.db_path.stat()
+            stamp: tuple[int, ...] | None = (info.st_ino, info.st_size, info.st_mtime_ns)
+        except FileNotFoundError:
+            stamp = None
+        if "folder" not in last or last["stamp"] != stamp:
+            last.update(stamp=stamp, folder=saves_folder(warehouse))  # two threads at once both read the same answer
+        return last["folder"]
+
+    return folder
 
 
 # -- reading ------------------------------------------------------------------------------------------------------

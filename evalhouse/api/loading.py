@@ -87,7 +87,8 @@ class Loader:
         if self._ingested_through.get(source, 0) < appended.last_line:
             with frozen(appended.path, self._counter) as n_lines:
                 summary = ingest_paths([appended.path], work,
-                                       IngestOptions(strict=True, forced_format=fmt.name, workers=0))
+                                       IngestOptions(strict=True, forced_format=fmt.name, workers=0),
+                                       landing=self.warehouse.landing)
             failed = [f for f in summary.files if f.status == "failed"]
             if failed:
                 raise RuntimeError(failed[0].message)

@@ -3,6 +3,8 @@
   <landing>/api/<format>_<YYYY-MM-DD>.jsonl          the records, one whole line each, as they were checked
   <landing>/api/<format>_<YYYY-MM-DD>.lineage.csv    one row per landing line: who sent it, when, from where
 
+(under <landing>/demo/ instead while the warehouse is the demo's: evalhouse.operations.saves_folder, asked per request)
+
 Records are never given extra fields (their schemas are closed, and the line must stay what was checked), so the
 lineage lives in the CSV beside the file, keyed by the landing line and the line's SHA-256 (the raw tables'
 source_line and record_sha256). The `.csv` suffix keeps it out of `evalhouse ingest landing/`.
@@ -23,7 +25,7 @@ import hashlib
 import io
 import os
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -95,14 +97,18 @@ class LineCounter:
 
 
 class LandingWriter:
-    def __init__(self, landing: Path) -> None:
+    def __init__(self, landing: Path, saves_folder: Callable[[], Path] | None = None) -> None:
+        """`saves_folder`: asked at each append where to save (the landing folder, or the demo's in it);
+        None: `landing` itself."""
         self.landing = landing
+        self._saves_folder = saves_folder
         self._lock = threading.Lock()
         self._counter = LineCounter()
 
     def append(self, format_name: str, lines: Sequence[bytes], keys: Sequence[str | None], sender: Sender) -> Appended:
         """Append `lines` (each without its newline) to today's landing file of the format, and their lineage."""
-        path = landing_file(self.landing, format_name, sender.received_at)
+        folder = self._saves_folder() if self._saves_folder is not None else self.landing
+        path = landing_file(folder, format_name, sender.received_at)
         path.parent.mkdir(parents=True, exist_ok=True)
         path = path.resolve()
         with self._lock:

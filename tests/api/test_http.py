@@ -11,11 +11,14 @@ import json
 import duckdb
 import pytest
 
+from evalhouse import operations
 from evalhouse.api.auth import key_hash_name
+from evalhouse.build import BuildResult
 from evalhouse.lock import writer_lock
 from evalhouse.publish import working_copy
+from evalhouse.settings import Settings
 from tests.api.conftest import BARE_KEY, KEY, MAX_BODY_BYTES, MAX_RECORDS, api_server
-from tests.conftest import cognibench_record, eval_form_record, instance_record
+from tests.conftest import cognibench_record, eval_form_record, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -306,3 +309,25 @@ def test_with_no_load_records_are_saved_for_the_next_ingest(tmp_path):
         assert answer.status == 202 and answer.body["results"][0]["status"] == "pending"
         assert len(saving.landing_lines()) == 1
         assert not working_copy(saving.db_path).exists()
+
+
+def test_posts_to_the_demos_warehouse_are_saved_in_the_demos_folder_and_to_a_teams_in_the_landing_folder(
+        tmp_path, monkeypatch):
+    settings = Settings(tmp_path / "warehouse" / "evalhouse.duckdb", tmp_path / "landing")
+    # The manifest decides, not the marts: the builds here publish the raw tables without running dbt.
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: BuildResult(True, (), ()))
+    operations.ingest(settings, [write_lines(settings.landing / "demo" / "eee" / "sample.jsonl", [instance_record()])])
+    assert operations.build(settings).ok
+    with api_server(tmp_path, landing=settings.landing, db_path=settings.db_path) as running:
+        answer = running.post("/v1/evals", _judge_form())
+        assert answer.status == 200 and answer.body["status"] == "loaded", answer.text
+        assert answer.body["landing_file"].startswith("demo/api/eval_form_")
+        assert operations.files_not_from_the_demo(settings) == []  # the next `evalhouse demo` is not refused
+
+        # Asked per post: once the warehouse holds a team's file too, posts go to the landing folder's api/.
+        operations.ingest(settings, [write_lines(tmp_path / "team" / "results.jsonl",
+                                                 [instance_record(model_id="team/model-a")])])
+        assert operations.build(settings).ok
+        answer = running.post("/v1/evals", _judge_form())
+        assert answer.status == 200 and answer.body["landing_file"].startswith("api/eval_form_"), answer.text
+        assert len(running.landing_lines()) == 1

@@ -4,20 +4,27 @@ with the pointer and the reason, every typed value kept."""
 
 from __future__ import annotations
 
+import datetime as dt
+import io
 import json
+from pathlib import Path
 
 import pytest
 
+from evalhouse import operations
+from evalhouse.build import BuildResult
 from evalhouse.lock import writer_lock
 from evalhouse.publish import working_copy
+from evalhouse.settings import Settings
 from ingest.formats import FORMATS
 from ingest.validate import Validators
 from tests.app.conftest import APP_DIR, run_page
-from tests.conftest import Warehouse
+from tests.conftest import DEMO_END_DATE, Warehouse, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
 DIMENSIONS = ("helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality")
+END_DATE = dt.date.fromisoformat(DEMO_END_DATE)
 SCHEMA = json.loads((APP_DIR.parent / "schemas" / "eval_form" / "eval-form.schema.json").read_text())
 
 
@@ -178,3 +185,48 @@ def test_a_rating_submitted_while_the_warehouse_is_busy_is_kept_for_the_next_ing
     assert any("busy" in w.value and "Nothing is lost" in w.value for w in at.warning)
     assert len(_saved(landing)) == 1
     assert not working_copy(writable_demo.path).exists()
+
+
+@pytest.mark.parametrize("kind", ["demo", "team"])
+def test_the_app_saves_in_the_demos_folder_while_it_serves_the_demos_warehouse_whichever_command_started_it(
+        kind, app_env, tmp_path, monkeypatch):
+    settings = Settings(tmp_path / "warehouse" / "evalhouse.duckdb", tmp_path / "landing")
+    # Where the app saves is under test, not dbt (tests/models) nor the report (tests/report): the warehouse holds
+    # the raw tables, and the page offers to rate a pasted task, as it does before any build.
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: BuildResult(True, (), ()))
+    monkeypatch.setattr(operations, "write_this_weeks_report", lambda settings, out: None)
+    started = []  # the environment each command starts the app with, in place of starting it
+    monkeypatch.setattr(operations.os, "execve", lambda path, argv, env: started.append(env))
+    if kind == "demo":  # `make demo`, which serves the app
+        assert operations.demo(settings, seed=None, serve_app=True, port=0, end_date=END_DATE, out=io.StringIO()) == 0
+    else:  # a team's warehouse
+        operations.ingest(settings, [write_lines(tmp_path / "team" / "results.jsonl", [instance_record()])])
+        assert operations.build(settings).ok
+    operations.serve(settings, port=0)  # then `make serve` on the same warehouse
+    app_env(Path(started[-1]["EVALHOUSE_DB"]), Path(started[-1]["EVALHOUSE_LANDING"]))
+
+    at = run_page("rate_item")
+    at.text_input(key="rate.pasted.task_id").input("support-0042").run()
+    at.text_input(key="rate.pasted.model").input("acme/chat-7b").run()
+    at.text_area(key="rate.pasted.response").input("Go to settings.").run()
+    _fill(at, {})
+    _submit(at)
+
+    assert not _problems(at), _problems(at)
+    assert any("Loaded into the warehouse" in s.value for s in at.success)
+    demo_dir = settings.landing / "demo"
+    saved_in, not_in = (demo_dir, settings.landing) if kind == "demo" else (settings.landing, demo_dir)
+    assert len(_saved(saved_in)) == 1 and not (not_in / "ratings").exists()
+    if kind == "demo":
+        # The demo's warehouse is still the demo's alone: the next `make demo` runs, without --force.
+        log = io.StringIO()
+        assert operations.demo(settings, seed=None, serve_app=False, port=0, end_date=END_DATE, out=log) == 0
+        assert "discarding 1 file(s)" in log.getvalue()
+    else:
+        assert [p.rsplit("/", 1)[-1] for p in operations.files_not_from_the_demo(settings)] == [
+            "results.jsonl", _saved_file(saved_in).name]
+
+
+def _saved_file(folder) -> Path:
+    [path] = (folder / "ratings").glob("ratings_*.jsonl")
+    return path
