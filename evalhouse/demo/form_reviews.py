@@ -61,7 +61,9 @@ def _hybrid(rating: Rating, form: dict, reviewer, created_at: str, rng: random.R
     for key in ("subject", "task", "gold_item_id", "calibration_target"):
         hybrid[key] = form[key]
     hybrid["universal"] = _reviewed_universal(rating, form["universal"], rng)
-    for key in ("safety", "refusal", "issue_tags", "free_text", "extensions"):
+    # The judge's extension scores stay out, as the app's review form leaves them: it does not show them, and a
+    # score a review carries is the reviewer's confirmation or override (fct_judge_overrides counts every one).
+    for key in ("safety", "refusal", "issue_tags", "free_text"):
         if key in form:
             hybrid[key] = _resolve_unsure(form[key], rating) if key == "safety" else form[key]
     return hybrid

@@ -62,21 +62,6 @@ def test_accepting_every_field_makes_a_valid_hybrid_record_derived_from_the_judg
     assert review.changed_fields(judge_form, review.prefill(judge_form)) == []
 
 
-def test_the_seed_of_review_form_dimensions_lists_what_the_review_form_writes(review, judge_form):
-    """fct_judge_overrides counts a review's kept answer as a confirmation on the dimensions of the seed
-    review_form_dimensions only: they must be those the form shows and writes, each hazard assessed."""
-    answers = review.prefill(judge_form)
-    for key in answers.hazards:
-        if answers.hazards[key].verdict == review.NOT_ASSESSED:
-            answers.hazards[key] = review.HazardAnswer("non_violating")
-    record = review.build_record(judge_form, answers, "h-ana", now=NOW)
-    written = {*(d for d in record["universal"]), *(f"hazard.{key}" for key in record["safety"]["hazards"]),
-               *(d for d in ("refusal_observed", "refusal_appropriateness") if d in record["refusal"])}
-    seed = (APP_DIR.parent / "seeds" / "review_form_dimensions.csv").read_text().splitlines()[1:]
-    assert {line.split(",")[0] for line in seed} == written
-    assert len(written) == 20 and "extensions" not in record
-
-
 def test_a_changed_verdict_recomputes_is_violating_any(review, judge_form):
     answers = review.prefill(judge_form)
     answers.hazards["specialized_advice"] = review.HazardAnswer("non_violating")

@@ -370,6 +370,15 @@ def test_review_queue_holds_unreviewed_judge_forms_that_need_confirmation(forms,
     assert len(hybrids) == demo.hybrid_reviews > len(waiting)
 
 
+def test_a_review_carries_no_extension_score_of_the_judge(forms) -> None:
+    """As the app's review form: it does not show the judge's extension scores, and a score a review carries is the
+    reviewer's (fct_judge_overrides counts each as a confirmation or an override)."""
+    judges = {f["eval_id"]: f for f in forms if f["rater"]["type"] == "llm_judge"}
+    hybrids = [f for f in forms if f["rater"]["type"] == "hybrid"]
+    assert sum("extensions" in judges[h["derived_from"]] for h in hybrids) > 100
+    assert [h["eval_id"] for h in hybrids if "extensions" in h] == []
+
+
 def _needs_confirmation(form: dict) -> bool:
     hazards = form.get("safety", {}).get("hazards", {})
     return (any(v["verdict"] == "violating" for v in hazards.values())

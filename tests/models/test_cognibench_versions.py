@@ -68,3 +68,30 @@ def test_a_completion_in_a_later_batch_replaces_its_first_export_as_in_a_full_bu
         assert warehouse.scalar("select sum(n_reviewed_ratings) from marts.fct_judge_overrides") == 4
         # the reviewed responses left the queue; the second attempt still waits
         assert warehouse.rows("select record_id from marts.fct_review_queue") == [(second_attempt["evaluation_id"],)]
+
+
+def test_a_review_superseded_by_a_later_one_counts_nowhere_and_its_reviewer_keeps_only_counted_items(tmp_path):
+    """Two people complete the review of one response (two completed exports, the later review counts: review_rank 1):
+    the earlier reviewer's ratings of it are in no mart, so dim_raters counts for them the items of the ratings it
+    counts (their other review), and the override rate one review per response."""
+    reviewed, other = _judged(1, "r1"), _judged(2, "r2")
+    later_review = {**REVIEW, "human_reviewer_id": "reviewer-2", "human_corrected_scores": {},
+                    "human_review_timestamp": "2026-11-19T09:00:00.000001Z"}
+    records = write_lines(tmp_path / "records.jsonl", [
+        reviewed, other,
+        {**reviewed, **REVIEW, "evaluation_id": "eval_first_review"},
+        {**other, **REVIEW, "evaluation_id": "eval_other_review"},
+        {**reviewed, **later_review, "evaluation_id": "eval_second_review"},
+    ])
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(records)
+    assert warehouse.quarantine() == []
+    assert run_dbt(warehouse.path, target_path=tmp_path / "t", quiet=True).ok
+
+    assert warehouse.rows("select record_id, rater_id, count(*) from marts.fct_ratings where rater_type = 'human' "
+                          "group by all order by 1") == [("eval_other_review", "reviewer-1", 2),
+                                                         ("eval_second_review", "reviewer-2", 2)]
+    assert warehouse.rows("select rater_id, n_ratings, n_items from marts.dim_raters where rater_id like 'reviewer-%' "
+                          "order by 1") == [("reviewer-1", 2, 1), ("reviewer-2", 2, 1)]
+    # reviewer-2 kept both of the judge's scores, reviewer-1 changed Results Formulae on the other response
+    assert warehouse.rows("select sum(n_reviews), sum(n_overridden) from marts.fct_judge_overrides") == [(4, 1)]

@@ -8,7 +8,6 @@ from __future__ import annotations
 import math
 import warnings
 from fractions import Fraction
-from pathlib import Path
 
 import krippendorff
 import pandas as pd
@@ -20,7 +19,6 @@ from evalhouse.demo.world import GOLD_MISSING_RATER, SHIFTED_JUDGE_ID
 pytestmark = pytest.mark.slow
 
 TOLERANCE = 1e-9
-SEEDS = Path(__file__).parents[2] / "seeds"
 DECLARED = {
     "likert_1_5": [1, 2, 3, 4, 5], "vs_reference": [1, 2, 3, 4, 5], "cognibench_label": [0, 0.5, 1],
     "task_success": [0, 0.5, 1], "hazard_verdict": [1, 2, 3, 4], "refusal_appropriateness": [1, 2, 3, 4],
@@ -264,14 +262,12 @@ def test_drift_pairs_the_judge_with_independent_people_and_overrides_count_the_r
     assert drift.sort_index().equals(independent.sort_index())
     assert (everything.pairing == "derived_from").sum() > 1000  # the demo's hybrid and CogniBench reviews
 
-    # An eval form's scores outside the app's review form (seed review_form_dimensions) count only in a review that
-    # changed one of them; the demo's reviews copy the judge's extension scores, so none of theirs count.
+    # Every score of a review that counts (its rating is in fct_ratings: one review per CogniBench response) counts,
+    # kept or changed. The demo's reviews, like the app's, carry no extension score: the form does not show them.
     derived = everything[everything.pairing == "derived_from"]
-    form_dimensions = set(pd.read_csv(SEEDS / "review_form_dimensions.csv").dimension)
-    outside = (derived.source_format == "eval_form") & ~derived.dimension.isin(form_dimensions)
-    edited = set(derived[outside & (derived.judge_label != derived.human_label)].human_record_id)
-    assert outside.sum() > 0 and not edited
-    reviews = derived[~outside | derived.human_record_id.isin(edited)].copy()
+    assert not derived.dimension.str.match(r"(chat|agent|rag|multimodal)\.").any()
+    counted = {rating_id for (rating_id,) in demo_warehouse.rows("select rating_id from marts.fct_ratings")}
+    reviews = derived[derived.human_rating_id.isin(counted)].copy()
     reviews["overridden"] = (reviews.judge_label != reviews.human_label).astype(float)
     shares = reviews.groupby([*keys, "judge_rating_id"]).overridden.mean().groupby(keys).agg(["mean", "size"])
     overrides = demo_warehouse.frame("select * from marts.fct_judge_overrides").set_index(keys)
@@ -297,7 +293,12 @@ def test_drift_alerts_follow_the_documented_rule(demo_warehouse):
     wrong = demo_warehouse.scalar(
         """
         select count(*) from marts.fct_judge_drift
-        where is_drift_alert <> coalesce(not is_baseline_week and abs(bias_delta / nullif(bias_delta_se, 0)) > 4.0, false)
+        where is_drift_alert is distinct from case
+                when is_baseline_week then false
+                when n_items < 10 or baseline_n_items < 10 or bias_delta_se = 0 then null
+                else abs(bias_delta / bias_delta_se) > drift_critical_value
+            end
+            or (drift_critical_value is not null and drift_critical_value < 4.0)
             or is_baseline_week <> (week_number <= 2)
         """
     )

@@ -11,8 +11,8 @@
 -- the review queue's rule (int_review_records_queued reads is_superseded_by_review), and a judge's later run waits
 -- for its own review while counting as the newest verdict.
 -- A table over all CogniBench records (rebuilt when they change: few rows): the ratings and trials built
--- incrementally upstream keep every version, and what reads them leaves the uncounted ones out
--- (macros/judge_record_versions.sql: counted_rating).
+-- incrementally upstream keep every version, and what reads them leaves the uncounted ones out (the ratings:
+-- int_ratings_counted; the trials: int_trials_unioned joins version_rank 1).
 with
 
 judge_records as (

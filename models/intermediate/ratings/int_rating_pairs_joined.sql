@@ -11,6 +11,9 @@
 -- them made a week's agreement depend on how many reviews were in yet. fct_judge_drift reads same_item pairs only;
 -- fct_judge_overrides reads derived_from pairs.
 -- The pair's week is the judge's: drift asks how the judge behaved when it rated.
+-- Every version of a CogniBench record pairs (int_ratings_unioned, not int_ratings_counted, whose rows a later
+-- version takes out: an appended table cannot follow); fct_judge_overrides keeps the reviews that count. Only
+-- derived_from pairs hold CogniBench ratings: its person's ratings are all reviews.
 -- Ratings never change once loaded, so neither does a pair: the table is appended to, a build adding the pairs
 -- with at least one rating from a batch no pair has come from yet (pairs whose ratings both come from seen batches
 -- were added when the later of the two arrived).

@@ -15,7 +15,7 @@
 -- review), read from staging by record_id: kept here, they made this table 64 MB of text rewritten by every build
 -- with new forms (docs/performance.md, "The review queue's texts").
 -- stg_aif__eval_forms is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
--- (docs/performance.md, "Import CTEs read more than once").
+-- (docs/performance.md, "What made it faster").
 {%- set universal = ['helpfulness', 'instruction_following', 'faithfulness', 'safety', 'overall_quality'] %}
 {%- set confidences = var('review_confidences') %}
 with
@@ -28,6 +28,8 @@ judge_records as (
 ),
 
 hazard_ratings as (
+    -- each judge form's own verdicts, by record: every eval form's ratings count (int_ratings_counted leaves out
+    -- CogniBench versions only, and the queue reads their ranks itself), so not through that view's anti-join
     select record_id, dimension from {{ ref('int_ratings_unioned') }}
     where scale = 'hazard_verdict' and label = 'violating'
 ),

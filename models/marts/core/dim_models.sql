@@ -5,9 +5,7 @@
 with
 
 ratings as (
-    -- the ratings fct_ratings holds: a CogniBench verdict exported again with its review is rated once
-    select model_id, rated_at from {{ ref('int_ratings_unioned') }} as ratings
-    where {{ counted_rating('ratings.record_id', 'ratings.rater_type') }}
+    select model_id, rated_at from {{ ref('int_ratings_counted') }}
 ),
 
 developers as (

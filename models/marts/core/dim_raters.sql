@@ -1,8 +1,10 @@
 -- One row per rater: a person (by id) or an LLM judge (model + prompt), with what kind of rater they are and how
 -- much they rated. A person who also reviews judge forms appears once: rater_type is their own kind (human,
 -- sme, end_user), with n_hybrid_reviews counting the reviews; a rater seen only in reviews is 'hybrid'.
--- int_ratings_unioned is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
--- (docs/performance.md, "Import CTEs read more than once").
+-- Counts are over the ratings that count (int_ratings_counted: a CogniBench verdict exported again with its review
+-- is one rating, and a review superseded by a later one is none), all of them, so a rater's items agree with their
+-- ratings. int_ratings_counted is read where used, not through an import CTE: DuckDB copies a CTE read more than
+-- once whole (docs/performance.md, "What made it faster").
 with
 
 per_rater as (
@@ -16,10 +18,8 @@ per_rater as (
         max(training_cohort) as training_cohort,
         min(rated_at) as first_rated_at,
         max(rated_at) as last_rated_at
-    from {{ ref('int_ratings_unioned') }} as ratings
+    from {{ ref('int_ratings_counted') }}
     where rater_id is not null
-        -- a CogniBench verdict exported again with its review is one rating, as in fct_ratings
-        and {{ counted_rating('ratings.record_id', 'ratings.rater_type') }}
     group by rater_id
 ),
 
@@ -28,7 +28,7 @@ per_rater as (
 rater_items as (
     select rater_id, count(item_id) as n_items
     from (
-        select rater_id, item_id from {{ ref('int_ratings_unioned') }} as ratings
+        select rater_id, item_id from {{ ref('int_ratings_counted') }} as ratings
         where rater_id is not null
         group by rater_id, item_id
     ) as pairs
@@ -38,7 +38,7 @@ rater_items as (
 rater_reviews as (
     select rater_id, count(record_id) as n_hybrid_reviews
     from (
-        select rater_id, record_id from {{ ref('int_ratings_unioned') }} as ratings
+        select rater_id, record_id from {{ ref('int_ratings_counted') }} as ratings
         where rater_id is not null and rater_type = 'hybrid'
         group by rater_id, record_id
     ) as reviews
@@ -48,7 +48,7 @@ rater_reviews as (
 rater_versions as (
     select rater_id, count(rater_version) as n_versions
     from (
-        select rater_id, rater_version from {{ ref('int_ratings_unioned') }} as ratings
+        select rater_id, rater_version from {{ ref('int_ratings_counted') }} as ratings
         where rater_id is not null
         group by rater_id, rater_version
     ) as pairs
@@ -57,7 +57,7 @@ rater_versions as (
 
 versioned as (
     select rater_id, rated_at, record_id, rater_version
-    from {{ ref('int_ratings_unioned') }} as ratings
+    from {{ ref('int_ratings_counted') }} as ratings
     where rater_version is not null
 ),
 

@@ -6,62 +6,36 @@
 -- newest week has few.
 -- The unit is the reviewed judge rating: override_rate is the mean over them of the share of their reviews that
 -- changed the label, with a Wilson interval over them (unit_wilson_low/high).
--- A review counts on a dimension only where the reviewer rated it: a kept answer is a confirmation only if the form
--- showed it. The app's review form (app/review.py) shows the universal scores, vs_reference, the hazard verdicts and
--- the refusal, prefilled with the judge's answers: the seed review_form_dimensions lists them, and every review's
--- answer on them counts, kept or changed. It shows no modality extension score (chat., agent., rag., multimodal.),
--- and a record cannot tell a score copied from the judge's form from one a reviewer confirmed: the bytes are the
--- same. Earlier app reviews and the demo's copy the judge's extensions unchanged, and counting the copies counted
--- confirmations nobody made (override rates pushed down). So a review's scores outside the seed's list count only
--- when the review changed at least one of them from the judge's: then its form showed them (a third-party review
--- form that edits extension scores), and each of them counts, kept ones as confirmations. What this leaves out: a
--- review from such a form that kept every extension score, which reads as a copy; its extension rates lean high
--- by that much. CogniBench reviews rate every criterion they carry and all count.
+-- Every score a review carries counts, kept or changed: a hybrid eval form is a person confirming or overriding the
+-- judge's record (the eval-form schema's derived_from), and a CogniBench completed review rates every criterion.
+-- A review is never kept or dropped by its own answers: counting a form's extension scores only where the review
+-- changed one of them (a guard once kept against copies of the judge's scores, which read the same as
+-- confirmations) dropped every review that confirmed them all, so on a dimension a form showed alone
+-- (chat.consistency_across_turns) the override rate was 1 whatever the reviewers did. Copies are kept out where
+-- reviews are written: the app's review form leaves the judge's extension scores out (app/review.py), as the
+-- demo's reviews do.
 with
-
-pairs as (
-    select * from {{ ref('int_rating_pairs_joined') }}
-    where pairing = 'derived_from'
-        -- one review per judged CogniBench response: the latest completed record's (int_judge_records_ranked)
-        and {{ counted_rating('human_record_id', 'human_rater_type') }}
-),
-
-form_dimensions as (
-    select * from {{ ref('review_form_dimensions') }}
-),
-
--- Eval-form reviews that changed a score the app's form does not show: their form showed those scores.
-outside_form_edits as (
-    select pairs.human_record_id
-    from pairs
-    left join form_dimensions
-        on pairs.dimension = form_dimensions.dimension
-    where pairs.source_format = 'eval_form'
-        and form_dimensions.dimension is null
-        and pairs.human_label is distinct from pairs.judge_label
-    group by pairs.human_record_id
-),
 
 reviews as (
     select
-        pairs.judge_id,
-        pairs.judge_model,
-        pairs.dimension,
-        pairs.dimension_group,
-        pairs.scale,
-        pairs.week_start,
-        pairs.judge_rating_id,
-        pairs.human_rater_id,
-        pairs.human_score - pairs.judge_score as score_change,
-        case when pairs.human_label is not distinct from pairs.judge_label then 0.0 else 1.0 end as overridden
-    from pairs
-    left join form_dimensions
-        on pairs.dimension = form_dimensions.dimension
-    left join outside_form_edits
-        on pairs.human_record_id = outside_form_edits.human_record_id
-    where pairs.source_format <> 'eval_form'
-        or form_dimensions.dimension is not null
-        or outside_form_edits.human_record_id is not null
+        judge_id,
+        judge_model,
+        dimension,
+        dimension_group,
+        scale,
+        week_start,
+        judge_rating_id,
+        human_rater_id,
+        human_score - judge_score as score_change,
+        case when human_label is not distinct from judge_label then 0.0 else 1.0 end as overridden
+    from {{ ref('int_rating_pairs_joined') }}
+    where pairing = 'derived_from'
+        -- the reviews that count (one per judged CogniBench response); the judge's side is the verdict reviewed,
+        -- counted or not (a later run of the judge may have superseded it since)
+        and human_rating_id in (
+            select rating_id from {{ ref('int_ratings_counted') }}
+            where derived_from is not null
+        )
 ),
 
 reviewed_ratings as (

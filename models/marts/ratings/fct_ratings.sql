@@ -1,12 +1,12 @@
 -- One row per rating of one item on one dimension by one rater, from eval forms and CogniBench, with the number
--- it maps to, the rater and the gold target when the item is a calibration item. A view: int_ratings_unioned's
--- rows (appended to by ingest batch) under the columns a user reads, without those of a CogniBench record that is
--- not the counted version of its judged response (a completion exports the verdict again: int_judge_records_ranked).
+-- it maps to, the rater and the gold target when the item is a calibration item. A view: the ratings that count
+-- (int_ratings_counted, itself a view of int_ratings_unioned, appended to by ingest batch: one version of a
+-- CogniBench judged response counts) under the columns a user reads.
 {{ config(materialized='view') }}
 with
 
 ratings as (
-    select * from {{ ref('int_ratings_unioned') }}
+    select * from {{ ref('int_ratings_counted') }}
 ),
 
 final as (
@@ -43,7 +43,6 @@ final as (
         source_line,
         batch_id
     from ratings
-    where {{ counted_rating('ratings.record_id', 'ratings.rater_type') }}
 )
 
 select * from final
