@@ -2,9 +2,11 @@
    and fct_pass_at_k_weekly (the runs of one week: weekly=true, with week_start). One rule, so the two cannot drift
    apart again: the weekly mart pooled a week's runs of a task as one run while the all-time mart went per run.
    pass@k and pass^k are one run's (the unbiased estimators per task and run, docs/STATS.md), averaged over the
-   task's runs in the window, then over tasks, with standard errors over tasks (the sampling unit). A run whose
-   trials straddle a week's end counts in each of its weeks with the attempts it made in that week. Trials without
-   a run id count as one run. The trials counted are attempts scored on one metric. #}
+   task's runs in the window, then over tasks, with standard errors over tasks (the sampling unit). A week's runs
+   are those that started in it: a run whose trials straddle a week's end counts once, whole, in the week of its
+   first trial (macros/trials/weekly_run_tasks.sql; it counted in each of its weeks with the attempts it made there).
+   Trials without a run id count as one run (in the weekly mart, one per week). The trials counted are attempts
+   scored on one metric. #}
 {% macro pass_at_k_over_runs(weekly) %}
 {%- set keys = ['model_id', 'evaluation_name', 'trial_metric'] + (['week_start'] if weekly else []) %}
 {#- Why not pass_at_k(group_by=keys + ['sample_id']) for the per-task means: it makes k per task, a 63-row cross join
@@ -16,6 +18,12 @@ trials as (
     select * from {{ ref('int_trials_unioned') }}
 ),
 
+{% if weekly %}
+-- each run in the week it started, whole (macros/trials/weekly_run_tasks.sql)
+run_tasks as (
+    {{ weekly_run_tasks('trials') }}
+),
+{% else %}
 run_tasks as (
     select
         {{ keys | join(',\n        ') }},
@@ -27,6 +35,7 @@ run_tasks as (
     group by {{ keys | join(', ') }}, sample_id, run_id
     having count(is_correct) > 0
 ),
+{% endif %}
 
 -- count(distinct run_id) leaves out a NULL run id, which is one run of its own.
 groups as (

@@ -4,7 +4,7 @@
 -- names a spec but no component of it (an unknown rubric or metric, or no rubric_id on a spec with several) is
 -- kept with is_matched false, so dim_eval_specs can count it.
 -- int_trials_unioned and int_spec_components_unioned are read where used, not through import CTEs: DuckDB copies
--- a CTE read more than once whole (docs/performance.md, "Import CTEs read more than once").
+-- a CTE read more than once whole (docs/performance.md, "What made it faster").
 with
 
 specs as (

@@ -1,6 +1,9 @@
 -- One row per model, eval, metric and week with scored trials: the week's accuracy with its interval against the
 -- week before, and whether the change is more than noise. What the weekly report's "Did any model get worse?" reads.
 -- A metric's own trials only (trial_metric): the verdicts of one response on three rubrics are not averaged together.
+-- A week's trials are those of the runs that started in it (macros/trials/weekly_run_tasks.sql: a run straddling a
+-- week's end counts whole in its first week; trials without a run id in their own week), the runs whose pass@k
+-- fct_pass_at_k_weekly gives beside the accuracy: both read one set of trials.
 --
 -- The sample (question) is the unit: each sample's trials within the week are averaged first (docs/STATS.md,
 -- error bars), as fct_benchmark_results does for a run; the interval is the one it gives accuracy, Wilson's on the
@@ -30,11 +33,15 @@ with
 
 trials as (
     select * from {{ ref('fct_trials') }}
-    where is_correct is not null
 ),
 
 pass_at_k_weekly as (
     select * from {{ ref('fct_pass_at_k_weekly') }}
+),
+
+-- each run's scored attempts at a sample, in the week the run started (as fct_pass_at_k_weekly counts them)
+run_samples as (
+    {{ weekly_run_tasks('trials') }}
 ),
 
 sample_scores as (
@@ -44,9 +51,9 @@ sample_scores as (
         trial_metric,
         week_start,
         sample_id,
-        count(*) as n_trials,
-        avg(case when is_correct then 1.0 else 0.0 end) as sample_score
-    from trials
+        sum(n_trials) as n_trials,
+        sum(n_correct) / cast(sum(n_trials) as double) as sample_score
+    from run_samples
     group by model_id, evaluation_name, trial_metric, week_start, sample_id
 ),
 
