@@ -12,13 +12,18 @@ import db
 UNIVERSAL = ["helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality"]
 ALERT_Z = float(c.dbt_var("drift_alert_z", 4.0))
 BASELINE_WEEKS = int(c.dbt_var("drift_baseline_weeks", 2))
+MIN_ITEMS = int(c.dbt_var("drift_min_items", 10))
+# fct_judge_drift has no z where every item's bias is the same within each window: the change is exact
+EXACT_CHANGE = "n/a: exact (no spread)"
 
 st.title("Has an LLM judge drifted away from people?")
 st.caption(
     f"**Bias**: the judge's score minus the mean score of the people who rated the same items independently, in "
     f"points (positive: the judge rates higher); a hybrid review of the judge's own form is not counted. Each "
     f"judge's first {BASELINE_WEEKS} weeks on a dimension are its **baseline**; a later week raises an **alert** "
-    f"when its bias has moved from the baseline by more than {ALERT_Z:g} standard errors of the change."
+    f"when its bias has moved from the baseline by more standard errors of the change than Student's t allows at "
+    f"the tail of a normal {ALERT_Z:g} (7.0 on 10 items, nearer {ALERT_Z:g} with more). A week with fewer than "
+    f"{MIN_ITEMS} items, or a baseline with fewer, is **too few items to test**: no verdict, not \"no drift\"."
 )
 
 judges = db.query(
@@ -48,7 +53,7 @@ series = db.query(
     """
     select dimension, dimension_group, scale, week_start, week_number, is_baseline_week, n_pairs, n_humans, n_items,
            exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias, bias_se, baseline_bias, baseline_se,
-           bias_delta, bias_delta_se, drift_z, is_drift_alert, judge_model
+           bias_delta, bias_delta_se, drift_z, drift_critical_value, is_drift_alert, no_test_reason, judge_model
     from marts.fct_judge_drift
     where judge_id = ?
     order by dimension, week_start
@@ -59,7 +64,10 @@ c.notes(series)
 if c.empty_state(series, f"weekly pairs for {judge}"):
     st.stop()
 frame = series.frame
-alerting = sorted(frame.loc[frame["is_drift_alert"], "dimension"].unique())
+# NULL is "not tested" (too few items), neither an alert nor a quiet week.
+frame["alerted"] = frame["is_drift_alert"].astype("boolean").fillna(False).astype(bool)
+frame["untested"] = frame["no_test_reason"].notna()
+alerting = sorted(frame.loc[frame["alerted"], "dimension"].unique())
 with_bias = sorted(frame.loc[frame["mean_bias"].notna(), "dimension"].unique())
 default = alerting or [d for d in UNIVERSAL if d in with_bias] or with_bias[:5]
 dimensions = filters.multiselect("Dimensions", sorted(frame["dimension"].unique()), param="dimension",
@@ -79,11 +87,15 @@ def week_rule() -> list[alt.Chart]:
 marked = f" The dashed line is {week_label}." if week else ""
 # What could have alerted by the chosen week: a week after the baseline (week_number > BASELINE_WEEKS).
 so_far = frame[frame["week_start"].map(c.to_date) <= week] if week else frame
-alerts_so_far = so_far[so_far["is_drift_alert"]]
+alerts_so_far = so_far[so_far["alerted"]]
 if week is not None:
     alerts_now = alerts_so_far[alerts_so_far["week_start"].map(c.to_date) == week]
+    untested_now = so_far[(so_far["week_start"].map(c.to_date) == week) & so_far["untested"]]
     summary = (f"In {week_label}: {len(alerts_now)} alert(s) for {judge}"
                + (f" ({', '.join(sorted(alerts_now['dimension']))})" if len(alerts_now) else "") + ". ")
+    if len(untested_now):
+        summary += (f"**Too few items to test** on {', '.join(sorted(untested_now['dimension']))} "
+                    f"(fewer than {MIN_ITEMS} items this week or in the baseline): not known to be steady. ")
     weeks_so_far = so_far.groupby("dimension")["week_number"].max()
     forming = sorted(weeks_so_far[weeks_so_far <= BASELINE_WEEKS].index)
     if len(alerts_so_far):
@@ -109,16 +121,17 @@ if biased.empty:
 else:
     biased["low"] = biased["mean_bias"] - 1.96 * biased["bias_se"].fillna(0)
     biased["high"] = biased["mean_bias"] + 1.96 * biased["bias_se"].fillna(0)
-    biased["band_low"] = biased["baseline_bias"] - ALERT_Z * biased["bias_delta_se"]
-    biased["band_high"] = biased["baseline_bias"] + ALERT_Z * biased["bias_delta_se"]
+    biased["band_low"] = biased["baseline_bias"] - biased["drift_critical_value"] * biased["bias_delta_se"]
+    biased["band_high"] = biased["baseline_bias"] + biased["drift_critical_value"] * biased["bias_delta_se"]
     biased["state"] = [
-        "baseline week" if b else "alert" if a else "within the band"
-        for b, a in zip(biased["is_baseline_week"], biased["is_drift_alert"])
+        "baseline week" if b else "alert" if a else "too few items to test" if u else "within the band"
+        for b, a, u in zip(biased["is_baseline_week"], biased["alerted"], biased["untested"])
     ]
     biased["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(biased["mean_bias"], biased["low"],
                                                                        biased["high"])]
-    biased["z"] = ["n/a: part of the baseline" if b else c.num(z, 1)
-                   for b, z in zip(biased["is_baseline_week"], biased["drift_z"])]
+    biased["z"] = ["n/a: part of the baseline" if b else f"n/a: {r}" if isinstance(r, str)
+                   else EXACT_CHANGE if c.is_na(z) else c.num(z, 1)
+                   for b, z, r in zip(biased["is_baseline_week"], biased["drift_z"], biased["no_test_reason"])]
     x = c.week_x(biased["week_start"])
     tooltip = ["dimension", c.week_tooltip(), "state",
                alt.Tooltip("shown:N", title="bias [95% interval]"),
@@ -131,7 +144,8 @@ else:
     zero = alt.Chart().mark_rule(color="gray", strokeDash=[2, 2]).encode(y=alt.datum(0))
     bars = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=alt.Color(
         "state:N", title=None, legend=alt.Legend(orient="bottom"),
-        scale=alt.Scale(domain=["baseline week", "within the band", "alert"], range=["#999999", "#1f77b4", "#d62728"])),
+        scale=alt.Scale(domain=["baseline week", "within the band", "too few items to test", "alert"],
+                        range=["#999999", "#1f77b4", "#e0a030", "#d62728"])),
         tooltip=tooltip)
     points = base.mark_point(filled=True, size=70).encode(y="mean_bias:Q", color="state:N", tooltip=tooltip)
     chart = alt.layer(band, zero, *week_rule(), bars, points, data=biased).properties(width=260, height=190).facet(
@@ -140,8 +154,8 @@ else:
     ).properties(title=c.title(
         f"Is {judge} drifting away from people?",
         f"Weekly bias with its 95% interval. The shaded band is how far the bias may move from the baseline before "
-        f"it alerts ({ALERT_Z:g} standard errors of the change), from the week after the baseline; a red point is an "
-        f"alert.{marked}"))
+        f"it alerts (the t cutoff in standard errors of the change), from the week after the baseline; a red point "
+        f"is an alert, an orange one a week with too few items to test (no band).{marked}"))
     c.show_chart(chart)
 
 # -- agreement over time ---------------------------------------------------------------------------------------------
@@ -196,7 +210,8 @@ if not c.empty_state(alerts, f"drift alerts of {judge}{up_to}",
                                     zip(a["mean_bias"], a["bias_se"])],
             "baseline bias": [c.num(v) for v in a["baseline_bias"]],
             "change": [f"{c.signed(d)} ± {c.num(1.96 * se)}" for d, se in zip(a["bias_delta"], a["bias_delta_se"])],
-            "z": [c.num(z, 1) for z in a["drift_z"]], "n items": a["n_items"], "people": a["n_humans"],
+            "z": c.cells(a["drift_z"], EXACT_CHANGE, lambda z: c.num(z, 1)), "n items": a["n_items"],
+            "people": a["n_humans"],
             "quadratic kappa": [c.num(v) for v in a["kappa_quadratic"]],
             "judge prompt version": a["example_judge_version"],
         }),

@@ -47,3 +47,55 @@
         / cast({{ df }} as double)
 end)
 {%- endmacro %}
+
+
+{#
+    t_critical_at_z(df, z): the critical value of Student's t with df degrees of freedom whose two-sided tail is the
+    standard normal's beyond z: where |t| > it is as rare on noise as |z| > z would be if the SE were known. At z 4
+    (a two-sided tail of 6.33e-5, one in 15,800): 6.999 at df 9, 5.036 at 20, 4.177 at 100, towards 4. A scalar
+    expression; df may be fractional (a Welch-Satterthwaite df); z is a number known when the model compiles
+    (a dbt var), between 0.5 and 6.
+
+    The tail p = 2 (1 - Phi(z)) is worked out here, at compile time, from the series
+    Phi(z) - 1/2 = phi(z) (z + z^3/3 + z^5/(3 5) + ...) (A&S 26.2.11; to about 1e-11 relative at z 4, 5e-8 at 6).
+    The quantile is G. W. Hill's approximation (1970, ACM Algorithm 396, "Student's t-quantiles"), its general branch:
+    plain arithmetic with sqrt, power and exp, within 2e-4 relative of scipy.stats.t.isf(p / 2, df) for any df
+    from 2.25 up, whole or not (5e-4 at 2; its exact forms for df 1 and 2 are left out). NULL when df is NULL or
+    below 2.
+#}
+{% macro t_critical_at_z(df, z) -%}
+{%- set z = z | float -%}
+{%- if z < 0.5 or z > 6 -%}
+    {{ exceptions.raise_compiler_error("t_critical_at_z: z is " ~ z ~ "; it must lie between 0.5 and 6 (the normal "
+        ~ "tail beyond 6 is below what the series here computes to a useful precision). Check var drift_alert_z.") }}
+{%- endif -%}
+{%- set series = namespace(term=z, total=z) -%}
+{%- for k in range(1, 300) -%}
+    {%- set series.term = series.term * z * z / (2 * k + 1) -%}
+    {%- set series.total = series.total + series.term -%}
+{%- endfor -%}
+{%- set p = 1 - 2 * (2.718281828459045 ** (-z * z / 2)) / (2 * 3.141592653589793) ** 0.5 * series.total -%}
+{%- set n = '(cast(' ~ df ~ ' as double))' -%}
+{%- set a = '(1.0 / (' ~ n ~ ' - 0.5))' -%}
+{%- set b = '(48.0 / (' ~ a ~ ' * ' ~ a ~ '))' -%}
+{%- set c = '((((20700.0 * ' ~ a ~ ' / ' ~ b ~ ' - 98.0) * ' ~ a ~ ' - 16.0) * ' ~ a ~ ') + 96.36)' -%}
+{%- set d = '(((94.5 / (' ~ b ~ ' + ' ~ c ~ ') - 3.0) / ' ~ b ~ ' + 1.0) * sqrt(' ~ a ~ ' * pi() / 2.0) * '
+    ~ n ~ ')' -%}
+{%- set y = '(power(' ~ d ~ ' * cast(' ~ p ~ ' as double), 2.0 / ' ~ n ~ '))' -%}
+{%- set x = 'cast(' ~ z ~ ' as double)' -%}
+{%- set c_small = '(' ~ c ~ ' + case when ' ~ n ~ ' < 5 then 0.3 * (' ~ n ~ ' - 4.5) * (' ~ x ~ ' + 0.6) '
+    ~ 'else 0.0 end)' -%}
+{%- set c_tail = '(((((0.05 * ' ~ d ~ ' * ' ~ x ~ ' - 5.0) * ' ~ x ~ ' - 7.0) * ' ~ x ~ ' - 2.0) * ' ~ x ~ ') + ' ~ b
+    ~ ' + ' ~ c_small ~ ')' -%}
+{%- set x2 = '(' ~ x ~ ' * ' ~ x ~ ')' -%}
+{%- set y_tail = '((((((0.4 * ' ~ x2 ~ ' + 6.3) * ' ~ x2 ~ ' + 36.0) * ' ~ x2 ~ ' + 94.5) / ' ~ c_tail ~ ' - ' ~ x2
+    ~ ' - 3.0) / ' ~ b ~ ' + 1.0) * ' ~ x ~ ')' -%}
+(case
+    when ({{ df }}) is null or ({{ df }}) < 2 then cast(null as double)
+    when {{ y }} > 0.05 + {{ a }}
+        then sqrt({{ n }} * (exp({{ a }} * {{ y_tail }} * {{ y_tail }}) - 1.0))
+    else sqrt({{ n }} * (
+        ((1.0 / ((({{ n }} + 6.0) / ({{ n }} * {{ y }}) - 0.089 * {{ d }} - 0.822) * ({{ n }} + 2.0) * 3.0)
+            + 0.5 / ({{ n }} + 4.0)) * {{ y }} - 1.0) * ({{ n }} + 1.0) / ({{ n }} + 2.0) + 1.0 / {{ y }}))
+end)
+{%- endmacro %}

@@ -21,11 +21,11 @@ SELECT = ("+fct_judge_drift", "+fct_judge_overrides", "+rpt_weekly_drift_alerts"
 
 @pytest.fixture(scope="module")
 def drifting(tmp_path_factory) -> Warehouse:
-    """judge-y#1 alerts on helpfulness in 2026-W47 (its week 3); solo#1 rates in 2026-W47 only; h-bo reviewed
-    judge-y#1's two 2026-W45 forms and changed one helpfulness score."""
+    """judge-y#1 alerts on helpfulness in 2026-W47 (its week 3, 10 items a week); solo#1 rates in 2026-W47 only; h-bo
+    reviewed judge-y#1's two 2026-W45 forms and changed one helpfulness score."""
     root = tmp_path_factory.mktemp("judge_drift_page")
     warehouse = Warehouse(root / "w.duckdb")
-    warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms()))
+    warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10)))
     # Cautious: a test that reads a mart left out (relationships to dim_models from the specs marts) is left out too.
     result = run_dbt(warehouse.path, ("build", "--indirect-selection", "cautious", "--select", *SELECT),
                      target_path=root / "target", quiet=True)
@@ -83,7 +83,9 @@ def test_the_chosen_week_is_marked_on_every_chart_and_bounds_the_alerts(drifting
     at = run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"})
     alerts = at.dataframe[0].value
     assert list(alerts["week"]) == ["2026-W47"] and list(alerts["dimension"]) == ["helpfulness"]
-    assert list(alerts["z"]) == [f"{3 * 6**0.5:.1f}"]
+    # Baseline biases 2, 0 and eighteen 1s: var_samp 2/19. Week 3 all 4 (SE 0, so the baseline's spread over 10
+    # items): z = 3 / sqrt(2/19 / 10 + 2/19 / 20) = 23.9.
+    assert list(alerts["z"]) == [f"{3 / (3 / 190) ** 0.5:.1f}"]
 
 
 def test_the_override_rate_is_shown_per_dimension_with_its_wilson_interval(drifting, app_env):

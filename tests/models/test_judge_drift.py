@@ -32,12 +32,33 @@ def third_party_review() -> list[dict]:
     return [judge, review]
 
 
+CHAT_JUDGE = {"type": "llm_judge", "id": "judge-w#1", "model": "judge-w", "version": "v1"}
+
+
+def third_party_chat_reviews() -> list[dict]:
+    """judge-w#1's forms on two chat responses (consistency_across_turns 4, the chat block's one score) and h-bo's
+    reviews of both from a third-party form that shows it: she keeps it on the first, changing nothing at all (a
+    genuine review that confirms the judge), and lowers it to 2 on the second."""
+    forms = []
+    for n, kept in ((1, True), (2, False)):
+        judge = eval_form_record(rater=CHAT_JUDGE, created_at="2026-11-16T09:00:00Z")
+        judge["task"] = {**judge["task"], "task_id": f"chat-000{n}", "response_id": f"r-chat-{n}"}
+        judge["extensions"] = {"chat": {"turn_count": 3, "consistency_across_turns": 4}}
+        review = copy.deepcopy(judge)
+        review.update(eval_id=eval_form_record()["eval_id"], derived_from=judge["eval_id"],
+                      rater={"type": "hybrid", "id": "h-bo"}, created_at="2026-11-17T09:00:00Z")
+        if not kept:
+            review["extensions"]["chat"]["consistency_across_turns"] = 2
+        forms += [judge, review]
+    return forms
+
+
 @pytest.fixture(scope="module")
 def reviewed(tmp_path_factory) -> tuple[Warehouse, dict]:
     """One response, rated by a judge (helpfulness 5, faithfulness 5), independently by h-ana (helpfulness 1) and
     reviewed by h-ana too, with the judge's form in front of her: she keeps helpfulness 5 and changes faithfulness
-    to 2. The same person rated and reviewed, as the demo's h-chen did. The judge's chat extension score comes along
-    in the review unchanged, as the app's review form copied it (it cannot edit it)."""
+    to 2. The same person rated and reviewed, as the demo's h-chen did. The judge's chat extension score is not in
+    the review: the app's review form does not show it, and leaves it out."""
     root = tmp_path_factory.mktemp("judge_drift")
     judge = eval_form_record(rater=JUDGE, created_at="2026-11-16T09:00:00Z")
     judge["universal"]["helpfulness"]["score"] = 5
@@ -49,8 +70,10 @@ def reviewed(tmp_path_factory) -> tuple[Warehouse, dict]:
     review.update(eval_id=eval_form_record()["eval_id"], derived_from=judge["eval_id"],
                   rater={"type": "hybrid", "id": "h-ana"}, created_at="2026-11-17T09:00:00Z")
     review["universal"]["faithfulness"] = {"score": 2, "confidence": "high", "rationale": "Invents a policy."}
+    del review["extensions"]
     warehouse = Warehouse(root / "w.duckdb")
-    summary = warehouse.ingest(write_lines(root / "forms.jsonl", [judge, person, review, *third_party_review()]))
+    forms = [judge, person, review, *third_party_review(), *third_party_chat_reviews()]
+    summary = warehouse.ingest(write_lines(root / "forms.jsonl", forms))
     assert warehouse.quarantine() == [], summary
     select = ("build", "--select", "+fct_judge_drift", "+fct_judge_overrides")
     result = run_dbt(warehouse.path, select, target_path=root / "target", quiet=True)
@@ -81,7 +104,7 @@ def test_the_review_counts_as_an_override_of_the_judge_where_it_changed_the_verd
             """
         )
     )
-    # The extension score the reviewer could not change is no confirmation of it: not counted.
+    # The judge's chat score, which the review form did not show, is not in the review: nobody reviewed it.
     assert set(overrides) == {"helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality"}
     assert overrides["helpfulness"] == [1, 1, 1, 0, 0.0, 0.0]
     assert overrides["faithfulness"] == [1, 1, 1, 1, 1.0, -3.0]
@@ -92,8 +115,8 @@ def test_the_review_counts_as_an_override_of_the_judge_where_it_changed_the_verd
 
 
 def test_a_review_counts_the_extension_scores_its_form_showed(reviewed):
-    """A third-party review that changed an extension score showed the reviewer that block: the changed score is an
-    override and the kept one a confirmation. The app's form showed none: its copied score stays out (above)."""
+    """A third-party review that shows the rag scores: the changed one is an override and the kept one a
+    confirmation."""
     warehouse, _ = reviewed
     overrides = dict(
         (dimension, rest) for dimension, *rest in warehouse.rows(
@@ -104,6 +127,20 @@ def test_a_review_counts_the_extension_scores_its_form_showed(reviewed):
     assert overrides["rag.context_recall"] == [1, 1, 1.0, -2.0]
     assert overrides["rag.context_precision"] == [1, 0, 0.0, 0.0]
     assert overrides["helpfulness"] == [1, 0, 0.0, 0.0]
+
+
+def test_a_review_that_keeps_every_extension_score_confirms_them(reviewed):
+    """A review is counted whatever it answered: h-bo kept judge-w#1's chat score on one response and lowered it on
+    the other, so the judge was overridden on one of two (counted only where she changed it, the rate was 1 of 1)."""
+    warehouse, _ = reviewed
+    overrides = dict(
+        (dimension, rest) for dimension, *rest in warehouse.rows(
+            "select dimension, n_reviews, n_reviewed_ratings, n_overridden, override_rate, mean_score_change "
+            "from marts.fct_judge_overrides where judge_id = 'judge-w#1'"
+        )
+    )
+    assert overrides["chat.consistency_across_turns"] == [2, 2, 1, 0.5, -1.0]
+    assert overrides["helpfulness"] == [2, 2, 0, 0.0, 0.0]
 
 
 # -- baseline weeks: no change, no z ----------------------------------------------------------------------------------
@@ -120,12 +157,14 @@ def _rated(rater: dict, week: int, task: str, helpfulness: int, hour: int = 9) -
     return form
 
 
-def drift_forms() -> list[dict]:
+def drift_forms(items_per_week: int = 2) -> list[dict]:
     """Helpfulness, judge minus h-ana's score per item. judge-y#1: week 1 items 5-3 and 4-4 (bias 2 and 0), week 2
     5-4 and 5-4 (1 and 1), week 3 5-1 and 5-1 (4 and 4); its baseline is weeks 1 and 2, items 2, 0, 1, 1: mean 1,
     SE sqrt(var_samp 2/3 / 4) = sqrt(1/6). solo#1 rates only in week 3: 3-1 and 2-1 (2 and 1). The other four
     dimensions are rated alike by everyone (bias 0). h-bo reviews judge-y#1's two week-1 forms with them in view:
-    helpfulness 5 -> 3 (an override) and 4 kept."""
+    helpfulness 5 -> 3 (an override) and 4 kept. With items_per_week above 2, judge-y#1 rates that many items a
+    week, the others 5-4 (bias 1) in weeks 1 and 2 and 5-1 (bias 4) in week 3, appended after the forms above:
+    enough items for week 3 to be tested (var drift_min_items)."""
     forms = []
     for week, task, judge, person in [(1, "t1a", 5, 3), (1, "t1b", 4, 4), (2, "t2a", 5, 4), (2, "t2b", 5, 4),
                                       (3, "t3a", 5, 1), (3, "t3b", 5, 1)]:
@@ -137,6 +176,10 @@ def drift_forms() -> list[dict]:
                       rater={"type": "hybrid", "id": "h-bo"}, created_at=f"{WEEKS[2]}T09:00:00Z")
         review["universal"]["helpfulness"] = {"score": kept, "confidence": "high", "rationale": "Reviewed."}
         forms.append(review)
+    for week, person in [(1, 4), (2, 4), (3, 1)]:
+        for item in range(items_per_week - 2):
+            task = f"t{week}x{item}"
+            forms += [_rated(DRIFTING, week, task, 5), _rated({"type": "human", "id": "h-ana"}, week, task, person, 10)]
     return forms
 
 
@@ -167,8 +210,14 @@ def test_baseline_weeks_have_no_change_and_no_z_and_a_later_week_is_compared_wit
         (1, True, 1.0, pytest.approx(1.0), 1.0, pytest.approx(baseline_se), None, None, None, False),
         (2, True, 1.0, 0.0, 1.0, pytest.approx(baseline_se), None, None, None, False),
     ]
-    assert rows[2] == (3, False, 4.0, 0.0, 1.0, pytest.approx(baseline_se), 3.0, pytest.approx(baseline_se),
-                       pytest.approx(3 * 6**0.5), True)
+    # Week 3 has two items, both of bias 4 (SE 0): its change is 3, with an SE of sqrt(2/3 / 2 + 1/6) (the week's
+    # SE is at least the baseline's spread over its 2 items), and it is not tested. Before, z read 3 / sqrt(1/6) =
+    # 7.3 and alerted on two items.
+    assert rows[2] == (3, False, 4.0, 0.0, 1.0, pytest.approx(baseline_se), 3.0, pytest.approx(0.5**0.5), None, None)
+    assert drifting.scalar(
+        "select no_test_reason from marts.fct_judge_drift where judge_id = 'judge-y#1' and week_number = 3 "
+        "and dimension = 'helpfulness'"
+    ) == "too few items to test: 2 < 10"
 
 
 def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):

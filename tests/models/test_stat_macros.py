@@ -819,3 +819,24 @@ def test_t_critical_value_is_scipys_quantile_and_null_below_one_degree_of_freedo
     for df, value in got.items():
         assert _close(value, float(t.ppf(0.975, df))), (df, value)
     assert got[9] > 2.26 and got[2000] < 1.962  # a paired test on 10 samples needs |t| > 2.262, not 1.96
+
+
+def test_t_critical_at_z_is_scipys_quantile_at_the_normals_tail_and_null_below_two_degrees_of_freedom(probe):
+    # Hill's algorithm 396 is an approximation: within 5e-4 relative of the quantile from df 2 up (2e-4 from 2.25),
+    # whole or not.
+    from scipy.stats import norm, t
+
+    rows = probe.dicts("t_critical_at_z")
+    assert len(rows) == 1198
+    for row in rows:
+        df = row["df"]
+        for z in (3, 4, 5):
+            got = row[f"critical_at_{z}"]
+            if df is None or df < 2:
+                assert got is None, (df, z, got)
+            else:
+                expected = float(t.isf(norm.sf(z), df))
+                assert abs(got / expected - 1) < (5e-4 if df < 2.25 else 2e-4), (df, z, got, expected)
+    at_4 = {row["df"]: row["critical_at_4"] for row in rows}
+    # A drift test on 10 items in each window (Welch df 9 at least) needs |t| > 7.0, not the normal's 4.
+    assert 6.99 < at_4[9.0] < 7.01 and 4.0 < at_4[1000000.0] < 4.0001

@@ -12,6 +12,7 @@ from evalhouse.report.warehouse import Row
 from evalhouse.report.weeks import iso_week_label
 
 ANCHOR = "judge-drift"
+MIN_ITEMS_TO_TEST = 10  # var drift_min_items (dbt_project.yml): a week or baseline with fewer items is not tested
 TITLE = "Has an LLM judge drifted from people?"
 
 _ALERTS_SQL = """
@@ -21,14 +22,17 @@ where week_start = ?
 order by judge_id, abs(drift_z) desc, dimension
 """
 
+# Tested cells have a verdict (a z, or none where the change is exact: no spread in either window); cells with too few items (in the week or the baseline) have no verdict, which is not "no
+# drift" and is said apart.
 _TESTED_SQL = """
 select
-    count(*) as n_cells,
-    count(distinct judge_id) as n_judges
+    count(is_drift_alert) as n_cells,
+    count(distinct case when is_drift_alert is not null then judge_id end) as n_judges,
+    count(case when no_test_reason like 'too few%' then 1 end) as n_untested,
+    count(distinct case when no_test_reason like 'too few%' then judge_id end) as n_untested_judges
 from marts.fct_judge_drift
 where week_start = ?
     and not is_baseline_week
-    and drift_z is not null
 """
 
 # Cells of the week that have a bias but sit in their judge's baseline weeks (no z by design), and the first week
@@ -63,7 +67,8 @@ select
     drift.n_items,
     drift.baseline_bias,
     drift.baseline_se,
-    drift.is_drift_alert
+    drift.is_drift_alert,
+    drift.no_test_reason
 from marts.fct_judge_drift as drift
 inner join marts.rpt_weekly_drift_alerts as alerts
     on drift.judge_id = alerts.judge_id
@@ -76,14 +81,19 @@ order by drift.judge_id, drift.dimension, drift.week_start
 
 def build(context: Context) -> Part:
     alerts = context.reader.rows(_ALERTS_SQL, [context.week])
-    tested = context.reader.one(_TESTED_SQL, [context.week]) or {"n_cells": 0, "n_judges": 0}
+    tested = context.reader.one(_TESTED_SQL, [context.week]) or {"n_cells": 0, "n_judges": 0, "n_untested": 0,
+                                                                 "n_untested_judges": 0}
+    untested = _untested_sentence(tested)
     if not alerts:
         if tested["n_cells"]:
             text = (f"No judge drift alerts in {context.label}: "
                     f"{fmt.plural(tested['n_cells'], 'judge-dimension pair')} "
-                    f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved more "
-                    "than 4 standard errors.")
+                    f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved beyond "
+                    "the t cutoff (the tail of 4 standard errors)." + (f" {untested}" if untested else ""))
             tone = "good"
+        elif untested:
+            text = f"Judge drift not assessed in {context.label}: {untested}"
+            tone = "warn"
         elif (baseline := context.reader.one(_BASELINE_SQL, [context.week] * 3) or {"n_cells": 0})["n_cells"]:
             # A baseline week has judge ratings but nothing to hold them against yet: not "no ratings".
             first = baseline["first_testable_week"]
@@ -105,9 +115,12 @@ def build(context: Context) -> Part:
     blocks: list = [Paragraph(
         f"{fmt.plural(len(alerts), 'drift alert')} in {context.label}, from {fmt.plural(len(judges), 'judge')}: "
         "a judge's bias against people (judge score minus the mean of the people who rated the same response "
-        "independently, over items) moved more than 4 standard errors from its baseline weeks.", "bad")]
+        "independently, over items) moved from its baseline weeks beyond the t cutoff (the tail of 4 standard "
+        "errors).", "bad")]
     for judge, rows in judges:
         blocks.append(Paragraph(_judge_sentence(judge, rows), "bad"))
+    if untested:
+        blocks.append(Paragraph(untested, "muted"))
     blocks.append(_table(alerts))
 
     subsections = []
@@ -118,13 +131,27 @@ def build(context: Context) -> Part:
     return Part(Section(ANCHOR, TITLE, tuple(blocks), tuple(subsections)), headline)
 
 
+def _untested_sentence(tested: Row) -> str:
+    """The week's judge-dimension pairs with too few items to test, or '' when there are none."""
+    if not tested["n_untested"]:
+        return ""
+    return (f"{fmt.plural(tested['n_untested'], 'judge-dimension pair')} "
+            f"({fmt.plural(tested['n_untested_judges'], 'judge')}) had too few items to test (fewer than "
+            f"{MIN_ITEMS_TO_TEST} in the week or in the baseline): not known to be steady.")
+
+
 def _judge_sentence(judge: str, rows: list[Row]) -> str:
     direction = "higher" if sum(r["bias_delta"] for r in rows) > 0 else "lower"
     strongest = rows[0]
     return (f"{judge} ({strongest['judge_model']}) rated {direction} than its baseline against people on "
             f"{fmt.plural(len(rows), 'dimension')}; the largest move is on {strongest['dimension']}, from "
             f"{fmt.signed(strongest['baseline_bias'])} to {fmt.signed(strongest['mean_bias'])} "
-            f"(n = {strongest['n_items']:,} items, z = {fmt.z_score(strongest['drift_z'])}).")
+            f"(n = {strongest['n_items']:,} items, z = {_z(strongest)}).")
+
+
+def _z(row: Row) -> str:
+    """The alert's z, or why it has none: every item's bias the same within each window makes the change exact."""
+    return "exact, no spread" if row["drift_z"] is None else fmt.z_score(row["drift_z"])
 
 
 def _table(alerts: list[Row]) -> Table:
@@ -138,7 +165,7 @@ def _table(alerts: list[Row]) -> Table:
             Cell(fmt.plus_minus(row["baseline_bias"], row["baseline_se"]), numeric=True),
             Cell(fmt.count(row["baseline_n_items"]), numeric=True),
             Cell(fmt.signed(row["bias_delta"]), "bad", numeric=True),
-            Cell(fmt.z_score(row["drift_z"]), "bad", numeric=True),
+            Cell(_z(row), "bad", numeric=True),
             Cell(fmt.num(row["exact_agreement"]), numeric=True),
             Cell(fmt.num(row["kappa_quadratic"]), numeric=True),
         ))
@@ -148,8 +175,9 @@ def _table(alerts: list[Row]) -> Table:
         tuple(body),
         caption=("Bias: the judge's score minus the mean of the people who rated the same item independently, "
                  "averaged over items; positive means the judge rates higher. A person reviewing the judge's own "
-                 "verdict (a hybrid review) is not counted. z = change / sqrt(SE^2 + SE_baseline^2); an alert "
-                 "needs |z| > 4."),
+                 "verdict (a hybrid review) is not counted. z = change / sqrt(SE^2 + SE_baseline^2), a Welch t "
+                 "(the week's SE at least the baseline's spread over its n); an alert needs |z| beyond Student's t "
+                 "with the normal tail of 4 (7.0 on 10 items a window, nearer 4 with more)."),
     )
 
 
@@ -200,7 +228,9 @@ def _chart(alert: Row, points: list[Row]) -> Chart:
         data_rows.append((
             Cell(label), Cell(fmt.plus_minus(p["mean_bias"], p["bias_se"]), "bad" if p["is_drift_alert"] else None,
                               numeric=True),
-            Cell(fmt.count(p["n_items"]), numeric=True), Cell("alert" if p["is_drift_alert"] else "", "bad")))
+            Cell(fmt.count(p["n_items"]), numeric=True),
+            Cell("alert", "bad") if p["is_drift_alert"] else
+            Cell("too few items to test", "muted") if p["no_test_reason"] else Cell("")))
     heading = alert["dimension"]
     svg = line_chart(chart_points, heading=heading, y_label="bias (points)", band=band,
                      description=f"weekly bias of {alert['judge_id']} on {alert['dimension']}")

@@ -11,12 +11,26 @@
 -- kappa with the scale's declared labels, MAE) is over pairs, compared as inter-rater agreement compares them
 -- (agreement_labels, macros/declared_labels.sql): on a hazard, the verdict the violation rates count (not_applicable
 -- is non_violating), and a pair with an 'unsure' verdict has no agreement to count (it had been a disagreement).
--- Baseline: the judge's first `drift_baseline_weeks` weeks with pairs on the dimension, pooled. An alert is a
--- weekly bias that differs from the baseline by more than `drift_alert_z` standard errors of the difference,
--- sqrt(bias_se^2 + baseline_se^2) (both are dbt vars in dbt_project.yml). Baseline weeks never alert, and their
--- change and z are NULL: a judge with fewer weeks than the baseline has no week an alert could fire in yet.
+-- Baseline: the judge's first `drift_baseline_weeks` weeks with pairs on the dimension, pooled. Baseline weeks
+-- never alert, and their change and z are NULL: a judge with fewer weeks than the baseline has no week an alert could
+-- fire in yet. A later week is compared with the baseline as two samples of item biases: drift_z = change /
+-- sqrt(week's SE^2 + baseline_se^2) is Welch's t, so it alerts beyond Student's t quantile on the Welch-Satterthwaite
+-- df with the normal's tail beyond `drift_alert_z` (t_critical_at_z: 7.0 at df 9, 5.0 at 20), which keeps the false-
+-- alarm rate the cutoff of 4 promises (dbt_project.yml). Read against 4 itself, weeks of 2 to 4 items alerted on noise
+-- in 2% to 16% of tests (a t on 1 to 3 df; /tmp/rv-sim simulation, review finding 1). With the rule below, the
+-- same simulation with 400 judges tested 4,045 cells (10 or 25 items) and none alerted.
+-- The week's SE is at least the baseline's item spread over the week's n: integer scores make a few items agree
+-- exactly (SE 0) far more often than a normal spread would, and the baseline's SE alone then divided a change into
+-- a z of 15 on noise. Under no drift both spreads estimate the same one, so the larger is the cautious choice; a
+-- judge that moves every item by 2 still alerts. The df keeps the week's n_items - 1 for it (the cautious df).
+-- A week with fewer than `drift_min_items` items, or a baseline with fewer, is not tested: is_drift_alert and
+-- drift_z are NULL and no_test_reason says why ("too few items to test: 3 < 10"), never a false that reads as "no
+-- drift". So is a cell without numeric scores. Where every item's bias is the same within each window (SE 0, on
+-- 10 or more items each: a hazard verdict the judge always matched people on), the change is exact, not untested:
+-- an alert when the bias moved at all (every item by the same amount), no drift when it did not; z and its cutoff
+-- are NULL (a t of 0/0 or x/0). Calling such weeks untested painted a judge that always agrees as unknown.
 -- int_rating_pairs_joined is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
--- (docs/performance.md, "Import CTEs read more than once").
+-- (docs/performance.md, "What made it faster").
 {%- set group_by = ['judge_id', 'dimension', 'week_start'] %}
 with
 
@@ -124,6 +138,7 @@ baseline as (
         item_bias.dimension,
         avg(item_bias.bias) as baseline_bias,
         {{ mean_se('item_bias.bias') }} as baseline_se,
+        stddev_samp(item_bias.bias) as baseline_sd,
         count(*) as baseline_n_items
     from item_bias
     inner join week_numbers
@@ -162,10 +177,15 @@ compared as (
             when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
                 then weekly_bias.mean_bias - baseline.baseline_bias
         end as bias_delta,
+        -- the week's variance of its mean bias as the test uses it: its own, or the baseline's spread over its n
         case
             when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
-                then sqrt(weekly_bias.bias_se * weekly_bias.bias_se + baseline.baseline_se * baseline.baseline_se)
-        end as bias_delta_se
+                and baseline.baseline_sd * baseline.baseline_sd / weekly_bias.n_items
+                    > weekly_bias.bias_se * weekly_bias.bias_se
+                then baseline.baseline_sd * baseline.baseline_sd / weekly_bias.n_items
+            when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
+                then weekly_bias.bias_se * weekly_bias.bias_se
+        end as week_variance
     from weekly_pairs
     inner join week_numbers
         on weekly_pairs.judge_id = week_numbers.judge_id
@@ -184,16 +204,77 @@ compared as (
         and weekly_pairs.dimension = baseline.dimension
 ),
 
-final as (
+with_se as (
     select
         *,
-        {{ safe_divide('bias_delta', 'bias_delta_se') }} as drift_z,
-        coalesce(
-            not is_baseline_week
-            and abs({{ safe_divide('bias_delta', 'bias_delta_se') }}) > {{ var('drift_alert_z') }},
-            false
-        ) as is_drift_alert
+        sqrt(week_variance + baseline_se * baseline_se) as bias_delta_se,
+        -- Welch-Satterthwaite
+        {{ safe_divide(
+            '(week_variance + baseline_se * baseline_se) * (week_variance + baseline_se * baseline_se)',
+            'week_variance * week_variance / (n_items - 1)
+                + baseline_se * baseline_se * baseline_se * baseline_se / (baseline_n_items - 1)'
+        ) }} as welch_df
     from compared
+),
+
+tested as (
+    select
+        *,
+        case
+            when is_baseline_week then null
+            when mean_bias is null then 'no numeric scores to compare'
+            when n_items < {{ var('drift_min_items') }}
+                then 'too few items to test: ' || cast(n_items as varchar) || ' < {{ var("drift_min_items") }}'
+            when coalesce(baseline_n_items, 0) < {{ var('drift_min_items') }}
+                then 'too few baseline items to test: ' || cast(coalesce(baseline_n_items, 0) as varchar)
+                    || ' < {{ var("drift_min_items") }}'
+            when bias_delta_se is null then 'no spread in the item biases: the change has no SE'
+        end as no_test_reason
+    from with_se
+),
+
+final as (
+    select
+        judge_id,
+        judge_model,
+        dimension,
+        dimension_group,
+        scale,
+        week_start,
+        week_number,
+        is_baseline_week,
+        n_pairs,
+        n_humans,
+        n_items,
+        exact_agreement,
+        kappa_unweighted,
+        kappa_quadratic,
+        mean_bias,
+        mae,
+        bias_se,
+        baseline_bias,
+        baseline_se,
+        baseline_n_items,
+        bias_delta,
+        bias_delta_se,
+        case when no_test_reason is null and not is_baseline_week and bias_delta_se > 0 then welch_df end as drift_df,
+        case
+            when no_test_reason is null and not is_baseline_week and bias_delta_se > 0
+                then {{ t_critical_at_z('welch_df', var('drift_alert_z')) }}
+        end as drift_critical_value,
+        case
+            when no_test_reason is null and not is_baseline_week and bias_delta_se > 0
+                then bias_delta / bias_delta_se
+        end as drift_z,
+        case
+            when is_baseline_week then false
+            when no_test_reason is not null then null
+            -- the exact case: 1e-9 absorbs the rounding of two means of equal values
+            when bias_delta_se = 0 then abs(bias_delta) > 1e-9
+            else abs(bias_delta / bias_delta_se) > {{ t_critical_at_z('welch_df', var('drift_alert_z')) }}
+        end as is_drift_alert,
+        no_test_reason
+    from tested
 )
 
 select * from final

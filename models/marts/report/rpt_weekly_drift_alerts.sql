@@ -1,5 +1,6 @@
 -- One row per LLM judge, dimension and week with a drift alert (fct_judge_drift: the judge's bias against people
--- moved more than var drift_alert_z standard errors from its baseline), with the item that shows it best: the one
+-- moved from its baseline beyond the t cutoff; weeks with too few items are not tested and never here), with the
+-- item that shows it best: the one
 -- whose judge-minus-people gap lies furthest in the direction of the drift, with its prompt and response.
 -- The weekly report lists these and draws each alerting judge's weekly bias from fct_judge_drift.
 with
@@ -81,6 +82,7 @@ final as (
         alerts.bias_delta,
         alerts.bias_delta_se,
         alerts.drift_z,
+        alerts.drift_critical_value,
         alerts.exact_agreement,
         alerts.kappa_quadratic,
         ranked_gaps.item_id as example_item_id,
