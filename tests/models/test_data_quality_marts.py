@@ -1,4 +1,4 @@
-"""The data-quality marts: a refused line that a later ingest of the same bytes loaded is marked as loaded later."""
+"""The data-quality marts: a refused line a later ingest of the same bytes or path loaded is marked loaded later."""
 
 from __future__ import annotations
 
@@ -41,3 +41,42 @@ def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_sta
     assert [row[1:] for row in rows if row[0] == str(arc.resolve())] == [
         (1, arc_at, arc_batch, "eee_instance"), (2, arc_at, arc_batch, "eee_instance"),
         (3, arc_at, arc_batch, "eee_instance"), (4, None, None, None)]
+
+
+def test_a_refused_line_of_a_file_completed_or_fixed_in_place_is_loaded_later_once_a_run_loads_it(tmp_path):
+    """A file ingested while still being written has its cut-off last line refused; another has a bad line fixed and
+    one left bad. Completed and fixed, the same paths are ingested again: new bytes (a new file_sha256), and the
+    lines load. Each refusal is loaded later by that run; the line left bad, and a line that turned bad after its
+    path's line had loaded (a record from before the refusal resolves nothing), stay still refused, here and in the
+    weekly report's count."""
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    records = [json.dumps(instance_record(sample_id=f"s{i}")) for i in range(5)]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(f"{records[0]}\n{records[1]}\n{records[2][:40]}")
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(f"{records[0]}\n{{bad json\n{records[1]}\nnot json\n")
+    edited = tmp_path / "edited.jsonl"
+    edited.write_text(f"{records[0]}\n{records[3]}\n")
+    assert [warehouse.ingest(p).quarantined for p in (cut, bad, edited)] == [1, 2, 0]
+    edited.write_text(f"{records[0]}\n{{bad edit\n")
+    assert warehouse.ingest(edited).quarantined == 1
+
+    cut.write_text("\n".join(records[:3]) + "\n")
+    bad.write_text(f"{records[0]}\n{records[4]}\n{records[1]}\nnot json\n")
+    completed, fixed = warehouse.ingest(cut), warehouse.ingest(bad)
+    assert (completed.accepted, completed.quarantined, fixed.accepted, fixed.quarantined) == (1, 0, 1, 0)
+    batches = {completed.batch_id: "cut", fixed.batch_id: "bad"}
+
+    select = ("build", "--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
+    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    rows = warehouse.rows(
+        "select source_path, source_line, error_kind, loaded_later_batch_id, loaded_later_source_format, "
+        "loaded_later_at > quarantined_at from marts.fct_quarantined_lines order by source_path, source_line")
+    named = [(path.rsplit("/", 1)[1], line, kind, batches.get(batch), *rest) for path, line, kind, batch, *rest in rows]
+    assert named == [
+        ("bad.jsonl", 2, "invalid_json", "bad", "eee_instance", True),
+        ("bad.jsonl", 4, "invalid_json", None, None, None),
+        ("cut.jsonl", 3, "truncated", "cut", "eee_instance", True),
+        ("edited.jsonl", 2, "invalid_json", None, None, None),
+    ]
+    assert warehouse.rows("select sum(n_lines), sum(n_loaded_later) from marts.rpt_weekly_quarantine") == [(4, 2)]
