@@ -70,6 +70,8 @@ class Progress:
 
 
 def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None) -> None:
+    from ingest.pipeline import resolved_note
+
     stream = stream or sys.stdout
     if output == "json":
         json.dump(_as_json(summary), stream, indent=2)
@@ -88,6 +90,8 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
     for f in summary.files:
         if f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message):
             stream.write(f"{f.status}: {f.path}: {f.message}\n")
+    if sum(1 for f in summary.files if f.n_resolved) > 1:  # one file's message says it already
+        stream.write(f"In all, {resolved_note(summary.resolved, summary.completed)}.\n")
     if summary.still_refused:
         stream.write(f"{summary.still_refused:,} line(s) of these inputs are still refused: an earlier run quarantined "
                      "them and this one did not add them again (--fail-on-reject fails on them too).\n")
@@ -102,11 +106,14 @@ def _as_json(summary: RunSummary) -> dict:
         "accepted": summary.accepted,
         "quarantined": summary.quarantined,
         "still_refused": summary.still_refused,
+        "resolved": summary.resolved,
+        "completed": summary.completed,
         "by_format": {name: vars(c) for name, c in summary.by_format().items()},
         "files": [
             {"path": str(f.path), "status": f.status, "message": f.message, "records": f.n_lines,
              "accepted": f.accepted, "quarantined": f.quarantined, "already_loaded": f.n_already_loaded,
              "already_quarantined": f.n_unchanged + f.n_refused_again, "still_refused": f.n_still_refused,
+             "resolved": f.n_resolved, "completed": f.n_completed,
              "changed_in_place": f.n_changed,
              "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
             for f in summary.files

@@ -394,6 +394,37 @@ class RawStore:
             set(self.con.execute(refused, [source_path]).fetchall()),
         )
 
+    def refusals_resolved(self, source_path: str, file_sha256: str, batch_id: str) -> dict[int, bool]:
+        """The lines of this file that an earlier run refused, still refused until this batch, and that this batch
+        loaded (inside the caller's transaction, after load_staged): {line: whether a refusal was of the line cut
+        off (truncated)}. The rule of marts.fct_quarantined_lines: a refusal is resolved by a record loaded after it
+        from the same line of the same bytes (the file renamed back, other options) or of the same path (the file
+        completed or corrected in place)."""
+        if not self.con.execute(
+            "select count(*) from raw.quarantine where (source_path = ? or file_sha256 = ?) "
+            "and source_line is not null and batch_id <> ?", [source_path, file_sha256, batch_id],
+        ).fetchone()[0]:
+            return {}  # the usual case: nothing of this path or these bytes was refused
+        records = " union all ".join(
+            f"select source_path, source_line, file_sha256, ingested_at, batch_id from raw.{name} "
+            "where source_path in (select source_path from refusals) "
+            "or file_sha256 in (select file_sha256 from refusals)" for name in FORMATS)
+        rows = self.con.execute(
+            "with refusals as (select source_path, source_line, file_sha256, quarantined_at, error_kind "
+            "  from raw.quarantine where (source_path = $path or file_sha256 = $sha) "
+            "  and source_line is not null and batch_id <> $batch), "
+            f"records as ({records}), "
+            "still_refused as (select * from refusals where not exists (select 1 from records "
+            "  where records.batch_id <> $batch and records.source_line = refusals.source_line "
+            "  and (records.file_sha256 = refusals.file_sha256 or records.source_path = refusals.source_path) "
+            "  and records.ingested_at > refusals.quarantined_at)) "
+            "select source_line, bool_or(error_kind = 'truncated') from still_refused "
+            "where source_line in (select source_line from records where batch_id = $batch and source_path = $path) "
+            "group by source_line",
+            {"path": source_path, "sha": file_sha256, "batch": batch_id},
+        ).fetchall()
+        return dict(rows)
+
     def known_keys(self, format_name: str, keys: Sequence[str]) -> dict[str, list[KnownKey]]:
         """Every stored record under each key (several when a format keeps versions), in load order."""
         if not keys:

@@ -71,6 +71,10 @@ class FileOutcome:
     # Lines of this input refused again (or, for a file skipped whole, by the load that covers it) that an earlier run
     # quarantined: not this run's quarantine rows, but still refused (--fail-on-reject counts them).
     n_still_refused: int = 0
+    # Lines an earlier run refused, at this path or in these bytes, that this run loaded: their refusals are resolved
+    # (marts.fct_quarantined_lines.loaded_later_at), no longer still refused. n_completed of them were cut off.
+    n_resolved: int = 0
+    n_completed: int = 0
 
     @property
     def accepted(self) -> int:
@@ -100,6 +104,14 @@ class RunSummary:
     @property
     def still_refused(self) -> int:
         return sum(f.n_still_refused for f in self.files)
+
+    @property
+    def resolved(self) -> int:
+        return sum(f.n_resolved for f in self.files)
+
+    @property
+    def completed(self) -> int:
+        return sum(f.n_completed for f in self.files)
 
     @property
     def accepted(self) -> int:
@@ -159,6 +171,8 @@ def _ingest_file(
                 return FileOutcome(path, "already_loaded", f"{_already_message(priors[-1], path)}; read again "
                                    f"to retry the {priors[-1].n_quarantined:,} line(s) it quarantined: none loads "
                                    "with this name and these options", n_still_refused=priors[-1].n_quarantined)
+            if load.loaded_records():
+                load.resolved = store.refusals_resolved(str(path), sha, batch_id)
             finished = _now()
             store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000, in_landing))
             store.append_repairs(load.repair_rows())
@@ -238,6 +252,8 @@ class _FileLoad:
         self.counts: dict[str, FormatCounts] = defaultdict(FormatCounts)
         self.repairs: Counter = Counter()  # (format, repair) -> records
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = self.n_refused_unchanged = 0
+        self.changed_lines: Counter = Counter()  # line -> rows of it counted in n_changed
+        self.resolved: dict[int, bool] = {}  # lines an earlier run refused, loaded now -> whether one was cut off
         self.already: dict[str, AlreadyLoaded] = {}
         self.keyed_already: dict[str, list[KnownKey]] = defaultdict(list)  # format -> where each skipped id was
         self.refused_before: AlreadyLoaded | None = None
@@ -334,9 +350,11 @@ class _FileLoad:
         """Lines edited in place: what this path held at that line before differs from what it holds now."""
         if not self.seen_lines or table.num_rows == 0:
             return
-        self.n_changed += sum(
-            1 for line, sha in zip(table.column("source_line").to_pylist(), table.column(sha_column).to_pylist())
-            if line in self.seen_lines and (line, sha) not in self.seen_any)
+        lines, shas = table.column("source_line").to_pylist(), table.column(sha_column).to_pylist()
+        changed = [line for line, sha in zip(lines, shas)
+                   if line in self.seen_lines and (line, sha) not in self.seen_any]
+        self.n_changed += len(changed)
+        self.changed_lines.update(changed)
 
     def _resolve_keys(self, fmt: RecordFormat, accepted: StagedRows, keep: list[bool],
                       extra: dict[str, list]) -> dict[int, str]:
@@ -418,6 +436,15 @@ class _FileLoad:
     def adds_nothing(self) -> bool:
         return not any(c.accepted or c.quarantined for c in self.counts.values())
 
+    def loaded_records(self) -> bool:
+        return any(c.accepted for c in self.counts.values())
+
+    def _n_changed(self) -> int:
+        """Lines edited in place that load beside an earlier record: not a line whose earlier text was only refused,
+        now loaded (completed or corrected), which is counted as resolved instead."""
+        loaded_lines = {line for line, _ in self.seen.loaded} if self.seen is not None else set()
+        return self.n_changed - sum(self.changed_lines[line] for line in self.resolved if line not in loaded_lines)
+
     # -- results ----------------------------------------------------------------------------------------
     def _message(self) -> str | None:
         """The file's own message (a truncated last line...), then what was left out or changed."""
@@ -434,9 +461,12 @@ class _FileLoad:
         if self.n_unchanged:
             notes.append(f"{self.n_unchanged:,} line(s) already quarantined or loaded at the same place, not added "
                          "again")
-        if self.n_changed:
+        if self.resolved:
+            notes.append(resolved_note(len(self.resolved), sum(self.resolved.values())))
+        n_changed = self._n_changed()
+        if n_changed:
             notes.append(
-                f"{self.n_changed:,} line(s) differ from what this path held at the same place before: they load as "
+                f"{n_changed:,} line(s) differ from what this path held at the same place before: they load as "
                 "new records beside the earlier ones, which stay (raw rows are never replaced; two Every Eval Ever "
                 "instance records of one sample are two trials). If the edit corrects a record, `evalhouse "
                 "rebuild` keeps only the file's current lines")
@@ -484,8 +514,23 @@ class _FileLoad:
             by_format[name] = counts
         refused_again = self.refused_before.n_records if self.refused_before is not None else 0
         return FileOutcome(self.path, self.status, self._message(), self.n_lines, self._n_already_loaded(),
-                           self.n_unchanged, self.n_changed, by_format, Counter(self.repairs), refused_again,
-                           refused_again + self.n_refused_unchanged)
+                           self.n_unchanged, self._n_changed(), by_format, Counter(self.repairs), refused_again,
+                           refused_again + self.n_refused_unchanged, len(self.resolved), sum(self.resolved.values()))
+
+
+def resolved_note(n_resolved: int, n_completed: int) -> str:
+    """What a run says of the lines an earlier run refused that it loaded: "1 line cut off before is now complete
+    and loaded", "2 lines refused before now load", and that those refusals are resolved."""
+    parts = []
+    if n_completed:
+        parts.append(f"{n_completed:,} line{'s' if n_completed > 1 else ''} cut off before "
+                     f"{'are' if n_completed > 1 else 'is'} now complete and loaded")
+    if n_resolved - n_completed:
+        n = n_resolved - n_completed
+        parts.append(f"{n:,} line{'s' if n > 1 else ''} refused before {'now load' if n > 1 else 'now loads'}")
+    its = "their" if n_resolved > 1 else "its"
+    return (" and ".join(parts) + f": {its} earlier refusal{'s are' if n_resolved > 1 else ' is'} resolved, no longer "
+            "still refused (raw.quarantine keeps the refusal, marked loaded later)")
 
 
 def _empty_rows() -> dict[str, list]:

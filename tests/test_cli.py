@@ -74,6 +74,38 @@ def test_fail_on_reject_fails_on_a_grown_file_until_its_refused_line_is_fixed(tm
     assert _run(capsys, "ingest", "--db", db, "--fail-on-reject", str(path))[0] == 0
 
 
+def test_a_file_completed_or_fixed_in_place_loads_its_refused_lines_and_says_they_are_no_longer_refused(
+        tmp_path, capsys):
+    """Ingested while still being written, a file's cut-off last line is refused; completed, the same path loads it.
+    Another file's bad line is corrected, its other bad line left: the run counts only that one as still refused.
+    Each run says, in text and in JSON, that the earlier refusals are resolved."""
+    db = str(tmp_path / "w.duckdb")
+    records = [json.dumps(instance_record(sample_id=f"s{i}")) for i in range(4)]
+    cut = tmp_path / "cut.jsonl"
+    cut.write_text(f"{records[0]}\n{records[1][:40]}")
+    assert _run(capsys, "ingest", "--db", db, "--fail-on-reject", str(cut))[0] == 1
+    cut.write_text(f"{records[0]}\n{records[1]}\n")
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--fail-on-reject", str(cut))
+    assert code == 0 and "still refused" not in out.replace("no longer still refused", "")
+    assert "1 line cut off before is now complete and loaded: its earlier refusal is resolved" in out
+    assert "differ from what this path held" not in out  # nothing loaded there before: no record to load beside
+
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(f"{{bad json\n{records[2]}\nnot json\n")
+    assert _run(capsys, "ingest", "--db", db, str(bad))[0] == 0
+    bad.write_text(f"{records[3]}\n{records[2]}\nnot json\n")
+    code, out, _ = _run(capsys, "ingest", "--db", db, "--fail-on-reject", "--output", "json", str(bad))
+    answer = json.loads(out)
+    (fixed,) = answer["files"]
+    assert code == 1  # its third line is still refused
+    assert (answer["accepted"], answer["still_refused"], answer["resolved"], answer["completed"]) == (1, 1, 1, 0)
+    assert (fixed["resolved"], fixed["still_refused"], fixed["changed_in_place"]) == (1, 1, 0)
+    assert "1 line refused before now loads: its earlier refusal is resolved" in fixed["message"]
+    with duckdb.connect(str(working_copy(Path(db))), read_only=True) as con:
+        manifest = con.execute("select message from raw.ingest_files order by finished_at desc limit 1").fetchone()[0]
+    assert "1 line refused before now loads" in manifest  # the Data quality page's ingest runs show it too
+
+
 def test_fail_on_reject_exits_0_for_a_clean_run(tmp_path, capsys):
     path = write_lines(tmp_path / "a.jsonl", [instance_record()])
     code, _, _ = _run(capsys, "ingest", "--db", str(tmp_path / "w.duckdb"), "--fail-on-reject", str(path))
