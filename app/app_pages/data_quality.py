@@ -203,8 +203,9 @@ else:
     filters = c.Filters("data_quality")
     shows = {"refused": "Still refused", "all": "All, with those loaded later"}
     show = filters.segmented("Lines", list(shows), param="show", default="refused", format_func=shows.get,
-                             help="A line refused by one run and loaded by a later run of the same file (its name "
-                                  "restored, --strict or a wrong --format dropped) needs no more work.")
+                             help="A line refused by one run and loaded by a later run of the same file (completed "
+                                  "or corrected in place, its name restored, --strict or a wrong --format dropped) "
+                                  "needs no more work.")
     st.caption(f"{n_loaded_later:,} of the {len(quarantine.frame):,} refused line(s) were loaded by a later run of the "
                "same file" + (", and are left out here." if show == "refused" and n_loaded_later else "."))
     q = quarantine.frame if show == "all" else quarantine.frame[quarantine.frame["loaded_later_at"].isna()]
