@@ -1,0 +1,90 @@
+"""Exit codes a script or a cron job can act on: bad data (1) never reads as a broken run (4), another process
+holding what a command needs is busy (3) with a message that names it, and `evalhouse --help` lists them all.
+Run as processes where the exit code is the point, as a cron job runs them."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evalhouse import operations
+from evalhouse.cli import main
+from evalhouse.publish import working_copy
+from evalhouse.settings import PROJECT_ROOT
+from tests.conftest import instance_record, write_lines
+
+
+def _evalhouse(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`evalhouse ARGS...` in a process of its own, from the project's root (this checkout's code)."""
+    return subprocess.run([sys.executable, "-m", "evalhouse.cli", *args], cwd=PROJECT_ROOT, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=600)
+
+
+def test_a_failure_outside_the_data_exits_4_with_one_line_naming_the_file_that_holds_the_traceback(tmp_path):
+    not_a_folder = tmp_path / "warehouse"
+    not_a_folder.write_text("a file where the warehouse's folder should be")
+    saved = tmp_path / "tmp"
+    saved.mkdir()
+    records = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    run = _evalhouse("--db", str(not_a_folder / "w.duckdb"), "ingest", str(records), env={"TMPDIR": str(saved)})
+    assert run.returncode == 4, run.stderr  # was 1, the code of a refused line, with a traceback
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("evalhouse: ingest failed: ") and str(not_a_folder) in line
+    assert "check this path" in line and "Traceback" not in line
+    (kept,) = saved.glob("evalhouse-ingest-failure-*.txt")
+    assert str(kept) in line and "EVALHOUSE_DEBUG=1" in line
+    assert kept.read_text().startswith("Traceback (most recent call last):") and "Error" in kept.read_text()
+
+
+def test_evalhouse_debug_prints_the_traceback_instead_of_saving_it(tmp_path):
+    not_a_folder = tmp_path / "warehouse"
+    not_a_folder.write_text("")
+    saved = tmp_path / "tmp"
+    saved.mkdir()
+    records = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    run = _evalhouse("--db", str(not_a_folder / "w.duckdb"), "ingest", str(records),
+                     env={"TMPDIR": str(saved), "EVALHOUSE_DEBUG": "1"})
+    assert run.returncode == 4
+    assert run.stderr.startswith("Traceback (most recent call last):")
+    assert run.stderr.splitlines()[-1].startswith("evalhouse: ingest failed: ")
+    assert not list(saved.iterdir())
+
+
+def test_a_bug_exits_4_saying_it_is_a_bug_and_where_it_happened(tmp_path, monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(operations, "ingest", broken)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    code = main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 4  # was a ValueError out of main
+    assert "ingest failed: ValueError: a bug (in test_exit_codes.py:" in err and "a bug in evalhouse" in err
+    (kept,) = tmp_path.glob("evalhouse-ingest-failure-*.txt")
+    assert "ValueError: a bug" in kept.read_text()
+
+
+def test_ctrl_c_is_left_to_python(tmp_path, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(operations, "ingest", interrupted)
+    with pytest.raises(KeyboardInterrupt):  # Python's own handling: the traceback, and death by SIGINT (130)
+        main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)])
+
+
+def test_help_lists_every_exit_code_and_what_it_means(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    listed = capsys.readouterr().out.split("exit codes:\n", 1)[1]
+    codes = {int(m.group(1)): m.group(2) for m in re.finditer(r"^  (\d+) +(.*)$", listed, re.MULTILINE)}
+    assert sorted(codes) == [0, 1, 2, 3, 4, 130]
+    assert "--fail-on-reject" in codes[1] and "outside the data" in codes[4] and "interrupted" in codes[130]
