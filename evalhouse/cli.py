@@ -8,8 +8,6 @@ import sys
 import textwrap
 from collections.abc import Sequence
 
-import duckdb
-
 from evalhouse.failures import report_failure
 from evalhouse.lock import WarehouseBusy
 from evalhouse.report import cli as report_cli
@@ -25,9 +23,9 @@ EXIT_CODES = (
                   "(nothing was published), or no report or docs could be made from the warehouse"),
     (EXIT_USAGE, "the command cannot run as given: an argument or path that names nothing usable, an API "
                  "setting, or a demo that would replace a warehouse holding other files"),
-    (EXIT_BUSY, "another process holds what the command needs: an ingest or build holds the warehouse, or "
-                "(ingest) a DuckDB connection holds its working copy; run it again once that is over (ingest and "
-                "build: --wait)"),
+    (EXIT_BUSY, "another process holds what the command needs: an ingest or build holds the warehouse, or a "
+                "DuckDB connection holds its working copy; run it again once that is over (ingest and build: "
+                "--wait)"),
     (EXIT_ERROR, "the run broke for a reason outside the data (a full disk, a folder it may not write, a bug): "
                  "one line says what and where, and names the file holding the traceback ($EVALHOUSE_DEBUG=1 "
                  "prints it)"),
@@ -47,14 +45,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"evalhouse: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except duckdb.IOException as exc:
-        if "lock" not in str(exc).lower():
-            raise
-        # Our writer lock was free but DuckDB's was not: a process outside evalhouse has the file open to write.
-        print(f"evalhouse: the warehouse file is open in another process, so nothing was written. Close that "
-              f"process (a DuckDB shell or notebook with a write connection) and run this again.\n  {exc}",
-              file=sys.stderr)
-        return EXIT_BUSY
     except Exception as exc:  # not KeyboardInterrupt: Ctrl+C stays Python's (exit 130)
         report_failure(exc, args.command)
         return EXIT_ERROR

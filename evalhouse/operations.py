@@ -10,9 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
+import re
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +22,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from evalhouse.build import BuildResult, build_warehouse, run_dbt
-from evalhouse.lock import writer_lock
+from evalhouse.lock import WarehouseBusy, writer_lock
 from evalhouse.publish import prepare_working_copy, publish, working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 
@@ -44,8 +46,9 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
 
     options = options if options is not None else IngestOptions()
     with writer_lock(settings.db_path, "ingest", wait_seconds):
-        return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress,
-                            landing=settings.landing)
+        work = prepare_working_copy(settings.db_path)
+        with _held_is_busy(settings.db_path):
+            return ingest_paths(paths, work, options, progress, landing=settings.landing)
 
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
@@ -56,10 +59,32 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
             from ingest.load import RawStore
 
             RawStore(work).close()  # a first build with nothing ingested: the raw tables, empty
+        with _held_is_busy(settings.db_path):
+            # Here, not in dbt's process, where a held file would read as a failed build (exit 1).
+            duckdb.connect(str(work)).close()
         result = build_warehouse(work)
         if result.ok:
             publish(settings.db_path)
         return result
+
+
+@contextmanager
+def _held_is_busy(published: Path) -> Iterator[None]:
+    """Raise WarehouseBusy, naming the file and the process, when DuckDB cannot lock the working copy: the writer
+    lock was free, so a process outside evalhouse (a DuckDB shell, a notebook, a script) has a connection to it,
+    read-only or not."""
+    try:
+        yield
+    except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise
+        holder = re.search(r"held in (.+?) \(PID (\d+)\)", str(exc))
+        who = f" (PID {holder.group(2)}, {Path(holder.group(1)).name})" if holder else ""
+        raise WarehouseBusy(
+            f"{working_copy(published)}, the working copy that ingest and build write, is open in another "
+            f"process{who}, so nothing was written. Close that DuckDB connection (a shell, notebook or script; a "
+            f"read-only one holds the file too: read the published {published.name} instead) and run this again."
+        ) from None
 
 
 def docs(settings: Settings, *, quiet: bool = False) -> BuildResult:

@@ -88,3 +88,40 @@ def test_help_lists_every_exit_code_and_what_it_means(capsys):
     codes = {int(m.group(1)): m.group(2) for m in re.finditer(r"^  (\d+) +(.*)$", listed, re.MULTILINE)}
     assert sorted(codes) == [0, 1, 2, 3, 4, 130]
     assert "--fail-on-reject" in codes[1] and "outside the data" in codes[4] and "interrupted" in codes[130]
+
+
+# -- a DuckDB connection from outside evalhouse holding the working copy ------------------------------------------
+
+@pytest.fixture
+def held_working_copy(tmp_path, request) -> Iterator[tuple[Path, subprocess.Popen]]:
+    """A warehouse with an ingest in its working copy, and a process holding a DuckDB connection to that copy
+    (read-only or not: request.param)."""
+    db = tmp_path / "w.duckdb"
+    assert _evalhouse("--db", str(db), "ingest", str(write_lines(tmp_path / "a.jsonl", [instance_record()]))
+                      ).returncode == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(working_copy(db))!r}, "
+                               f"read_only={request.param}); print('open', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        yield db, holder
+    finally:
+        holder.communicate("")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("held_working_copy", [True, False], ids=["read-only", "read-write"], indirect=True)
+@pytest.mark.parametrize("command", ["ingest", "build"])
+def test_a_connection_holding_the_working_copy_makes_ingest_and_build_exit_busy_naming_it(
+        held_working_copy, command, tmp_path):
+    db, holder = held_working_copy
+    args = [str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")]))] if command == "ingest" else []
+    before = working_copy(db).read_bytes()
+    run = _evalhouse("--db", str(db), command, *args)
+    assert run.returncode == 3, run.stderr  # build: was 1, "dbt build failed", with dbt's traceback
+    (line,) = run.stderr.splitlines()
+    assert f"{working_copy(db)}, the working copy that ingest and build write, is open in another process " \
+           f"(PID {holder.pid}," in line
+    assert "nothing was written" in line and "a read-only one holds the file too" in line
+    assert working_copy(db).read_bytes() == before and not db.exists()  # nothing published either
