@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 from evalhouse.failures import report_failure
 from evalhouse.lock import WarehouseBusy
+from evalhouse.ports import PortInUse
 from evalhouse.report import cli as report_cli
 from evalhouse.settings import Settings, resolve
 from ingest import cli as ingest_cli
@@ -22,10 +23,10 @@ EXIT_CODES = (
     (EXIT_FAILED, "the data failed: --fail-on-reject found a refused line, or a dbt build or its tests failed "
                   "(nothing was published), or no report or docs could be made from the warehouse"),
     (EXIT_USAGE, "the command cannot run as given: an argument or path that names nothing usable, an API "
-                 "setting, or a demo that would replace a warehouse holding other files"),
-    (EXIT_BUSY, "another process holds what the command needs: an ingest or build holds the warehouse, or a "
-                "DuckDB connection holds its working copy; run it again once that is over (ingest and build: "
-                "--wait)"),
+                 "setting or address, or a demo that would replace a warehouse holding other files"),
+    (EXIT_BUSY, "another process holds what the command needs: an ingest or build holds the warehouse, a DuckDB "
+                "connection holds its working copy, or the port is in use; run it again once that is over "
+                "(ingest and build: --wait)"),
     (EXIT_ERROR, "the run broke for a reason outside the data (a full disk, a folder it may not write, a bug): "
                  "one line says what and where, and names the file holding the traceback ($EVALHOUSE_DEBUG=1 "
                  "prints it)"),
@@ -39,7 +40,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = resolve(getattr(args, "db", None), getattr(args, "landing", None))
     try:
         return args.handler(args, settings)
-    except WarehouseBusy as exc:
+    except (WarehouseBusy, PortInUse) as exc:
         print(f"evalhouse: {exc}", file=sys.stderr)
         return EXIT_BUSY
     except InputError as exc:

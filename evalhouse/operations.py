@@ -23,6 +23,7 @@ import duckdb
 
 from evalhouse.build import BuildResult, build_warehouse, run_dbt
 from evalhouse.lock import WarehouseBusy, writer_lock
+from evalhouse.ports import check_free
 from evalhouse.publish import prepare_working_copy, publish, working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 
@@ -33,6 +34,7 @@ REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes the defa
 # Under the landing folder: what the demo generates, and what the app and the API save (reviews, ratings, posted
 # records) while they serve the demo's warehouse (saves_folder). A demo run replaces it.
 DEMO_FOLDER = "demo"
+APP_HOST = "localhost"  # where `evalhouse serve` listens
 
 
 class DemoRefused(Exception):
@@ -312,6 +314,8 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     from evalhouse.demo.generate import DEFAULT_SEED, generate_demo
 
     out = out or sys.stdout
+    if serve_app:
+        check_free(APP_HOST, port, "the demo")  # before the work, not after it
     _refuse_foreign_files(settings, force, out)  # before the folder is replaced; again under the writer lock
     demo_dir = demo_folder(settings)
     if demo_dir.exists():
@@ -357,11 +361,13 @@ def write_this_weeks_report(settings: Settings, *, out=None, now: dt.datetime | 
 
 
 def serve(settings: Settings, *, port: int) -> int:
-    """Run the Streamlit app on localhost, in this process's place, so a signal to it reaches the server."""
+    """Run the Streamlit app on localhost, in this process's place, so a signal to it reaches the server. Raises
+    PortInUse, starting nothing, when another process listens on `port`."""
+    check_free(APP_HOST, port, "the app")
     env = {**os.environ, "EVALHOUSE_DB": str(settings.db_path), "EVALHOUSE_LANDING": str(settings.landing)}
     command = [
         sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "streamlit_app.py"),
-        "--server.port", str(port), "--server.address", "localhost", "--server.headless", "true",
+        "--server.port", str(port), "--server.address", APP_HOST, "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
     ]
     print(f"serving the app on http://localhost:{port} (Ctrl+C to stop); it saves reviews and ratings under "

@@ -125,3 +125,35 @@ def test_a_connection_holding_the_working_copy_makes_ingest_and_build_exit_busy_
            f"(PID {holder.pid}," in line
     assert "nothing was written" in line and "a read-only one holds the file too" in line
     assert working_copy(db).read_bytes() == before and not db.exists()  # nothing published either
+
+
+# -- a port another process listens on ------------------------------------------------------------------------
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that a socket of this process listens on."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, what", [("serve", "the app"), ("api", "the API")])
+def test_a_server_on_a_port_in_use_exits_busy_at_once_saying_what_to_do(busy_port, command, what, tmp_path):
+    run = _evalhouse("--db", str(tmp_path / "w.duckdb"), "--landing", str(tmp_path / "landing"), command,
+                     "--port", str(busy_port))
+    assert run.returncode == 3, run.stderr  # was 1: serve said it served, then Streamlit "Port ... not available"
+    assert f"evalhouse: {what} did not start: port {busy_port} on " in run.stderr
+    assert "--port N" in run.stderr and "serving the app" not in run.stdout
+
+
+def test_the_demo_checks_its_port_before_the_work(busy_port, tmp_path, monkeypatch, capsys):
+    built = []
+    monkeypatch.setattr(operations, "fresh_build", lambda *args, **kwargs: built.append(args) or False)
+    code = main(["--db", str(tmp_path / "w.duckdb"), "--landing", str(tmp_path / "landing"), "demo",
+                 "--port", str(busy_port)])
+    assert code == 3  # was 1, after generating the data and building: the server found the port taken at the end
+    assert "the demo did not start: port" in capsys.readouterr().err
+    assert built == [] and not (tmp_path / "landing").exists()
