@@ -5,17 +5,33 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import sys
+import textwrap
 from collections.abc import Sequence
 
-import duckdb
-
+from evalhouse.failures import report_failure
 from evalhouse.lock import WarehouseBusy
+from evalhouse.ports import PortInUse
 from evalhouse.report import cli as report_cli
 from evalhouse.settings import Settings, resolve
 from ingest import cli as ingest_cli
 from ingest.sources import InputError
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUSY = 0, 1, 2, 3
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUSY, EXIT_ERROR = 0, 1, 2, 3, 4
+# What each exit code means, for `evalhouse --help` (the README's "Exit codes" says the same).
+EXIT_CODES = (
+    (EXIT_OK, "done (an ingest that quarantined lines is done too)"),
+    (EXIT_FAILED, "the data failed: --fail-on-reject found a refused line, or a dbt build or its tests failed "
+                  "(nothing was published), or no report or docs could be made from the warehouse"),
+    (EXIT_USAGE, "the command cannot run as given: an argument or path that names nothing usable, an API "
+                 "setting or address, or a demo that would replace a warehouse holding other files"),
+    (EXIT_BUSY, "another process holds what the command needs: an ingest or build holds the warehouse, a DuckDB "
+                "connection holds its working copy, or the port is in use; run it again once that is over "
+                "(ingest and build: --wait)"),
+    (EXIT_ERROR, "the run broke for a reason outside the data (a full disk, a folder it may not write, a bug): "
+                 "one line says what and where, and names the file holding the traceback ($EVALHOUSE_DEBUG=1 "
+                 "prints it)"),
+    (130, "interrupted (Ctrl+C)"),
+)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,20 +40,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = resolve(getattr(args, "db", None), getattr(args, "landing", None))
     try:
         return args.handler(args, settings)
-    except WarehouseBusy as exc:
+    except (WarehouseBusy, PortInUse) as exc:
         print(f"evalhouse: {exc}", file=sys.stderr)
         return EXIT_BUSY
     except InputError as exc:
         print(f"evalhouse: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except duckdb.IOException as exc:
-        if "lock" not in str(exc).lower():
-            raise
-        # Our writer lock was free but DuckDB's was not: a process outside evalhouse has the file open to write.
-        print(f"evalhouse: the warehouse file is open in another process, so nothing was written. Close that "
-              f"process (a DuckDB shell or notebook with a write connection) and run this again.\n  {exc}",
-              file=sys.stderr)
-        return EXIT_BUSY
+    except Exception as exc:  # not KeyboardInterrupt: Ctrl+C stays Python's (exit 130)
+        report_failure(exc, args.command)
+        return EXIT_ERROR
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -48,7 +59,8 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--landing", default=argparse.SUPPRESS,
                         help="the landing folder (default: $EVALHOUSE_LANDING or landing/)")
     parser = argparse.ArgumentParser(prog="evalhouse", parents=[common],
-                                     description="A warehouse for LLM eval results.")
+                                     description="A warehouse for LLM eval results.", epilog=_exit_codes(),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
 
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -108,6 +120,13 @@ def _parser() -> argparse.ArgumentParser:
                      help="only save to the landing folder (202); the next `evalhouse ingest` loads the records")
     api.set_defaults(handler=_api)
     return parser
+
+
+def _exit_codes() -> str:
+    lines = ["exit codes:"]
+    for code, meaning in EXIT_CODES:
+        lines += textwrap.wrap(meaning, 78, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
+    return "\n".join(lines)
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:

@@ -10,9 +10,11 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
+import re
 import shutil
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +22,8 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from evalhouse.build import BuildResult, build_warehouse, run_dbt
-from evalhouse.lock import writer_lock
+from evalhouse.lock import WarehouseBusy, writer_lock
+from evalhouse.ports import check_free
 from evalhouse.publish import prepare_working_copy, publish, working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
 
@@ -31,6 +34,7 @@ REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes the defa
 # Under the landing folder: what the demo generates, and what the app and the API save (reviews, ratings, posted
 # records) while they serve the demo's warehouse (saves_folder). A demo run replaces it.
 DEMO_FOLDER = "demo"
+APP_HOST = "localhost"  # where `evalhouse serve` listens
 
 
 class DemoRefused(Exception):
@@ -44,8 +48,9 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
 
     options = options if options is not None else IngestOptions()
     with writer_lock(settings.db_path, "ingest", wait_seconds):
-        return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress,
-                            landing=settings.landing)
+        work = prepare_working_copy(settings.db_path)
+        with _held_is_busy(settings.db_path):
+            return ingest_paths(paths, work, options, progress, landing=settings.landing)
 
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
@@ -56,10 +61,32 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
             from ingest.load import RawStore
 
             RawStore(work).close()  # a first build with nothing ingested: the raw tables, empty
+        with _held_is_busy(settings.db_path):
+            # Here, not in dbt's process, where a held file would read as a failed build (exit 1).
+            duckdb.connect(str(work)).close()
         result = build_warehouse(work)
         if result.ok:
             publish(settings.db_path)
         return result
+
+
+@contextmanager
+def _held_is_busy(published: Path) -> Iterator[None]:
+    """Raise WarehouseBusy, naming the file and the process, when DuckDB cannot lock the working copy: the writer
+    lock was free, so a process outside evalhouse (a DuckDB shell, a notebook, a script) has a connection to it,
+    read-only or not."""
+    try:
+        yield
+    except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise
+        holder = re.search(r"held in (.+?) \(PID (\d+)\)", str(exc))
+        who = f" (PID {holder.group(2)}, {Path(holder.group(1)).name})" if holder else ""
+        raise WarehouseBusy(
+            f"{working_copy(published)}, the working copy that ingest and build write, is open in another "
+            f"process{who}, so nothing was written. Close that DuckDB connection (a shell, notebook or script; a "
+            f"read-only one holds the file too: read the published {published.name} instead) and run this again."
+        ) from None
 
 
 def docs(settings: Settings, *, quiet: bool = False) -> BuildResult:
@@ -287,6 +314,8 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     from evalhouse.demo.generate import DEFAULT_SEED, generate_demo
 
     out = out or sys.stdout
+    if serve_app:
+        check_free(APP_HOST, port, "the demo")  # before the work, not after it
     _refuse_foreign_files(settings, force, out)  # before the folder is replaced; again under the writer lock
     demo_dir = demo_folder(settings)
     if demo_dir.exists():
@@ -332,11 +361,13 @@ def write_this_weeks_report(settings: Settings, *, out=None, now: dt.datetime | 
 
 
 def serve(settings: Settings, *, port: int) -> int:
-    """Run the Streamlit app on localhost, in this process's place, so a signal to it reaches the server."""
+    """Run the Streamlit app on localhost, in this process's place, so a signal to it reaches the server. Raises
+    PortInUse, starting nothing, when another process listens on `port`."""
+    check_free(APP_HOST, port, "the app")
     env = {**os.environ, "EVALHOUSE_DB": str(settings.db_path), "EVALHOUSE_LANDING": str(settings.landing)}
     command = [
         sys.executable, "-m", "streamlit", "run", str(PROJECT_ROOT / "app" / "streamlit_app.py"),
-        "--server.port", str(port), "--server.address", "localhost", "--server.headless", "true",
+        "--server.port", str(port), "--server.address", APP_HOST, "--server.headless", "true",
         "--browser.gatherUsageStats", "false", "--client.toolbarMode", "minimal",
     ]
     print(f"serving the app on http://localhost:{port} (Ctrl+C to stop); it saves reviews and ratings under "

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import ipaddress
 import logging
 import socket
@@ -12,19 +13,24 @@ import uvicorn
 
 from evalhouse.api.app import create_app
 from evalhouse.api.settings import KEYS_VARIABLE, ApiSettings
+from evalhouse.ports import PortInUse, in_use_message
 from evalhouse.settings import Settings
 
 
 def serve(api: ApiSettings, warehouse: Settings, *, out: TextIO | None = None) -> int:
     """Serve until interrupted. The socket is bound here, so `--port 0` picks a free port and the first line
-    printed says which."""
+    printed says which. Raises PortInUse when another process listens on the port; returns 2 when the address
+    cannot be had for another reason (not this machine's, a port below 1024)."""
     out = out or sys.stdout
     logging.getLogger("evalhouse.api").setLevel(logging.INFO)
     try:
         sock = _bind(api.host, api.port)
     except OSError as exc:
-        print(f"evalhouse: cannot listen on {api.host}:{api.port}: {exc.strerror or exc}", file=sys.stderr)
-        return 1
+        if exc.errno == errno.EADDRINUSE:
+            raise PortInUse(in_use_message("the API", api.host, api.port)) from None
+        print(f"evalhouse: cannot listen on {api.host}:{api.port}: {exc.strerror or exc}; give another --host or "
+              f"--port", file=sys.stderr)
+        return 2  # the address asked for cannot be had: a usage error (evalhouse/cli.py's EXIT_USAGE)
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"evalhouse api: listening on http://{shown}:{port} (OpenAPI: http://{shown}:{port}/docs); "

@@ -11,6 +11,7 @@ progress, and it says so, as does a report asked for that week by --week.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import shlex
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,9 +60,32 @@ def render(report: Report, format: str = "html") -> str:
 def write_report(request: ReportRequest, out: Path) -> Report:
     """Build, render and write the report to `out` (its folder is created); returns what was written."""
     report = build_report(request)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(render(report, request.format), encoding="utf-8")
+    write_whole(out, render(report, request.format))
     return report
+
+
+def write_whole(out: Path, text: str) -> None:
+    """Write `text` to `out` (its folder is created) whole or not at all: into a file beside it, renamed over it
+    once complete, so a write that fails half way (a full disk) leaves `out` as it was, and no partial file. A
+    symbolic link stays one (the file it names is replaced); a device or a pipe (/dev/stdout) is written to."""
+    target = out.resolve() if out.is_symlink() else out
+    if target.exists() and not target.is_file():
+        with target.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+    try:
+        with partial.open("w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(partial, target)
+    except BaseException as exc:
+        partial.unlink(missing_ok=True)
+        if isinstance(exc, OSError) and exc.filename is None and exc.errno is not None:
+            raise OSError(exc.errno, exc.strerror, str(out)) from exc  # a failed write names no file: name it
+        raise
 
 
 def latest_week(db_path: Path, today: dt.date | None = None) -> dt.date | None:

@@ -7,7 +7,9 @@ import datetime as dt
 import sys
 from pathlib import Path
 
-from evalhouse.report.build import FORMATS, ReportRequest, build_report, latest_week, render, report_command
+from evalhouse.report.build import (
+    FORMATS, ReportRequest, build_report, latest_week, render, report_command, write_whole,
+)
 from evalhouse.report.warehouse import ReportError
 from evalhouse.report.weeks import parse_iso_week
 from evalhouse.weeks import utc_date, utc_now
@@ -44,8 +46,7 @@ def run(args: argparse.Namespace, db_path: Path, *, out=None, err=None, now: dt.
         out.write(text)
         return EXIT_OK
     path = Path(args.out)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
+    write_whole(path, text)
     print(f"wrote {path}: {report.title} ({len(text.encode('utf-8')):,} bytes)", file=out)
     return EXIT_OK
 

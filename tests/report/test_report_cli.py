@@ -68,3 +68,34 @@ def test_demo_writes_the_latest_complete_weeks_report(demo_warehouse, tmp_path):
     # Run an hour into the demo's last day, that week is under way: the report is of the week before.
     during = write_weekly_report(demo_warehouse.path, tmp_path / "reports", now=DURING_LAST_WEEK)
     assert during == tmp_path / "reports" / "weekly_2026-W46.html"
+
+
+def test_a_report_whose_writing_fails_half_way_leaves_the_file_as_it_was(demo_warehouse, tmp_path):
+    """A full disk, as a file size limit: the write fails after the first bytes. The report named by --out keeps
+    what it held, nothing partial stays beside it, and the exit code says the run broke (4), not the data."""
+    import os
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    from evalhouse.settings import PROJECT_ROOT
+
+    limit = 16_000  # bytes: far below the report's size, above the traceback's
+    out = tmp_path / "reports" / "weekly.html"
+    out.parent.mkdir()
+    out.write_text("last week's report")
+
+    def full_disk():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # a write beyond the limit fails (EFBIG) instead of killing
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+
+    run = subprocess.run(
+        [sys.executable, "-m", "evalhouse.cli", "--db", str(demo_warehouse.path), "report", "--week", "2026-W47",
+         "--out", str(out)], cwd=PROJECT_ROOT, capture_output=True, text=True, preexec_fn=full_disk,
+        env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=600)
+    assert out.read_text() == "last week's report", run.stderr  # was the report's first 16,000 bytes
+    assert [p.name for p in out.parent.iterdir()] == ["weekly.html"]
+    assert run.returncode == 4, run.stderr  # was 1, with a traceback
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"evalhouse: report failed: File too large: {out}. ")

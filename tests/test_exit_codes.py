@@ -1,0 +1,159 @@
+"""Exit codes a script or a cron job can act on: bad data (1) never reads as a broken run (4), another process
+holding what a command needs is busy (3) with a message that names it, and `evalhouse --help` lists them all.
+Run as processes where the exit code is the point, as a cron job runs them."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from evalhouse import operations
+from evalhouse.cli import main
+from evalhouse.publish import working_copy
+from evalhouse.settings import PROJECT_ROOT
+from tests.conftest import instance_record, write_lines
+
+
+def _evalhouse(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """`evalhouse ARGS...` in a process of its own, from the project's root (this checkout's code)."""
+    return subprocess.run([sys.executable, "-m", "evalhouse.cli", *args], cwd=PROJECT_ROOT, capture_output=True,
+                          text=True, env={**os.environ, **(env or {})}, timeout=600)
+
+
+def test_a_failure_outside_the_data_exits_4_with_one_line_naming_the_file_that_holds_the_traceback(tmp_path):
+    not_a_folder = tmp_path / "warehouse"
+    not_a_folder.write_text("a file where the warehouse's folder should be")
+    saved = tmp_path / "tmp"
+    saved.mkdir()
+    records = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    run = _evalhouse("--db", str(not_a_folder / "w.duckdb"), "ingest", str(records), env={"TMPDIR": str(saved)})
+    assert run.returncode == 4, run.stderr  # was 1, the code of a refused line, with a traceback
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("evalhouse: ingest failed: ") and str(not_a_folder) in line
+    assert "check this path" in line and "Traceback" not in line
+    (kept,) = saved.glob("evalhouse-ingest-failure-*.txt")
+    assert str(kept) in line and "EVALHOUSE_DEBUG=1" in line
+    assert kept.read_text().startswith("Traceback (most recent call last):") and "Error" in kept.read_text()
+
+
+def test_evalhouse_debug_prints_the_traceback_instead_of_saving_it(tmp_path):
+    not_a_folder = tmp_path / "warehouse"
+    not_a_folder.write_text("")
+    saved = tmp_path / "tmp"
+    saved.mkdir()
+    records = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    run = _evalhouse("--db", str(not_a_folder / "w.duckdb"), "ingest", str(records),
+                     env={"TMPDIR": str(saved), "EVALHOUSE_DEBUG": "1"})
+    assert run.returncode == 4
+    assert run.stderr.startswith("Traceback (most recent call last):")
+    assert run.stderr.splitlines()[-1].startswith("evalhouse: ingest failed: ")
+    assert not list(saved.iterdir())
+
+
+def test_a_bug_exits_4_saying_it_is_a_bug_and_where_it_happened(tmp_path, monkeypatch, capsys):
+    def broken(*args, **kwargs):
+        raise ValueError("a bug")
+
+    monkeypatch.setattr(operations, "ingest", broken)
+    monkeypatch.setattr("tempfile.tempdir", str(tmp_path))
+    code = main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert code == 4  # was a ValueError out of main
+    assert "ingest failed: ValueError: a bug (in test_exit_codes.py:" in err and "a bug in evalhouse" in err
+    (kept,) = tmp_path.glob("evalhouse-ingest-failure-*.txt")
+    assert "ValueError: a bug" in kept.read_text()
+
+
+def test_ctrl_c_is_left_to_python(tmp_path, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(operations, "ingest", interrupted)
+    with pytest.raises(KeyboardInterrupt):  # Python's own handling: the traceback, and death by SIGINT (130)
+        main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)])
+
+
+def test_help_lists_every_exit_code_and_what_it_means(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--help"])
+    assert exit_info.value.code == 0
+    listed = capsys.readouterr().out.split("exit codes:\n", 1)[1]
+    codes = {int(m.group(1)): m.group(2) for m in re.finditer(r"^  (\d+) +(.*)$", listed, re.MULTILINE)}
+    assert sorted(codes) == [0, 1, 2, 3, 4, 130]
+    assert "--fail-on-reject" in codes[1] and "outside the data" in codes[4] and "interrupted" in codes[130]
+
+
+# -- a DuckDB connection from outside evalhouse holding the working copy ------------------------------------------
+
+@pytest.fixture
+def held_working_copy(tmp_path, request) -> Iterator[tuple[Path, subprocess.Popen]]:
+    """A warehouse with an ingest in its working copy, and a process holding a DuckDB connection to that copy
+    (read-only or not: request.param)."""
+    db = tmp_path / "w.duckdb"
+    assert _evalhouse("--db", str(db), "ingest", str(write_lines(tmp_path / "a.jsonl", [instance_record()]))
+                      ).returncode == 0
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(working_copy(db))!r}, "
+                               f"read_only={request.param}); print('open', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        yield db, holder
+    finally:
+        holder.communicate("")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("held_working_copy", [True, False], ids=["read-only", "read-write"], indirect=True)
+@pytest.mark.parametrize("command", ["ingest", "build"])
+def test_a_connection_holding_the_working_copy_makes_ingest_and_build_exit_busy_naming_it(
+        held_working_copy, command, tmp_path):
+    db, holder = held_working_copy
+    args = [str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")]))] if command == "ingest" else []
+    before = working_copy(db).read_bytes()
+    run = _evalhouse("--db", str(db), command, *args)
+    assert run.returncode == 3, run.stderr  # build: was 1, "dbt build failed", with dbt's traceback
+    (line,) = run.stderr.splitlines()
+    assert f"{working_copy(db)}, the working copy that ingest and build write, is open in another process " \
+           f"(PID {holder.pid}," in line
+    assert "nothing was written" in line and "a read-only one holds the file too" in line
+    assert working_copy(db).read_bytes() == before and not db.exists()  # nothing published either
+
+
+# -- a port another process listens on ------------------------------------------------------------------------
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    """A port on 127.0.0.1 that a socket of this process listens on."""
+    with socket.socket() as listener:
+        listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("command, what", [("serve", "the app"), ("api", "the API")])
+def test_a_server_on_a_port_in_use_exits_busy_at_once_saying_what_to_do(busy_port, command, what, tmp_path):
+    run = _evalhouse("--db", str(tmp_path / "w.duckdb"), "--landing", str(tmp_path / "landing"), command,
+                     "--port", str(busy_port))
+    assert run.returncode == 3, run.stderr  # was 1: serve said it served, then Streamlit "Port ... not available"
+    assert f"evalhouse: {what} did not start: port {busy_port} on " in run.stderr
+    assert "--port N" in run.stderr and "serving the app" not in run.stdout
+
+
+def test_the_demo_checks_its_port_before_the_work(busy_port, tmp_path, monkeypatch, capsys):
+    built = []
+    monkeypatch.setattr(operations, "fresh_build", lambda *args, **kwargs: built.append(args) or False)
+    code = main(["--db", str(tmp_path / "w.duckdb"), "--landing", str(tmp_path / "landing"), "demo",
+                 "--port", str(busy_port)])
+    assert code == 3  # was 1, after generating the data and building: the server found the port taken at the end
+    assert "the demo did not start: port" in capsys.readouterr().err
+    assert built == [] and not (tmp_path / "landing").exists()
