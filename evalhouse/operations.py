@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from evalhouse.build import BuildResult, build_warehouse, run_dbt
+from evalhouse import build_status
+from evalhouse.build import BuildResult, build_warehouse, dbt_target_dir, run_dbt
 from evalhouse.lock import writer_lock
 from evalhouse.publish import prepare_working_copy, publish, working_copy
 from evalhouse.settings import DEFAULT_DB, PROJECT_ROOT, Settings
@@ -44,12 +45,15 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
 
     options = options if options is not None else IngestOptions()
     with writer_lock(settings.db_path, "ingest", wait_seconds):
-        return ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress,
-                            landing=settings.landing)
+        summary = ingest_paths(paths, prepare_working_copy(settings.db_path), options, progress,
+                               landing=settings.landing)
+        build_status.record_summary(settings.db_path, summary)  # readers' notice: loaded, not published yet
+        return summary
 
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
-    """dbt build on the working copy; publish it only if every model and test passed."""
+    """dbt build on the working copy; publish it only if every model and test passed. Either way the build status
+    beside the warehouse says how it went, for readers (evalhouse/build_status.py)."""
     with writer_lock(settings.db_path, "build", wait_seconds):
         work = prepare_working_copy(settings.db_path)
         if not work.exists():
@@ -57,9 +61,25 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
 
             RawStore(work).close()  # a first build with nothing ingested: the raw tables, empty
         result = build_warehouse(work)
-        if result.ok:
-            publish(settings.db_path)
+        _publish_if_passed(settings, result)
         return result
+
+
+def _publish_if_passed(settings: Settings, result: BuildResult) -> None:
+    """Publish a build that passed, and record the attempt in the build status either way (a publish that raises
+    is recorded as a failed build, then raised)."""
+    see_why = "evalhouse build" if settings.db_path == DEFAULT_DB else f"evalhouse --db {settings.db_path} build"
+    log = dbt_target_dir() / "logs" / "dbt.log"
+    if not result.ok:
+        build_status.record_build(settings.db_path, passed=False, failures=result.failures, see_why=see_why, log=log)
+        return
+    try:
+        publish(settings.db_path)
+    except BaseException as exc:
+        build_status.record_build(settings.db_path, passed=False, see_why=see_why, log=log,
+                                  failures=(f"the build passed but publishing it failed: {exc!r}",))
+        raise
+    build_status.record_build(settings.db_path, passed=True, see_why=see_why)
 
 
 def docs(settings: Settings, *, quiet: bool = False) -> BuildResult:
@@ -193,18 +213,20 @@ def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None,
         if guard is not None:
             guard()
         work = prepare_working_copy(settings.db_path, fresh=True)
+        build_status.start_rebuild(settings.db_path)
         from ingest.load import RawStore
 
         RawStore(work).close()  # the raw tables exist even when there is nothing to ingest
         for run in runs:
             summary = ingest_paths(run.paths, work, run.options or IngestOptions(), Progress(),
                                    landing=settings.landing)
+            build_status.record_summary(settings.db_path, summary)
             print_summary(summary, "table", out)
         result = build_warehouse(work)
+        _publish_if_passed(settings, result)
         if not result.ok:
             print("dbt build failed; the published warehouse is unchanged:", *result.failures, sep="\n  ", file=out)
             return False
-        publish(settings.db_path)
     print(f"built and published {settings.db_path}", file=out)
     return True
 
