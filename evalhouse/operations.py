@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import io
 import os
+import shlex
 import shutil
 import sys
 from collections.abc import Callable, Sequence
@@ -68,7 +69,8 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
 def _publish_if_passed(settings: Settings, result: BuildResult) -> None:
     """Publish a build that passed, and record the attempt in the build status either way (a publish that raises
     is recorded as a failed build, then raised)."""
-    see_why = "evalhouse build" if settings.db_path == DEFAULT_DB else f"evalhouse --db {settings.db_path} build"
+    see_why = shlex.join(["evalhouse", *(["--db", str(settings.db_path)] if settings.db_path != DEFAULT_DB else []),
+                          "build"])
     log = dbt_target_dir() / "logs" / "dbt.log"
     if not result.ok:
         build_status.record_build(settings.db_path, passed=False, failures=result.failures, see_why=see_why, log=log)

@@ -124,6 +124,24 @@ def test_the_record_is_replaced_whole_and_leaves_no_temporary_file(tmp_path):
     assert json.loads(status_path(db).read_text())["version"] == build_status.VERSION
 
 
+def test_build_records_its_outcome_and_how_to_see_why_for_the_warehouse_it_built(tmp_path, monkeypatch):
+    """Without dbt: a failed build names the --db it ran on (quoted for the shell), a passing one is published and
+    clears what was pending."""
+    from evalhouse import operations
+    from evalhouse.build import BuildResult
+
+    settings = Settings(db_path=tmp_path / "my warehouse" / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: BuildResult(False, FAILURES[:1], ()))
+    assert not build(settings).ok
+    attempt = read_status(settings.db_path).last_build
+    assert attempt.see_why == f"evalhouse --db '{settings.db_path}' build"
+    assert attempt.log.endswith("dbt.log") and read_status(settings.db_path).unpublished.records == 1
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: BuildResult(True, (), ()))
+    assert build(settings).ok and settings.db_path.exists()
+    assert read_status(settings.db_path).up_to_date
+
+
 # -- end to end: the real ingest, dbt build and publish -------------------------------------------------------------
 
 @pytest.fixture
