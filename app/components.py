@@ -1,5 +1,6 @@
 """What the pages share: the week picker, numbers that say "n/a" and why, the notes a page shows when the
-warehouse is busy or a mart is missing, links between pages, and the two chart shapes most pages use.
+warehouse is busy or a mart is missing or its figures are not the latest, links between pages, and the two chart
+shapes most pages use.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import streamlit as st
 
 import db
 from evalhouse import weeks as calendar_weeks
+from evalhouse.build_status import stale_notice
 
 # Every page by name, as streamlit_app.py registers it; links go through these paths.
 PAGES = {
@@ -199,6 +201,20 @@ def notes(*results: db.Result) -> None:
         "Reload when the build is done.",
         icon=":material/hourglass_top:",
     )
+
+
+def build_status_notice() -> None:
+    """The one notice above every page when its figures are not the latest: records ingested and not built yet, or
+    a last build that failed (with what it said). Nothing when all is published, or when that is unknown (a
+    warehouse built before the build status was kept). streamlit_app.py calls it before each page."""
+    status = db.build_status()
+    text = stale_notice(status, now=now())
+    if text is None:
+        return
+    st.warning(text, icon=":material/update:")
+    if status.last_build is not None and not status.last_build.passed and status.last_build.messages:
+        with st.expander("What the last build said"):
+            st.code("\n".join(status.last_build.messages), language=None, wrap_lines=True)
 
 
 def empty_state(result: db.Result, what: str, how: str = HOW_TO_BUILD) -> bool:

@@ -44,4 +44,5 @@ except FileNotFoundError:
     st.sidebar.caption(f"No warehouse file at `{path}` yet.")
 
 st.session_state[components.NOTED_KEY] = False  # a page shows at most one "build running" note per run
+components.build_status_notice()  # ingested and not built yet, or the last build failed: above every page
 page.run()

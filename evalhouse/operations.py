@@ -11,6 +11,7 @@ import datetime as dt
 import io
 import os
 import re
+import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
@@ -21,7 +22,8 @@ from typing import TYPE_CHECKING
 
 import duckdb
 
-from evalhouse.build import BuildResult, build_warehouse, run_dbt
+from evalhouse import build_status
+from evalhouse.build import BuildResult, build_warehouse, dbt_target_dir, run_dbt
 from evalhouse.lock import WarehouseBusy, writer_lock
 from evalhouse.ports import check_free
 from evalhouse.publish import prepare_working_copy, publish, working_copy
@@ -50,11 +52,14 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
     with writer_lock(settings.db_path, "ingest", wait_seconds):
         work = prepare_working_copy(settings.db_path)
         with _held_is_busy(settings.db_path):
-            return ingest_paths(paths, work, options, progress, landing=settings.landing)
+            summary = ingest_paths(paths, work, options, progress, landing=settings.landing)
+        build_status.record_summary(settings.db_path, summary)  # readers' notice: loaded, not published yet
+        return summary
 
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
-    """dbt build on the working copy; publish it only if every model and test passed."""
+    """dbt build on the working copy; publish it only if every model and test passed. Either way the build status
+    beside the warehouse says how it went, for readers (evalhouse/build_status.py)."""
     with writer_lock(settings.db_path, "build", wait_seconds):
         work = prepare_working_copy(settings.db_path)
         if not work.exists():
@@ -65,8 +70,7 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
             # Here, not in dbt's process, where a held file would read as a failed build (exit 1).
             duckdb.connect(str(work)).close()
         result = build_warehouse(work)
-        if result.ok:
-            publish(settings.db_path)
+        _publish_if_passed(settings, result)
         return result
 
 
@@ -87,6 +91,24 @@ def _held_is_busy(published: Path) -> Iterator[None]:
             f"process{who}, so nothing was written. Close that DuckDB connection (a shell, notebook or script; a "
             f"read-only one holds the file too: read the published {published.name} instead) and run this again."
         ) from None
+
+
+def _publish_if_passed(settings: Settings, result: BuildResult) -> None:
+    """Publish a build that passed, and record the attempt in the build status either way (a publish that raises
+    is recorded as a failed build, then raised)."""
+    see_why = shlex.join(["evalhouse", *(["--db", str(settings.db_path)] if settings.db_path != DEFAULT_DB else []),
+                          "build"])
+    log = dbt_target_dir() / "logs" / "dbt.log"
+    if not result.ok:
+        build_status.record_build(settings.db_path, passed=False, failures=result.failures, see_why=see_why, log=log)
+        return
+    try:
+        publish(settings.db_path)
+    except BaseException as exc:
+        build_status.record_build(settings.db_path, passed=False, see_why=see_why, log=log,
+                                  failures=(f"the build passed but publishing it failed: {exc!r}",))
+        raise
+    build_status.record_build(settings.db_path, passed=True, see_why=see_why)
 
 
 def docs(settings: Settings, *, quiet: bool = False) -> BuildResult:
@@ -220,18 +242,20 @@ def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None,
         if guard is not None:
             guard()
         work = prepare_working_copy(settings.db_path, fresh=True)
+        build_status.start_rebuild(settings.db_path)
         from ingest.load import RawStore
 
         RawStore(work).close()  # the raw tables exist even when there is nothing to ingest
         for run in runs:
             summary = ingest_paths(run.paths, work, run.options or IngestOptions(), Progress(),
                                    landing=settings.landing)
+            build_status.record_summary(settings.db_path, summary)
             print_summary(summary, "table", out)
         result = build_warehouse(work)
+        _publish_if_passed(settings, result)
         if not result.ok:
             print("dbt build failed; the published warehouse is unchanged:", *result.failures, sep="\n  ", file=out)
             return False
-        publish(settings.db_path)
     print(f"built and published {settings.db_path}", file=out)
     return True
 

@@ -34,6 +34,7 @@ from pathlib import Path
 
 import duckdb
 
+from evalhouse import build_status
 from evalhouse.durable import fsync_directory
 
 CHUNK = 1 << 20  # bytes compared (and, when they differ, written) at a time when a file is brought up to date
@@ -58,10 +59,11 @@ def prepare_working_copy(published: Path, *, fresh: bool = False) -> Path:
 
 
 def remove_warehouse(published: Path) -> None:
-    """Delete the published file, its working copy and what publishing keeps beside them (each with its WAL),
-    leaving the writer lock's file: what was never built or published is gone."""
+    """Delete the published file, its working copy and what publishing keeps beside them (each with its WAL, and
+    the build status), leaving the writer lock's file: what was never built or published is gone."""
     for path in (published, working_copy(published), _digests_path(published), _previous(published)):
         _remove(path)
+    build_status.forget(published)
 
 
 def publish(published: Path) -> None:

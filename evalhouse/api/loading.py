@@ -24,6 +24,7 @@ from pathlib import Path
 
 import duckdb
 
+from evalhouse import build_status
 from evalhouse.api.writing import Appended, LineCounter, frozen
 from evalhouse.lock import WarehouseBusy, writer_lock
 from evalhouse.publish import prepare_working_copy
@@ -89,6 +90,7 @@ class Loader:
                 summary = ingest_paths([appended.path], work,
                                        IngestOptions(strict=True, forced_format=fmt.name, workers=0),
                                        landing=self.warehouse.landing)
+            build_status.record_summary(self.warehouse.db_path, summary)  # readers' notice: not published yet
             failed = [f for f in summary.files if f.status == "failed"]
             if failed:
                 raise RuntimeError(failed[0].message)

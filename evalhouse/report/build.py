@@ -1,7 +1,9 @@
 """Assemble the report for one week from the sections, render it, write it.
 
 Deterministic: the same warehouse and week give the same text, byte for byte, except the one "Generated" line
-(and, for a week still in progress when the report is generated, the lines that say as of when).
+(and, for a week still in progress when the report is generated, the lines that say as of when). A line at the top
+says when the figures are not the latest: records ingested and not built yet, or a last build that failed (the
+build status beside the warehouse, evalhouse/build_status.py).
 
 The default week is the latest complete week with results: a week that began this morning is not "this week"
 against the full weeks before it. Only when no complete week has results does the report take the week in
@@ -13,9 +15,10 @@ from __future__ import annotations
 import datetime as dt
 import os
 import shlex
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
+from evalhouse.build_status import read_status, stale_notice
 from evalhouse.report import fmt
 from evalhouse.report.document import Bullets, Fact, Paragraph, Report, Section
 from evalhouse.report.render_html import render_html
@@ -46,7 +49,9 @@ class ReportRequest:
 
 def build_report(request: ReportRequest) -> Report:
     with open_reader(request.db_path) as reader:
-        return _assemble(reader, request)
+        report = _assemble(reader, request)
+    # Times alone, no ages: the report is read later than it is written.
+    return replace(report, stale=stale_notice(read_status(request.db_path)) or "")
 
 
 def render(report: Report, format: str = "html") -> str:

@@ -42,6 +42,8 @@ def run(args: argparse.Namespace, db_path: Path, *, out=None, err=None, now: dt.
     except ReportError as exc:
         print(f"evalhouse: {exc}", file=err)
         return EXIT_FAILED
+    if report.stale:  # whoever sends the report must know, even without opening it
+        print(f"evalhouse: note: {report.stale}", file=err)
     if args.out is None:
         out.write(text)
         return EXIT_OK

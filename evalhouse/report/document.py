@@ -100,3 +100,6 @@ class Report:
     facts: tuple[Fact, ...]
     generated: str  # the one line that differs between two renders of the same week
     sections: tuple[Section, ...] = field(default_factory=tuple)
+    # Why these figures are not the latest (ingested and not built yet, or the last build failed), shown at the top;
+    # "" when all is published or that is unknown (evalhouse/build_status.py)
+    stale: str = ""

@@ -22,6 +22,7 @@ h1 { font-size: 26px; margin: 0 0 2px; }
 h2 { font-size: 20px; margin: 34px 0 10px; padding-top: 10px; border-top: 2px solid #1f4e79; color: #1f4e79; }
 h3 { font-size: 16px; margin: 22px 0 8px; }
 .subtitle { color: #555; margin: 0 0 14px; font-size: 16px; }
+.stale { background: #fff6e0; border-left: 4px solid #c98a00; color: #5c3d00; padding: 8px 12px; margin: 0 0 14px; }
 dl.facts { display: grid; grid-template-columns: max-content 1fr; gap: 4px 14px; margin: 0 0 8px;
            background: #f5f7fa; border: 1px solid #dde3ea; border-radius: 6px; padding: 12px 16px; }
 dl.facts dt { font-weight: 600; color: #444; }
@@ -83,6 +84,10 @@ def render_html(report: Report) -> str:
         "<header>",
         f"<h1>{escape(report.title)}</h1>",
         f'<p class="subtitle">{escape(report.subtitle)}</p>',
+    ]
+    if report.stale:
+        out.append(f'<p class="stale" role="alert">{escape(report.stale)}</p>')
+    out += [
         '<dl class="facts">',
     ]
     for fact in report.facts:

@@ -23,6 +23,8 @@ def md_text(text: str) -> str:
 
 def render_markdown(report: Report) -> str:
     out = [f"# {md_text(report.title)}", "", md_text(report.subtitle), ""]
+    if report.stale:
+        out += [f"> **Not the latest figures:** {md_text(report.stale)}", ""]
     for fact in report.facts:
         value = _code(fact.value) if fact.code else md_text(fact.value)
         out.append(f"- **{md_text(fact.label)}:** {value}")

@@ -1,0 +1,75 @@
+"""The notice above every page when its figures are not the latest: records ingested and not built yet, or a last
+build that failed; nothing when all is published or when that is unknown (no build status, or one unreadable)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from evalhouse.build_status import record_build, record_ingest, status_path
+from ingest.load import RawStore
+from tests.app.conftest import NOW, PAGES, run_page
+
+pytestmark = pytest.mark.slow
+
+FAILED = ("test.evalhouse.unique_fct_trials_trial_id: Got 2 results, configured to fail if != 0",
+          "model.evalhouse.fct_pass_at_k: Constraint Error: Duplicate key \"m1\" violates primary key constraint")
+
+
+@pytest.fixture
+def warehouse(tmp_path):
+    """A warehouse file with its raw tables (pages say how to build; the notice does not depend on the marts)."""
+    db_path = tmp_path / "w.duckdb"
+    RawStore(db_path).close()
+    return db_path
+
+
+def _notices(at) -> list[str]:
+    return [w.value for w in at.warning if "these figures" in w.value]
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_page_says_the_last_build_failed_and_what_it_said(page, warehouse, app_env):
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
+    record_ingest(warehouse, [("/data/run.jsonl", 12_400, 0)], at=NOW - dt.timedelta(hours=3))
+    record_build(warehouse, passed=False, failures=FAILED, at=NOW - dt.timedelta(hours=2))
+    app_env(warehouse)
+    at = run_page(page)
+    assert not at.exception
+    assert _notices(at) == [
+        "The last build, at Mon 23 Nov 2026 05:00 UTC (2 h ago), failed (1 test, 1 model: "
+        "`unique_fct_trials_trial_id`, `fct_pass_at_k`): these figures are from the build of Sun 22 Nov 2026 07:00 "
+        "UTC. 1 file (12,400 records) ingested since Mon 23 Nov 2026 04:00 UTC (3 h ago) is not in them. To see "
+        "why: `evalhouse build` prints each failure."]
+    assert at.expander[0].label == "What the last build said"
+    assert at.code[0].value == "\n".join(FAILED)
+
+
+def test_records_ingested_and_not_built_are_noted(warehouse, app_env):
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
+    record_ingest(warehouse, [("/data/a.jsonl", 12_000, 0), ("/data/b.jsonl", 400, 0)], at=NOW - dt.timedelta(hours=2))
+    record_ingest(warehouse, [("/data/c.jsonl", 0, 5)], at=NOW - dt.timedelta(hours=2))
+    app_env(warehouse)
+    at = run_page("overview")
+    assert _notices(at) == [
+        "3 files (12,400 records, 5 lines quarantined) ingested at Mon 23 Nov 2026 05:00 UTC (2 h ago) are not in "
+        "these figures yet: run `evalhouse build` to publish them."]
+
+
+@pytest.mark.parametrize("state", ["all published", "no build status", "an unreadable build status"])
+def test_nothing_is_noted_when_all_is_published_or_it_is_unknown(state, warehouse, app_env):
+    """The record is read again when it changes (cached by its stamp), so the notice goes as soon as it is stale."""
+    record_ingest(warehouse, [("/data/a.jsonl", 10, 0)], at=NOW - dt.timedelta(hours=2))
+    app_env(warehouse)
+    at = run_page("overview")
+    assert _notices(at)
+    if state == "all published":
+        record_build(warehouse, passed=True, at=NOW - dt.timedelta(hours=1))
+    elif state == "no build status":
+        status_path(warehouse).unlink()
+    else:
+        status_path(warehouse).write_text('{"version": 1, "unpublished": {"files": ')
+    at.run()
+    assert not at.exception
+    assert _notices(at) == []
