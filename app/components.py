@@ -9,7 +9,6 @@ import datetime as dt
 import functools
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 from typing import Any
 
 import altair as alt
@@ -19,6 +18,7 @@ import streamlit as st
 import db
 from evalhouse import weeks as calendar_weeks
 from evalhouse.build_status import stale_notice
+from evalhouse.dbt_vars import dbt_var  # noqa: F401 (the pages read the drift vars as c.dbt_var)
 
 # Every page by name, as streamlit_app.py registers it; links go through these paths.
 PAGES = {
@@ -34,7 +34,6 @@ PAGES = {
     "data_quality": "app_pages/data_quality.py",
 }
 
-PROJECT_ROOT = Path(__file__).resolve().parents[1]
 NOTED_KEY = "_stale_note_shown"  # reset by streamlit_app.py before each page run
 NA = "n/a"
 HOW_TO_BUILD = "Run `evalhouse build` after an ingest (or `make demo` for sample data)."
@@ -43,17 +42,6 @@ HOW_TO_START = ("Ingest eval records with `evalhouse ingest PATH`, then run `eva
 
 
 @functools.cache
-def dbt_var(name: str, default: Any) -> Any:
-    """A var of the dbt project (the drift alert threshold...), so the page explains what the marts used."""
-    import yaml
-
-    try:
-        project = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())
-        return (project.get("vars") or {}).get(name, default)
-    except (OSError, ValueError, AttributeError, yaml.YAMLError):
-        return default
-
-
 # -- numbers ----------------------------------------------------------------------------------------------------
 
 def is_na(value: Any) -> bool:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
+from evalhouse.dbt_vars import dbt_var
 from evalhouse.report import fmt
 from evalhouse.report.chart import Band, ChartPoint, line_chart
 from evalhouse.report.document import Cell, Chart, Figure, Paragraph, Record, Section, Subsection, Table
@@ -12,7 +13,7 @@ from evalhouse.report.warehouse import Row
 from evalhouse.report.weeks import iso_week_label
 
 ANCHOR = "judge-drift"
-MIN_ITEMS_TO_TEST = 10  # var drift_min_items (dbt_project.yml): a week or baseline with fewer items is not tested
+MIN_ITEMS_TO_TEST = int(dbt_var("drift_min_items", 10))  # a week or baseline with fewer items is not tested
 TITLE = "Has an LLM judge drifted from people?"
 
 _ALERTS_SQL = """
@@ -22,8 +23,8 @@ where week_start = ?
 order by judge_id, abs(drift_z) desc, dimension
 """
 
-# Tested cells have a verdict (a z, or none where the change is exact: no spread in either window); cells with too few items (in the week or the baseline) have no verdict, which is not "no
-# drift" and is said apart.
+# Tested cells have a verdict (a z, or none where the change is exact: no spread in either window); cells with too
+# few items (in the week or the baseline) have no verdict, which is not "no drift" and is said apart.
 _TESTED_SQL = """
 select
     count(is_drift_alert) as n_cells,

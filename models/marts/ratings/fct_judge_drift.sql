@@ -228,7 +228,8 @@ tested as (
             when coalesce(baseline_n_items, 0) < {{ var('drift_min_items') }}
                 then 'too few baseline items to test: ' || cast(coalesce(baseline_n_items, 0) as varchar)
                     || ' < {{ var("drift_min_items") }}'
-            when bias_delta_se is null then 'no spread in the item biases: the change has no SE'
+            -- reachable only with drift_min_items below 2: a window of one item has no SE (no spread is SE 0, exact)
+            when bias_delta_se is null then 'one item in a window: the change has no SE'
         end as no_test_reason
     from with_se
 ),
