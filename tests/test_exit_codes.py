@@ -27,13 +27,21 @@ def _evalhouse(*args: str, env: dict[str, str] | None = None) -> subprocess.Comp
                           text=True, env={**os.environ, **(env or {})}, timeout=600)
 
 
-def test_a_failure_outside_the_data_exits_4_with_one_line_naming_the_file_that_holds_the_traceback(tmp_path):
+def _ingest_under_a_file(tmp_path: Path, **env: str) -> tuple[subprocess.CompletedProcess, Path, Path]:
+    """`evalhouse ingest` with --db under a path that is a file, not a folder (an OSError outside the data), the
+    traceback's temporary folder its own: (the run, that file, that folder)."""
     not_a_folder = tmp_path / "warehouse"
     not_a_folder.write_text("a file where the warehouse's folder should be")
     saved = tmp_path / "tmp"
     saved.mkdir()
     records = write_lines(tmp_path / "a.jsonl", [instance_record()])
-    run = _evalhouse("--db", str(not_a_folder / "w.duckdb"), "ingest", str(records), env={"TMPDIR": str(saved)})
+    run = _evalhouse("--db", str(not_a_folder / "w.duckdb"), "ingest", str(records),
+                     env={"TMPDIR": str(saved), **env})
+    return run, not_a_folder, saved
+
+
+def test_a_failure_outside_the_data_exits_4_with_one_line_naming_the_file_that_holds_the_traceback(tmp_path):
+    run, not_a_folder, saved = _ingest_under_a_file(tmp_path)
     assert run.returncode == 4, run.stderr  # was 1, the code of a refused line, with a traceback
     (line,) = run.stderr.splitlines()
     assert line.startswith("evalhouse: ingest failed: ") and str(not_a_folder) in line
@@ -44,13 +52,7 @@ def test_a_failure_outside_the_data_exits_4_with_one_line_naming_the_file_that_h
 
 
 def test_evalhouse_debug_prints_the_traceback_instead_of_saving_it(tmp_path):
-    not_a_folder = tmp_path / "warehouse"
-    not_a_folder.write_text("")
-    saved = tmp_path / "tmp"
-    saved.mkdir()
-    records = write_lines(tmp_path / "a.jsonl", [instance_record()])
-    run = _evalhouse("--db", str(not_a_folder / "w.duckdb"), "ingest", str(records),
-                     env={"TMPDIR": str(saved), "EVALHOUSE_DEBUG": "1"})
+    run, _, saved = _ingest_under_a_file(tmp_path, EVALHOUSE_DEBUG="1")
     assert run.returncode == 4
     assert run.stderr.startswith("Traceback (most recent call last):")
     assert run.stderr.splitlines()[-1].startswith("evalhouse: ingest failed: ")
