@@ -79,6 +79,8 @@ def test_the_review_queues_reason_pills_are_shown_whole(served):
     server, browser = served
     state = browser.open(f"{server.url}/review_queue")
     assert state.title == PAGES["review_queue"]
+    # The title comes first; the item's form renders after the queue's query (it raced on a loaded CI machine).
+    browser.wait_for_text("Why it waits", timeout=60)
     pills = browser.evaluate("""
       (() => {
         const group = Array.from(document.querySelectorAll('[data-testid="stButtonGroup"]'))
