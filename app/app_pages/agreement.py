@@ -14,6 +14,8 @@ ALL_TIME = "all time"
 # People first: the target is about whether people read a rubric the same way. All raters pool the LLM judges in, so
 # a judge that disagrees with people (judge drift, its own page) pulls that alpha down.
 GROUPS = {"human": "people", "all": "all raters (people and judges)", "llm_judge": "LLM judges"}
+# The picker's options say it short: pills do not wrap, and the long one was cut off in its column.
+GROUP_OPTIONS = {"human": "people", "all": "all raters", "llm_judge": "LLM judges"}
 GROUP_COLOURS = {"human": "#ff7f0e", "all": "#555555", "llm_judge": "#1f77b4"}
 KAPPA_COLOUR = "Fleiss' kappa (no target)"
 
@@ -33,11 +35,11 @@ st.caption(
 weeks = c.weeks_with_data()
 week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.frame.empty else []
 filters = c.Filters("agreement")
-left, middle, right = st.columns([2, 2, 3])
+left, middle, right = st.columns([2, 3, 2])
 week = filters.week("Week", weeks=week_options, container=left, extra_first=ALL_TIME)
 week_label = ALL_TIME if week is None else c.iso_week(week)
-group = filters.segmented("Rater group", list(GROUPS), param="group", default="human", format_func=GROUPS.get,
-                          container=middle)
+group = filters.segmented("Rater group", list(GROUPS), param="group", default="human", format_func=GROUP_OPTIONS.get,
+                          container=middle, help="All raters: people and LLM judges pooled.")
 dimension_groups = right.segmented_control("Dimensions", ["quality", "safety"], selection_mode="multi",
                                            default=["quality", "safety"], key="agreement.dimension_group") or [
     "quality", "safety"]

@@ -47,6 +47,25 @@ def test_every_page_renders_its_title_and_no_error_box_in_chromium(page, served,
     assert not state.errors, state.errors
     assert "Traceback" not in state.text
     assert shot.stat().st_size > 20_000 and shot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    cut_off = _cut_off_options(browser)
+    assert not cut_off, f"options cut off on the {page} page at 1400 px: {cut_off}"
+
+
+# Each option of a segmented control or pills on the page whose button reaches past its column (pills do not wrap:
+# the last one is cut off, "all raters (people and judg") or whose label is cut short inside its button.
+_CUT_OFF_OPTIONS_JS = """
+  (() => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"]'))
+    .flatMap(group => {
+      const column = group.closest('[data-testid="stColumn"]') || group.closest('[data-testid="stMain"]');
+      const right = column.getBoundingClientRect().right;
+      return Array.from(group.querySelectorAll('button')).filter(b => b.innerText.trim())
+        .filter(b => b.getBoundingClientRect().right > right + 0.5 || b.scrollWidth > b.clientWidth + 1)
+        .map(b => b.innerText.trim());
+    }))()"""
+
+
+def _cut_off_options(browser: Browser) -> list[str]:
+    return browser.evaluate(_CUT_OFF_OPTIONS_JS)
 
 
 def test_a_link_on_the_overview_opens_the_judge_drift_page_on_the_same_week(served):
