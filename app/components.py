@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import re
+import textwrap
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -364,8 +365,13 @@ class Filters:
 
 # -- charts ----------------------------------------------------------------------------------------------------
 
+SUBTITLE_LINE = 140  # characters a subtitle line holds in a chart as wide as the page: Vega does not wrap text
+
+
 def title(question: str, subtitle: str | None = None) -> alt.TitleParams:
-    return alt.TitleParams(question, subtitle=subtitle or "", anchor="start", subtitleColor="gray")
+    """A chart's question, and a subtitle in lines that fit the page (one long line ran past the chart's edge)."""
+    return alt.TitleParams(question, subtitle=textwrap.wrap(subtitle or "", SUBTITLE_LINE), anchor="start",
+                           subtitleColor="gray")
 
 
 def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: str, question: str,

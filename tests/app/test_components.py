@@ -1,5 +1,6 @@
 """The helpers pages test nullable values with: a NULL arrives as None, NaN or pd.NA, and none of them may pass
-for a value (NaN is truthy) or crash a page (pd.NA refuses to be a bool); week axes tick on Mondays."""
+for a value (NaN is truthy) or crash a page (pd.NA refuses to be a bool); week axes tick on Mondays; a long chart
+subtitle is drawn in lines."""
 
 from __future__ import annotations
 
@@ -43,3 +44,14 @@ def test_a_week_axis_ticks_on_each_weeks_monday_once(c):
     days = [dt.date(v["year"], v["month"], v["date"]) for v in axis["axis"]["values"]]
     assert days == [dt.date(2026, 10, 5), dt.date(2026, 11, 9)]
     assert all(d.weekday() == 0 for d in days)
+
+
+def test_a_long_subtitle_is_drawn_in_lines_that_fit_the_page(c):
+    """Vega draws a subtitle string on one line, however long: the judge drift chart's ran past the page's edge."""
+    text = ("Weekly bias with its 95% interval. The shaded band is how far the bias may move from the baseline before "
+            "it alerts (the t cutoff in standard errors of the change), from the week after the baseline.")
+    lines = c.title("Is the judge drifting?", text).to_dict()["subtitle"]
+    assert len(lines) == 2 and all(len(line) <= c.SUBTITLE_LINE for line in lines)
+    assert " ".join(lines) == text
+    assert c.title("Q?", "Short.").to_dict()["subtitle"] == ["Short."]
+    assert c.title("Q?").to_dict()["subtitle"] == []

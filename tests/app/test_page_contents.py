@@ -324,7 +324,7 @@ def test_the_pairwise_win_rate_is_the_chosen_groups(group, column, demo_warehous
     assert all(lo < hi for lo, hi in drawn.values()), "each group's rate is drawn with its own interval"
     assert drawn == {m: pytest.approx(v) for m, v in intervals.items()}
     split, _ = _chart(at, "How do the verdicts split")
-    assert "pooled" in split["title"]["subtitle"]
+    assert "pooled" in " ".join(split["title"]["subtitle"])
 
 
 def test_pairwise_says_hybrid_reviews_are_not_compared(demo_warehouse, app_env):
