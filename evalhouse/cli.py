@@ -64,15 +64,15 @@ def _parser() -> argparse.ArgumentParser:
     ingest.set_defaults(handler=_ingest)
 
     build = command("build", parents=[common, waiting],
-                                help="run dbt build on the working copy and publish it if it passed")
+                    help="run dbt build on the working copy and publish it if it passed")
     build.set_defaults(handler=_build)
 
     rebuild = command("rebuild", parents=[common],
-                                  help="recreate the warehouse from every file ingested before plus the landing folder")
+                      help="recreate the warehouse from every file ingested before plus the landing folder")
     rebuild.set_defaults(handler=_rebuild)
 
     docs = command("docs", parents=[common],
-                               help="generate dbt docs of the published warehouse into target/, reading it read-only")
+                   help="generate dbt docs of the published warehouse into target/, reading it read-only")
     docs.set_defaults(handler=_docs)
 
     report = command("report", parents=[common], help="write the weekly quality report (HTML or Markdown)")
@@ -80,9 +80,9 @@ def _parser() -> argparse.ArgumentParser:
     report.set_defaults(handler=_report)
 
     demo = command("demo", parents=[common],
-                               help="generate sample data into <landing>/demo, build a warehouse from it alone, write "
-                                    "the latest complete week's report (in reports/ beside --db, or the project's for "
-                                    "the default warehouse), serve the app; refuses a warehouse holding other files")
+                   help="generate sample data into <landing>/demo, build a warehouse from it alone, write "
+                        "the latest complete week's report (in reports/ beside --db, or the project's for "
+                        "the default warehouse), serve the app; refuses a warehouse holding other files")
     demo.add_argument("--no-serve", action="store_true", help="stop after the build and the report")
     demo.add_argument("--force", action="store_true",
                       help="replace the warehouse even if it holds records from files that are not the demo's "
@@ -99,7 +99,7 @@ def _parser() -> argparse.ArgumentParser:
     serve.set_defaults(handler=_serve)
 
     api = command("api", parents=[common],
-                              help="serve the submission API: LLM judges and scripts post eval records (docs/api.md)")
+                  help="serve the submission API: LLM judges and scripts post eval records (docs/api.md)")
     api.add_argument("--host", default=None, help="the address to listen on (default: 127.0.0.1)")
     api.add_argument("--port", type=int, default=None, help="the port (default: 8502; 0 picks a free one)")
     api.add_argument("--max-body-bytes", type=int, default=None,
