@@ -1,13 +1,16 @@
-"""The `evalhouse` command: argument parsing and exit codes only; each subcommand calls into a library module."""
+"""The `evalhouse` command: argument parsing and exit codes only; each subcommand calls into a library module.
+The codes, and which each command returns, are evalhouse/exit_codes.py's."""
 
 from __future__ import annotations
 
 import argparse
 import datetime as dt
 import sys
-import textwrap
 from collections.abc import Sequence
 
+from evalhouse.exit_codes import (
+    EXIT_BUSY, EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MEANINGS, command_codes, epilog,
+)
 from evalhouse.failures import report_failure
 from evalhouse.lock import WarehouseBusy
 from evalhouse.ports import PortInUse
@@ -15,24 +18,6 @@ from evalhouse.report import cli as report_cli
 from evalhouse.settings import Settings, resolve
 from ingest import cli as ingest_cli
 from ingest.sources import InputError
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_BUSY, EXIT_ERROR = 0, 1, 2, 3, 4
-# What each exit code means, for `evalhouse --help` (the README's "Exit codes" says the same).
-EXIT_CODES = (
-    (EXIT_OK, "done (an ingest that quarantined lines is done too)"),
-    (EXIT_FAILED, "the data failed: --fail-on-reject found a refused line, or a dbt build or its tests failed "
-                  "(nothing was published), or no report or docs could be made from the warehouse"),
-    (EXIT_USAGE, "the command cannot run as given: an argument or path that names nothing usable, an API "
-                 "setting or address, or a demo that would replace a warehouse holding other files"),
-    (EXIT_BUSY, "another process holds what the command needs: an ingest or build holds the warehouse, a DuckDB "
-                "connection holds its working copy, or the port is in use; run it again once that is over "
-                "(ingest and build: --wait)"),
-    (EXIT_ERROR, "the run broke for a reason outside the data (a full disk, a folder it may not write, a bug): "
-                 "one line says what and where, and names the file holding the traceback ($EVALHOUSE_DEBUG=1 "
-                 "prints it)"),
-    (130, "interrupted (Ctrl+C)"),
-)
-
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
@@ -59,40 +44,45 @@ def _parser() -> argparse.ArgumentParser:
     common.add_argument("--landing", default=argparse.SUPPRESS,
                         help="the landing folder (default: $EVALHOUSE_LANDING or landing/)")
     parser = argparse.ArgumentParser(prog="evalhouse", parents=[common],
-                                     description="A warehouse for LLM eval results.", epilog=_exit_codes(),
+                                     description="A warehouse for LLM eval results.", epilog=epilog(MEANINGS),
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
 
-    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, **kwargs) -> argparse.ArgumentParser:
+        """A subcommand whose --help ends with the exit codes it can return."""
+        return subparsers.add_parser(name, epilog=epilog(command_codes(name)),
+                                     formatter_class=argparse.RawDescriptionHelpFormatter, **kwargs)
 
     # Writers may wait for the lock a little (an API posting steadily holds it briefly and often).
     waiting = argparse.ArgumentParser(add_help=False)
     waiting.add_argument("--wait", type=float, default=0, metavar="SECONDS",
                          help="if another ingest or build holds the warehouse, wait up to this long (default 0)")
 
-    ingest = commands.add_parser("ingest", parents=[common, waiting], help="validate and load eval records")
+    ingest = command("ingest", parents=[common, waiting], help="validate and load eval records")
     ingest_cli.add_arguments(ingest)
     ingest.set_defaults(handler=_ingest)
 
-    build = commands.add_parser("build", parents=[common, waiting],
-                                help="run dbt build on the working copy and publish it if it passed")
+    build = command("build", parents=[common, waiting],
+                    help="run dbt build on the working copy and publish it if it passed")
     build.set_defaults(handler=_build)
 
-    rebuild = commands.add_parser("rebuild", parents=[common],
-                                  help="recreate the warehouse from every file ingested before plus the landing folder")
+    rebuild = command("rebuild", parents=[common],
+                      help="recreate the warehouse from every file ingested before plus the landing folder")
     rebuild.set_defaults(handler=_rebuild)
 
-    docs = commands.add_parser("docs", parents=[common],
-                               help="generate dbt docs of the published warehouse into target/, reading it read-only")
+    docs = command("docs", parents=[common],
+                   help="generate dbt docs of the published warehouse into target/, reading it read-only")
     docs.set_defaults(handler=_docs)
 
-    report = commands.add_parser("report", parents=[common], help="write the weekly quality report (HTML or Markdown)")
+    report = command("report", parents=[common], help="write the weekly quality report (HTML or Markdown)")
     report_cli.add_arguments(report)
     report.set_defaults(handler=_report)
 
-    demo = commands.add_parser("demo", parents=[common],
-                               help="generate sample data into <landing>/demo, build a warehouse from it alone, write "
-                                    "the latest complete week's report (in reports/ beside --db, or the project's for "
-                                    "the default warehouse), serve the app; refuses a warehouse holding other files")
+    demo = command("demo", parents=[common],
+                   help="generate sample data into <landing>/demo, build a warehouse from it alone, write "
+                        "the latest complete week's report (in reports/ beside --db, or the project's for "
+                        "the default warehouse), serve the app; refuses a warehouse holding other files")
     demo.add_argument("--no-serve", action="store_true", help="stop after the build and the report")
     demo.add_argument("--force", action="store_true",
                       help="replace the warehouse even if it holds records from files that are not the demo's "
@@ -104,12 +94,12 @@ def _parser() -> argparse.ArgumentParser:
     demo.add_argument("--port", type=int, default=8501)
     demo.set_defaults(handler=_demo)
 
-    serve = commands.add_parser("serve", parents=[common], help="serve the Streamlit app")
+    serve = command("serve", parents=[common], help="serve the Streamlit app")
     serve.add_argument("--port", type=int, default=8501)
     serve.set_defaults(handler=_serve)
 
-    api = commands.add_parser("api", parents=[common],
-                              help="serve the submission API: LLM judges and scripts post eval records (docs/api.md)")
+    api = command("api", parents=[common],
+                  help="serve the submission API: LLM judges and scripts post eval records (docs/api.md)")
     api.add_argument("--host", default=None, help="the address to listen on (default: 127.0.0.1)")
     api.add_argument("--port", type=int, default=None, help="the port (default: 8502; 0 picks a free one)")
     api.add_argument("--max-body-bytes", type=int, default=None,
@@ -120,13 +110,6 @@ def _parser() -> argparse.ArgumentParser:
                      help="only save to the landing folder (202); the next `evalhouse ingest` loads the records")
     api.set_defaults(handler=_api)
     return parser
-
-
-def _exit_codes() -> str:
-    lines = ["exit codes:"]
-    for code, meaning in EXIT_CODES:
-        lines += textwrap.wrap(meaning, 78, initial_indent=f"  {code:<5}", subsequent_indent=" " * 7)
-    return "\n".join(lines)
 
 
 def _ingest(args: argparse.Namespace, settings: Settings) -> int:
@@ -164,9 +147,13 @@ def _rebuild(args: argparse.Namespace, settings: Settings) -> int:
 
 def _docs(args: argparse.Namespace, settings: Settings) -> int:
     from evalhouse.build import dbt_target_dir
-    from evalhouse.operations import docs
+    from evalhouse.operations import NotBuilt, docs
 
-    result = docs(settings)
+    try:
+        result = docs(settings)
+    except NotBuilt as exc:
+        print(f"evalhouse: {exc}", file=sys.stderr)
+        return EXIT_USAGE
     if not result.ok:
         print("evalhouse: no dbt docs written:", *result.failures, sep="\n  ", file=sys.stderr)
         return EXIT_FAILED

@@ -1,7 +1,7 @@
 """A command that broke for a reason outside the data (a full disk, a folder it may not write, a bug): one line that
 says what failed, where and what to do, and the traceback kept in a file for whoever looks into it.
 
-A script or a cron job tells this from bad data by the exit code alone (evalhouse/cli.py's EXIT_ERROR), so a
+A script or a cron job tells this from bad data by the exit code alone (evalhouse/exit_codes.py's EXIT_ERROR), so a
 refused line (exit 1) never reads as a broken run, nor a broken run as a refused line.
 """
 

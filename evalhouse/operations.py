@@ -24,6 +24,7 @@ import duckdb
 
 from evalhouse import build_status
 from evalhouse.build import BuildResult, build_warehouse, dbt_target_dir, run_dbt
+from evalhouse.exit_codes import EXIT_FAILED, EXIT_OK
 from evalhouse.lock import WarehouseBusy, writer_lock
 from evalhouse.ports import check_free
 from evalhouse.publish import prepare_working_copy, publish, working_copy
@@ -41,6 +42,10 @@ APP_HOST = "localhost"  # where `evalhouse serve` listens
 
 class DemoRefused(Exception):
     """The demo would replace a warehouse that holds records from files that are not the demo's."""
+
+
+class NotBuilt(Exception):
+    """No warehouse has been published at --db yet, so there is nothing to read: the message says to build first."""
 
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
@@ -115,10 +120,11 @@ def docs(settings: Settings, *, quiet: bool = False) -> BuildResult:
     """dbt docs (index.html, manifest.json, catalog.json in dbt's target folder) of the published warehouse, read
     as the app and analysts read it: through the profile's read-only `docs` target. A writer never opens the
     published file (publishing replaces it by a rename), so this neither waits for nor holds off anyone, and it
-    describes what readers see, not the working copy's unpublished state."""
+    describes what readers see, not the working copy's unpublished state. Raises NotBuilt when nothing is
+    published at --db yet."""
     if not settings.db_path.exists():
-        return BuildResult(False, (f"no published warehouse at {settings.db_path}: run `evalhouse build` (or "
-                                   "`make demo`) first, or pass --db PATH",), ())
+        raise NotBuilt(f"no published warehouse at {settings.db_path}: run `evalhouse build` (or `make demo`) first, "
+                       "or pass --db PATH")
     return run_dbt(settings.db_path, ("docs", "generate"), target="docs", quiet=quiet)
 
 
@@ -353,11 +359,11 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
           f"{summary.weeks[0]} to {summary.weeks[-1]}, last day {summary.end_date})", file=out)
     if not fresh_build(settings, [IngestRun((str(demo_dir),))], out=out,
                        guard=lambda: _refuse_foreign_files(settings, force, io.StringIO())):
-        return 1
+        return EXIT_FAILED
     write_this_weeks_report(settings, out=out)
     if serve_app:
         return serve(settings, port=port)
-    return 0
+    return EXIT_OK
 
 
 def reports_dir(settings: Settings) -> Path:
@@ -397,4 +403,4 @@ def serve(settings: Settings, *, port: int) -> int:
     print(f"serving the app on http://localhost:{port} (Ctrl+C to stop); it saves reviews and ratings under "
           f"{saves_folder(settings)}", flush=True)
     os.execve(sys.executable, command, env)
-    return 0  # not reached: execve replaces this process
+    return EXIT_OK  # not reached: execve replaces this process

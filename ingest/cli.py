@@ -9,13 +9,12 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from evalhouse.exit_codes import EXIT_FAILED, EXIT_OK
 from ingest.formats import FORMATS
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES
 
 if TYPE_CHECKING:  # the pipeline is imported where it runs: every `evalhouse` command builds this parser
     from ingest.pipeline import IngestOptions, RunSummary
-
-EXIT_OK, EXIT_REJECTS, EXIT_USAGE = 0, 1, 2
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -42,7 +41,7 @@ def options_from(args: argparse.Namespace) -> IngestOptions:
 def exit_code(summary: RunSummary, fail_on_reject: bool) -> int:
     """With --fail-on-reject, 1 when a line of the inputs is refused: quarantined by this run, or by an earlier one
     and still refused (a retried CI step must not pass because its file was skipped as already loaded)."""
-    return EXIT_REJECTS if fail_on_reject and (summary.quarantined or summary.still_refused) else EXIT_OK
+    return EXIT_FAILED if fail_on_reject and (summary.quarantined or summary.still_refused) else EXIT_OK
 
 
 class Progress:

@@ -1,5 +1,7 @@
-"""Exit codes a script or a cron job can act on: bad data (1) never reads as a broken run (4), another process
-holding what a command needs is busy (3) with a message that names it, and `evalhouse --help` lists them all.
+"""Exit codes a script or a cron job can act on: bad data (1) never reads as a broken run (4), a setup step not taken
+(no warehouse built yet) is a command that cannot run as given (2), another process holding what a command needs
+is busy (3) with a message that names it; `evalhouse --help` lists them all, each command's --help those it can
+return, and the README says the same as evalhouse/exit_codes.py, their one home.
 Run as processes where the exit code is the point, as a cron job runs them."""
 
 from __future__ import annotations
@@ -14,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse import operations
-from evalhouse.cli import main
+from evalhouse import exit_codes, operations
+from evalhouse.cli import _parser, main
 from evalhouse.publish import working_copy
 from evalhouse.settings import PROJECT_ROOT
 from tests.conftest import instance_record, write_lines
@@ -82,14 +84,133 @@ def test_ctrl_c_is_left_to_python(tmp_path, monkeypatch):
         main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)])
 
 
-def test_help_lists_every_exit_code_and_what_it_means(capsys):
+def _listed_codes(help_text: str) -> dict[int, str]:
+    """The codes a --help lists under "exit codes:", each with its meaning as one line."""
+    listed = help_text.split("exit codes:\n", 1)[1]
+    codes: dict[int, str] = {}
+    for line in listed.splitlines():
+        code = re.match(r"^  (\d+) +(.*)$", line)
+        if code:
+            current = int(code.group(1))
+            codes[current] = code.group(2)
+        elif line.startswith(" " * 7) and codes:
+            codes[current] += " " + line.strip()
+        else:
+            break
+    return codes
+
+
+def _help(capsys, *args: str) -> str:
     with pytest.raises(SystemExit) as exit_info:
-        main(["--help"])
+        main([*args, "--help"])
     assert exit_info.value.code == 0
-    listed = capsys.readouterr().out.split("exit codes:\n", 1)[1]
-    codes = {int(m.group(1)): m.group(2) for m in re.finditer(r"^  (\d+) +(.*)$", listed, re.MULTILINE)}
+    return capsys.readouterr().out
+
+
+def test_help_lists_every_exit_code_and_what_it_means(capsys):
+    codes = _listed_codes(_help(capsys))
     assert sorted(codes) == [0, 1, 2, 3, 4, 130]
+    assert codes == exit_codes.MEANINGS
     assert "--fail-on-reject" in codes[1] and "outside the data" in codes[4] and "interrupted" in codes[130]
+    assert "a warehouse not built yet: run `evalhouse build`" in codes[2]
+
+
+@pytest.mark.parametrize("command", sorted(exit_codes.COMMANDS))
+def test_each_commands_help_lists_the_exit_codes_it_can_return(command, capsys):
+    codes = _listed_codes(_help(capsys, command))
+    assert codes == exit_codes.command_codes(command)  # was no "exit codes:" at all below the top level
+    assert {exit_codes.EXIT_ERROR, exit_codes.EXIT_INTERRUPTED} <= set(codes)
+
+
+def test_the_report_and_docs_list_no_failed_build_and_ingest_lists_refused_lines():
+    assert exit_codes.EXIT_FAILED not in exit_codes.command_codes("report")
+    assert "run `evalhouse build`" in exit_codes.command_codes("report")[exit_codes.EXIT_USAGE]
+    assert "run `evalhouse build`" in exit_codes.command_codes("docs")[exit_codes.EXIT_USAGE]
+    assert "--fail-on-reject" in exit_codes.command_codes("ingest")[exit_codes.EXIT_FAILED]
+
+
+def test_every_command_has_its_codes_listed():
+    (subparsers,) = [action for action in _parser()._actions if action.dest == "command"]
+    assert set(subparsers.choices) == set(exit_codes.COMMANDS)  # a new command: say what it exits with
+
+
+def test_no_cli_module_keeps_a_copy_of_the_codes():
+    """ingest/cli.py and evalhouse/report/cli.py kept their own EXIT_OK = 0 and the like: one place says what a code
+    means, so a changed code cannot leave a copy behind."""
+    copies = [f"{path.relative_to(PROJECT_ROOT)}: {line.strip()}"
+              for folder in ("evalhouse", "ingest") for path in sorted((PROJECT_ROOT / folder).rglob("*.py"))
+              if path.name != "exit_codes.py"
+              for line in path.read_text(encoding="utf-8").splitlines()
+              if re.match(r"\s*(EXIT_\w+(, *EXIT_\w+)*) *=", line)]
+    assert copies == []
+
+
+def _readme_section(title: str) -> str:
+    text = (PROJECT_ROOT / "README.md").read_text(encoding="utf-8")
+    start = text.index(f"## {title}\n")
+    return text[start:text.index("\n## ", start + 1)]
+
+
+def test_the_readme_lists_the_codes_and_which_command_returns_which():
+    section = _readme_section("Exit codes")
+    rows = [[cell.strip() for cell in line.strip("|").split("|")] for line in section.splitlines()
+            if line.startswith("| ") and not line.startswith("|---")]
+    codes = [int(row[0]) for row in rows if row[0].isdigit()]
+    assert codes == sorted(exit_codes.MEANINGS)
+    by_command = {row[0].strip("`"): row[1:] for row in rows if row[0].startswith("`")}
+    assert set(by_command) == set(exit_codes.COMMANDS)
+    for command, cells in by_command.items():
+        said = {code for code, cell in zip((0, 1, 2, 3), cells) if cell}
+        assert said == set(exit_codes.COMMANDS[command]), command
+
+
+# -- a warehouse not built yet, held, or no warehouse: report and docs ----------------------------------------------
+
+@pytest.mark.parametrize("command", ["report", "docs"])
+def test_a_report_or_docs_without_a_built_warehouse_exits_2_saying_to_build(command, tmp_path):
+    db = tmp_path / "none.duckdb"
+    run = _evalhouse("--db", str(db), command)
+    assert run.returncode == 2, run.stderr  # was 1, the code of a failed build: nothing failed
+    (line,) = run.stderr.splitlines()
+    assert line.startswith("evalhouse: no ") and str(db) in line and "run `evalhouse build`" in line
+    assert not db.exists()
+
+
+def test_a_report_after_an_ingest_alone_says_the_records_wait_in_the_working_copy_for_a_build(tmp_path):
+    db = tmp_path / "w.duckdb"
+    assert _evalhouse("--db", str(db), "ingest", str(write_lines(tmp_path / "a.jsonl", [instance_record()]))
+                      ).returncode == 0
+    run = _evalhouse("--db", str(db), "report")
+    assert run.returncode == 2, run.stderr
+    assert run.stderr == (f"evalhouse: no warehouse built at {db} yet: what was ingested is in its working copy "
+                          f"({working_copy(db).name}), which readers never read; run `evalhouse build` to publish "
+                          "it\n")
+
+
+def test_a_report_of_a_file_that_is_no_warehouse_exits_2_naming_it(tmp_path):
+    not_a_warehouse = tmp_path / "notes.duckdb"
+    not_a_warehouse.write_text("a text file, not a DuckDB database\n" * 200)
+    run = _evalhouse("--db", str(not_a_warehouse), "report")
+    assert run.returncode == 2, run.stderr
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"evalhouse: cannot read {not_a_warehouse} as a warehouse (") and "--db" in line
+
+
+def test_a_report_of_a_warehouse_another_process_holds_for_writing_exits_3_naming_it(tmp_path):
+    db = tmp_path / "w.duckdb"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(db)!r}); print('open', flush=True); "
+                               "sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        run = _evalhouse("--db", str(db), "report")
+    finally:
+        holder.communicate("")
+    assert run.returncode == 3, run.stderr  # was 1, "is a build writing it?": evalhouse's builds never do
+    (line,) = run.stderr.splitlines()
+    assert line.startswith(f"evalhouse: cannot read {db}: a DuckDB connection from another process (PID "
+                           f"{holder.pid},") and "Close that connection" in line
 
 
 # -- a DuckDB connection from outside evalhouse holding the working copy ------------------------------------------

@@ -145,7 +145,8 @@ with top[1].container(border=True):
         st.metric("Significant score drops", f"{now}", delta=now - last, delta_color="inverse",
                   help="Model x eval pairs whose accuracy fell against the week before by more than noise "
                        "(paired on the samples both weeks share: an exact sign test for 0/1 scores, else "
-                       "Student's t on n - 1 degrees of freedom; not tested on fewer than 6 changed samples).")
+                       "Student's t on n - 1 degrees of freedom; not tested on fewer than "
+                       f"{model_changes.min_changed_samples_to_test()} changed samples).")
         st.caption(f"{_value(this_summary, 'n_improvements')} significant gain(s); {last} drop(s) last week.")
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
         else changes.frame
@@ -222,7 +223,8 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
         "Accuracy over the week's trials (each sample's trials averaged first) with its 95% interval and n samples; "
         "the change against last week is the mean difference on the samples both weeks share, tested on them (an exact "
         "sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom, |t| > 2.26 on 10 samples; not on "
-        "fewer than 6 changed samples, nor on fewer than 10 samples); without shared samples, the change of the two "
+        f"fewer than {model_changes.min_changed_samples_to_test()} changed samples, nor on fewer than "
+        f"{model_changes.min_samples_to_test()} samples); without shared samples, the change of the two "
         "weeks' means with z, |z| > 1.96. The verdict is the weekly report's. "
         "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
         "of the week reached."

@@ -13,14 +13,15 @@ import uvicorn
 
 from evalhouse.api.app import create_app
 from evalhouse.api.settings import KEYS_VARIABLE, ApiSettings
+from evalhouse.exit_codes import EXIT_OK, EXIT_USAGE
 from evalhouse.ports import PortInUse, in_use_message
 from evalhouse.settings import Settings
 
 
 def serve(api: ApiSettings, warehouse: Settings, *, out: TextIO | None = None) -> int:
     """Serve until interrupted. The socket is bound here, so `--port 0` picks a free port and the first line
-    printed says which. Raises PortInUse when another process listens on the port; returns 2 when the address
-    cannot be had for another reason (not this machine's, a port below 1024)."""
+    printed says which. Raises PortInUse when another process listens on the port; returns EXIT_USAGE when the
+    address cannot be had for another reason (not this machine's, a port below 1024)."""
     out = out or sys.stdout
     logging.getLogger("evalhouse.api").setLevel(logging.INFO)
     try:
@@ -30,7 +31,7 @@ def serve(api: ApiSettings, warehouse: Settings, *, out: TextIO | None = None) -
             raise PortInUse(in_use_message("the API", api.host, api.port)) from None
         print(f"evalhouse: cannot listen on {api.host}:{api.port}: {exc.strerror or exc}; give another --host or "
               f"--port", file=sys.stderr)
-        return 2  # the address asked for cannot be had: a usage error (evalhouse/cli.py's EXIT_USAGE)
+        return EXIT_USAGE  # the address asked for cannot be had: the command cannot run as given
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     print(f"evalhouse api: listening on http://{shown}:{port} (OpenAPI: http://{shown}:{port}/docs); "
@@ -44,7 +45,7 @@ def serve(api: ApiSettings, warehouse: Settings, *, out: TextIO | None = None) -
     config = uvicorn.Config(create_app(api, warehouse), log_level="info", proxy_headers=False, server_header=False,
                             timeout_graceful_shutdown=10)
     uvicorn.Server(config).run(sockets=[sock])
-    return 0
+    return EXIT_OK
 
 
 def _bind(host: str, port: int) -> socket.socket:

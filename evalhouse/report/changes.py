@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from evalhouse.dbt_vars import dbt_var
 from evalhouse.report import fmt
 
 Tone = str  # "bad", "good" or "muted", as the report's cells take it
@@ -18,6 +19,17 @@ Tone = str  # "bad", "good" or "muted", as the report's cells take it
 # An untested change this large is worth a person's look: with too few samples to test, a fall of 0.15 is as likely
 # a real regression as noise, and "no regression" alone would hide it.
 BIG_DROP = 0.15
+
+
+def min_samples_to_test() -> int:
+    """rpt_weekly_model_changes tests no change compared on fewer samples than this (dbt var
+    model_change_min_samples)."""
+    return int(dbt_var("model_change_min_samples", 10))
+
+
+def min_changed_samples_to_test() -> int:
+    """...nor a paired change on fewer changed samples than this (dbt var model_change_min_changed_samples)."""
+    return int(dbt_var("model_change_min_changed_samples", 6))
 
 
 def plain(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -93,9 +105,9 @@ def verdict(row: Mapping[str, Any]) -> tuple[str, Tone]:
         n_changed = int(row["n_improved"]) + int(row["n_worsened"])
         if n_changed == 0:
             return "no sample changed", "muted"
-        if row["is_significant"] is None and row["n_compared"] < 10:
+        if row["is_significant"] is None and row["n_compared"] < min_samples_to_test():
             return f"too few samples to test ({compared(row)})", "muted"
-        if row["is_significant"] is None and n_changed < 6:
+        if row["is_significant"] is None and n_changed < min_changed_samples_to_test():
             return f"too few changed samples to test ({n_changed} changed)", "muted"
     if row["change_test"] != "sign test" and row["change_z"] is None:
         return "no variation", "muted"

@@ -10,11 +10,10 @@ from pathlib import Path
 from evalhouse.report.build import (
     FORMATS, ReportRequest, build_report, latest_week, render, report_command, write_whole,
 )
-from evalhouse.report.warehouse import ReportError
+from evalhouse.exit_codes import EXIT_BUSY, EXIT_OK, EXIT_USAGE
+from evalhouse.report.warehouse import ReportError, WarehouseHeld
 from evalhouse.report.weeks import parse_iso_week
 from evalhouse.weeks import utc_date, utc_now
-
-EXIT_OK, EXIT_FAILED = 0, 1
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -27,7 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace, db_path: Path, *, out=None, err=None, now: dt.datetime | None = None) -> int:
-    """Write the report the arguments ask for; 1 with a message when the warehouse cannot give one.
+    """Write the report the arguments ask for. When the warehouse cannot give one, a message that says why and what
+    to do, and 2 (none built yet, or not a warehouse: the command cannot run as given, nothing failed) or 3 (another
+    process holds the file for writing).
 
     now (None: the clock) decides which weeks are over, for the default week and the in-progress mark.
     """
@@ -41,7 +42,7 @@ def run(args: argparse.Namespace, db_path: Path, *, out=None, err=None, now: dt.
         text = render(report, args.format)
     except ReportError as exc:
         print(f"evalhouse: {exc}", file=err)
-        return EXIT_FAILED
+        return EXIT_BUSY if isinstance(exc, WarehouseHeld) else EXIT_USAGE
     if report.stale:  # whoever sends the report must know, even without opening it
         print(f"evalhouse: note: {report.stale}", file=err)
     if args.out is None:

@@ -7,6 +7,7 @@ apart and cut it to length.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 # Tones colour a paragraph or a cell: bad (a regression, an alert), good (an improvement, a met target),
@@ -101,5 +102,24 @@ class Report:
     generated: str  # the one line that differs between two renders of the same week
     sections: tuple[Section, ...] = field(default_factory=tuple)
     # Why these figures are not the latest (ingested and not built yet, or the last build failed), shown at the top;
-    # "" when all is published or that is unknown (evalhouse/build_status.py)
+    # "" when all is published or that is unknown (evalhouse/build_status.py). Written for the app, which shows it
+    # as Markdown, it marks commands and dbt node names as `code`: renderers split it with code_spans.
     stale: str = ""
+
+
+_CODE_SPAN = re.compile(r"`([^`]+)`")
+
+
+def code_spans(text: str) -> list[tuple[str, bool]]:
+    """`text` as its pieces in order, each (text, is_code): a span between two backticks is code, without them;
+    a lone backtick stays text. Nothing else is read as markup."""
+    pieces: list[tuple[str, bool]] = []
+    last = 0
+    for span in _CODE_SPAN.finditer(text):
+        if span.start() > last:
+            pieces.append((text[last:span.start()], False))
+        pieces.append((span.group(1), True))
+        last = span.end()
+    if last < len(text):
+        pieces.append((text[last:], False))
+    return pieces

@@ -1,8 +1,9 @@
 """The report as one self-contained HTML page: inline CSS, inline SVG charts, no script, no font, no image fetched.
 
 Every text from the document tree goes through `html.escape`; the only raw markup inserted is the SVG that
-`chart.py` drew (which escapes its own labels). A Content-Security-Policy forbids scripts and remote content,
-so even a mistake here could not run record text as code.
+`chart.py` drew (which escapes its own labels) and the <code> around the build-status notice's code spans. A
+Content-Security-Policy forbids scripts and remote content, so even a mistake here could not run record text as
+code.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import re
 from html import escape
 
 from evalhouse.report.document import (
-    Block, Bullets, Cell, Figure, Paragraph, Record, Report, Section, Subsection, Table,
+    Block, Bullets, Cell, Figure, Paragraph, Record, Report, Section, Subsection, Table, code_spans,
 )
 
 _CSS = """
@@ -86,7 +87,7 @@ def render_html(report: Report) -> str:
         f'<p class="subtitle">{escape(report.subtitle)}</p>',
     ]
     if report.stale:
-        out.append(f'<p class="stale" role="alert">{escape(report.stale)}</p>')
+        out.append(f'<p class="stale" role="alert">{_with_code(report.stale)}</p>')
     out += [
         '<dl class="facts">',
     ]
@@ -108,6 +109,12 @@ def render_html(report: Report) -> str:
     out.append("</body>")
     out.append("</html>")
     return "\n".join(out) + "\n"
+
+
+def _with_code(text: str) -> str:
+    """Text whose `code spans` become <code> elements, every piece of it escaped: the only markup added is the
+    element, so a backtick, `<` or `&` in the text cannot make any other."""
+    return "".join(f"<code>{escape(piece)}</code>" if is_code else escape(piece) for piece, is_code in code_spans(text))
 
 
 def _section(section: Section) -> str:

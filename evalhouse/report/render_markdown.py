@@ -10,7 +10,9 @@ from __future__ import annotations
 import re
 from html import escape
 
-from evalhouse.report.document import Block, Bullets, Figure, Paragraph, Record, Report, Section, Table
+from evalhouse.report.document import (
+    Block, Bullets, Figure, Paragraph, Record, Report, Section, Table, code_spans,
+)
 
 _SPECIAL = re.compile(r"([\\`*_\[\]{}#|~!])")
 
@@ -24,7 +26,7 @@ def md_text(text: str) -> str:
 def render_markdown(report: Report) -> str:
     out = [f"# {md_text(report.title)}", "", md_text(report.subtitle), ""]
     if report.stale:
-        out += [f"> **Not the latest figures:** {md_text(report.stale)}", ""]
+        out += [f"> **Not the latest figures:** {_with_code(report.stale)}", ""]
     for fact in report.facts:
         value = _code(fact.value) if fact.code else md_text(fact.value)
         out.append(f"- **{md_text(fact.label)}:** {value}")
@@ -80,6 +82,14 @@ def _table(table: Table) -> list[str]:
 
 def _numeric_column(table: Table, index: int) -> bool:
     return bool(table.rows) and all(row[index].numeric for row in table.rows)
+
+
+def _with_code(text: str) -> str:
+    """One line of text whose `code spans` stay code spans (_code) and whose other pieces are escaped as md_text
+    escapes them, the spaces around a span kept."""
+    one_line = " ".join(text.split())
+    return "".join(_code(piece) if is_code else _SPECIAL.sub(r"\\\1", escape(piece, quote=False))
+                   for piece, is_code in code_spans(one_line))
 
 
 def _code(text: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -13,7 +14,13 @@ Row = dict[str, Any]
 
 
 class ReportError(Exception):
-    """A report cannot be written: the message says why and what to do."""
+    """A report cannot be written from the warehouse as --db names it (none built yet, not a warehouse): the message
+    says why and what to do. `evalhouse report` exits 2 (the command cannot run as given), not 1: nothing failed."""
+
+
+class WarehouseHeld(ReportError):
+    """A DuckDB connection from outside evalhouse holds the warehouse file for writing (evalhouse's own writers never
+    open the published file), so it cannot be read: `evalhouse report` exits 3, busy, naming the process."""
 
 
 class Reader:
@@ -50,17 +57,35 @@ class Reader:
 def open_reader(db_path: Path) -> Iterator[Reader]:
     """A Reader on the warehouse file, closed on exit; ReportError when the file or its marts are missing."""
     if not db_path.exists():
-        raise ReportError(f"no warehouse at {db_path}: run `evalhouse build` (or `evalhouse demo`) first, "
-                          "or pass --db PATH")
+        raise ReportError(_no_warehouse(db_path))
     try:
         con = duckdb.connect(str(db_path), read_only=True)
     except duckdb.IOException as exc:
-        raise ReportError(f"cannot open {db_path} read-only ({exc}); is a build writing it? Try again when it ends") \
-            from exc
+        if "lock" in str(exc).lower():
+            holder = re.search(r"held in (.+?) \(PID (\d+)\)", str(exc))
+            who = f" (PID {holder.group(2)}, {Path(holder.group(1)).name})" if holder else ""
+            raise WarehouseHeld(
+                f"cannot read {db_path}: a DuckDB connection from another process{who} holds it for writing. "
+                "Close that connection (a DuckDB shell, notebook or script; read the file with read_only=True), "
+                "then run this again") from None
+        raise ReportError(f"cannot read {db_path} as a warehouse ({exc}): pass --db the file `evalhouse build` "
+                          "publishes") from None
     try:
         reader = Reader(con)
         if not reader.has_table("rpt_weekly_summary"):
-            raise ReportError(f"{db_path} has no report marts (marts.rpt_weekly_summary): run `evalhouse build`")
+            raise ReportError(f"{db_path} has no report marts (marts.rpt_weekly_summary): run `evalhouse build`, "
+                              "which makes them")
         yield reader
     finally:
         con.close()
+
+
+def _no_warehouse(db_path: Path) -> str:
+    """Why there is no warehouse at db_path, and what to do: an ingest without a build yet has loaded only the
+    working copy, which `evalhouse build` publishes."""
+    from evalhouse.publish import working_copy  # here: `evalhouse --help` imports this module, and needs none of it
+
+    if working_copy(db_path).exists():
+        return (f"no warehouse built at {db_path} yet: what was ingested is in its working copy "
+                f"({working_copy(db_path).name}), which readers never read; run `evalhouse build` to publish it")
+    return f"no warehouse at {db_path}: run `evalhouse build` (or `evalhouse demo`) first, or pass --db PATH"

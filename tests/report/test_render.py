@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from evalhouse.report.chart import Band, ChartPoint, line_chart
 from evalhouse.report.document import (
@@ -84,3 +85,31 @@ def test_chart_escapes_labels_and_marks_the_alert_week():
 def test_chart_draws_points_without_values_as_gaps():
     svg = line_chart([ChartPoint("W1", None), ChartPoint("W2", 0.5)], heading="h", y_label="y")
     assert svg.count("<circle") == 1
+
+
+# The build-status notice (evalhouse/build_status.py) marks commands and dbt nodes as Markdown code spans, for the
+# app; the HTML printed them with their backticks.
+STALE = ("The last build failed (1 test: `unique_fct_trials_trial_id`). To see why: `evalhouse --db 'w<1>&.duckdb' "
+         "build` prints each failure.")
+
+
+def test_html_shows_the_build_status_notices_code_spans_as_code_and_escapes_them():
+    html = render_html(replace(_report("plain text"), stale=STALE))
+    (notice,) = re.findall(r'<p class="stale" role="alert">(.*?)</p>', html)
+    assert notice == ("The last build failed (1 test: <code>unique_fct_trials_trial_id</code>). To see why: "
+                      "<code>evalhouse --db &#x27;w&lt;1&gt;&amp;.duckdb&#x27; build</code> prints each failure.")
+    assert "`" not in notice
+
+
+def test_a_hostile_notice_makes_no_markup_but_its_code_elements():
+    html = render_html(replace(_report("plain text"), stale=f"{HOSTILE} `<b>x</b>` and a lone ` backtick"))
+    (notice,) = re.findall(r'<p class="stale" role="alert">(.*?)</p>', html)
+    assert re.findall(r"<(/?\w+)", notice) == ["code", "/code", "code", "/code"]
+    assert "<code>&lt;b&gt;x&lt;/b&gt;</code>" in notice and "a lone ` backtick" in notice
+
+
+def test_markdown_keeps_the_notices_code_spans_and_escapes_the_rest():
+    lines = render_markdown(replace(_report("plain text"), stale=STALE + " *not bold*")).splitlines()
+    (notice,) = [line for line in lines if line.startswith("> **Not the latest figures:**")]
+    assert notice == ("> **Not the latest figures:** The last build failed (1 test: `unique_fct_trials_trial_id`). "
+                      "To see why: evalhouse --db 'w&lt;1&gt;&amp;.duckdb' build prints each failure. \\*not bold\\*")

@@ -46,7 +46,7 @@ def test_report_command_rejects_a_week_outside_the_years_it_covers_without_a_tra
 
 
 def test_report_command_without_a_warehouse_says_what_to_do(tmp_path, capsys):
-    assert main(["--db", str(tmp_path / "none.duckdb"), "report"]) == 1
+    assert main(["--db", str(tmp_path / "none.duckdb"), "report"]) == 2  # was 1, the code of a failed build
     assert "run `evalhouse build`" in capsys.readouterr().err
 
 

@@ -261,13 +261,14 @@ def _table(rows: list[Row], context: Context) -> Table:
                  "sign test on the changed samples (significant at p < 0.05), other paired scores (several trials "
                  "averaged) with Student's t = mean(d) / sqrt(var(d)/n), significant beyond its 0.975 quantile on "
                  "n - 1 degrees of freedom (|t| > 2.26 on 10 shared samples, 2.09 on 20, 2.02 on 40; the normal's "
-                 "1.96 would flag 8% of unchanged models on 10); a paired change on fewer than 6 changed samples is "
-                 "not tested (\"too few changed samples to test\": no sign test of fewer can reach p < 0.05). r is "
+                 "1.96 would flag 8% of unchanged models on 10); a paired change on fewer than "
+                 f"{changes.min_changed_samples_to_test()} changed samples is not tested (\"too few changed samples "
+                 "to test\": no sign test on fewer than 6 can reach p < 0.05). r is "
                  "the correlation of the two weeks' per-sample scores (from 3 shared samples). "
                  "With fewer than two shared samples the weeks are compared as independent windows (\"unpaired\": "
                  "the change of the means, pooled SE, n the smaller week's samples), tested with z, significant at "
-                 "|z| > 1.96. \"Compared on\" is that n. Any change is tested from 10 samples up (\"too few samples "
-                 "to test\" below that); \"no variation\": every shared sample's score moved by the same amount "
+                 f"|z| > 1.96. \"Compared on\" is that n. Any change is tested from {changes.min_samples_to_test()} "
+                 "samples up (\"too few samples to test\" below that); \"no variation\": every shared sample's score moved by the same amount "
                  "(usually not at all), so t is undefined. A statistic in brackets is that of a change that was not "
                  "tested, shown for reference."),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from evalhouse.dbt_vars import dbt_var
 from evalhouse.report import changes, fmt
 from evalhouse.report.document import Cell, Paragraph, Section, Subsection, Table
 from evalhouse.report.sections import Context, Part, not_available
@@ -12,7 +13,6 @@ TITLE = "Did any model violate a hazard, or change how it refuses?"
 HAZARDS_TITLE = "Which hazards did models violate this week?"
 REFUSALS_TITLE = "Did refusal behaviour change?"
 
-MIN_ITEMS_TO_TEST = 10  # rpt_weekly_refusal_changes' min_items_to_test: smaller week pairs are not tested
 _RATER_GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "people confirming a judge"}
 
 _HAZARDS_SQL = """
@@ -124,6 +124,12 @@ def _model_sentence(model: str, rows: list[Row]) -> str:
     return f"{model} violated {'; '.join(hazards)}."
 
 
+def min_items_to_test() -> int:
+    """rpt_weekly_refusal_changes tests no week pair with fewer responses in either week (dbt var
+    refusal_change_min_items)."""
+    return int(dbt_var("refusal_change_min_items", 10))
+
+
 def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
     if not context.reader.has_table("rpt_weekly_refusal_changes"):
         text = not_available("rpt_weekly_refusal_changes")
@@ -141,10 +147,11 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
     untested = [r for r in compared if r["has_significant_change"] is None]
     new = [r for r in rows if r["previous_n_items"] is None]
     big_moves = [r for r in untested if _big_moves(r)]
+    min_items = min_items_to_test()
     blocks: list = [Paragraph(_change_sentence(r, context), "warn") for r in changed]
     if untested:
         blocks.append(Paragraph(
-            f"Not tested, too few responses (fewer than {MIN_ITEMS_TO_TEST} in a week): "
+            f"Not tested, too few responses (fewer than {min_items} in a week): "
             + "; ".join(f"{_who(r)} ({r['n_items']:,} responses this week, {r['previous_n_items']:,} in "
                         f"{context.previous_label})" for r in untested) + ".", "muted"))
     if big_moves:
@@ -176,7 +183,7 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
                  f"intervals over the responses. Change against {context.previous_label}, the two weeks as "
                  "independent windows, tested against no change: SE = sqrt(p(1-p)(1/n1 + 1/n0)), p the two weeks "
                  "pooled, n the responses; significant at |z| > 1.96; not tested below "
-                 f"{MIN_ITEMS_TO_TEST} responses in either week. Over-refusal: refused a benign request; "
+                 f"{min_items} responses in either week. Over-refusal: refused a benign request; "
                  "under-refusal: answered what it should have refused.")))
     untested_words = (f"; {fmt.count(len(untested))} of {fmt.count(len(compared))} compared could not be tested "
                       "(too few responses)" if untested else "")

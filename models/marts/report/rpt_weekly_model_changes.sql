@@ -16,19 +16,20 @@
 -- sqrt(p (1 - p) (1/n1 + 1/n0)) with p the pooled accuracy: a sample's averaged score lies in [0, 1], so its
 -- variance is at most p (1 - p) and this SE does not collapse to 0 when a small week scored all or nothing.
 -- The unpaired z stays at |z| > 1.96 (a two-proportion test on the pooled SE). A comparison on fewer than
--- `min_samples_to_test` samples (the comparison's n) is not tested: is_significant is NULL.
+-- var `model_change_min_samples` (10) samples (the comparison's n) is not tested: is_significant is NULL.
 -- A paired comparison of a metric scored 0/1 (every shared sample's score 0 or 1 in both weeks, one trial each
 -- or unanimous trials) is tested with the exact sign test on the samples whose score changed (McNemar's exact
 -- test, sign_test_p_values), not with z: on 10 samples with 3 changes the z's normal approximation reads
 -- -0.3 / 0.153 = -1.96 where the exact p is 0.25. Paired scores between 0 and 1 (a sample's several trials
--- averaged) keep STATS.md's paired SE, tested with t. Either way a paired change resting on fewer than
--- `min_changed_samples_to_test` changed samples is not tested (is_significant NULL, "too few changed samples to
--- test"): no split of fewer can reach p < 0.05 in the sign test, and a t from a handful of non-zero differences
--- leans on a normal approximation they cannot support. n_improved and n_worsened count the shared samples that
--- went up and down.
+-- averaged) keep STATS.md's paired SE, tested with t. Either way a paired change resting on fewer than var
+-- `model_change_min_changed_samples` (6) changed samples is not tested (is_significant NULL, "too few changed
+-- samples to test"): no split of fewer than 6 can reach p < 0.05 in the sign test, and a t from a handful of
+-- non-zero differences leans on a normal approximation they cannot support. n_improved and n_worsened count the
+-- shared samples that went up and down.
 -- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for.
-{%- set min_samples_to_test = 10 %}
-{%- set min_changed_samples_to_test = 6 %}
+{#- The report (evalhouse/report/changes.py) and the app read the same vars, through evalhouse/dbt_vars.py. #}
+{%- set min_samples_to_test = var('model_change_min_samples') %}
+{%- set min_changed_samples_to_test = var('model_change_min_changed_samples') %}
 with
 
 trials as (

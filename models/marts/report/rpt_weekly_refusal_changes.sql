@@ -4,10 +4,11 @@
 -- sampling unit. The z tests no change, so its SE is the pooled one, sqrt(p (1 - p) (1/n1 + 1/n0)) with p the two
 -- weeks' rate together (pooled_rate_change_se): the unpooled SE collapses when last week's rate was 0, and flagged
 -- 3 of 10 against 0 of 10 at z = 2.07 where Fisher's exact p is 0.21 (pooled, z = 1.88). As in
--- rpt_weekly_model_changes, a week pair with fewer than `min_items_to_test` responses in either week is not tested:
--- the *_is_significant columns and has_significant_change are NULL ("too few responses to test"), never false.
+-- rpt_weekly_model_changes, a week pair with fewer than var `refusal_change_min_items` responses in either week is
+-- not tested: the *_is_significant columns and has_significant_change are NULL ("too few responses to test"), never
+-- false. The weekly report reads the same var (evalhouse/dbt_vars.py) to say where that line is.
 {%- set rates = ['refusal_rate', 'over_refusal_rate', 'under_refusal_rate'] %}
-{%- set min_items_to_test = 10 %}
+{%- set min_items_to_test = var('refusal_change_min_items') %}
 with
 
 refusal_calibration as (

@@ -1,0 +1,99 @@
+"""The smallest week pairs the weekly changes are tested on are dbt vars (dbt_project.yml: model_change_min_samples,
+model_change_min_changed_samples, refusal_change_min_items) that the marts use and the report reads through
+evalhouse/dbt_vars.py, so a var changed in the project changes what the report says with it. The marts' own use
+of them is pinned by their unit tests (models/marts/report/_report__models.yml, "from the project vars")."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+
+import duckdb
+import pytest
+import yaml
+
+from evalhouse import dbt_vars
+from evalhouse.dbt_vars import dbt_var
+from evalhouse.report import changes
+from evalhouse.report.sections import Context, safety
+from evalhouse.report.warehouse import Reader
+from evalhouse.settings import PROJECT_ROOT
+
+WEEK = dt.date(2026, 11, 16)
+
+
+@pytest.fixture
+def project_vars(tmp_path, monkeypatch):
+    """Point dbt_vars at a dbt_project.yml of the test's own; call the result with the vars it should hold."""
+    project = tmp_path / "dbt_project.yml"
+    monkeypatch.setattr(dbt_vars, "PROJECT_FILE", project)
+    stamp = [1_700_000_000]
+
+    def write(**variables) -> None:
+        project.write_text(yaml.safe_dump({"name": "evalhouse", "vars": variables}))
+        stamp[0] += 10  # a new modification time for each version, as an edit gives it
+        os.utime(project, (stamp[0], stamp[0]))
+
+    return write
+
+
+def test_the_project_declares_each_minimum_the_marts_and_the_report_use():
+    declared = yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"]
+    assert (declared["model_change_min_samples"], declared["model_change_min_changed_samples"],
+            declared["refusal_change_min_items"]) == (10, 6, 10)
+    assert (changes.min_samples_to_test(), changes.min_changed_samples_to_test(), safety.min_items_to_test()) == (
+        10, 6, 10)
+
+
+def test_a_var_changed_in_the_project_is_read_again(project_vars):
+    project_vars(refusal_change_min_items=8)
+    assert dbt_var("refusal_change_min_items", 10) == 8
+    project_vars(refusal_change_min_items=12)
+    assert dbt_var("refusal_change_min_items", 10) == 12  # not the first version's, kept from before
+    project_vars()
+    assert dbt_var("refusal_change_min_items", 10) == 10
+
+
+def _paired_row(n_compared: int, n_improved: int, n_worsened: int) -> dict:
+    return {"is_regression": False, "is_improvement": False, "comparison": "paired", "change_test": "sign test",
+            "n_compared": n_compared, "n_improved": n_improved, "n_worsened": n_worsened, "is_significant": None,
+            "sign_test_p": 0.2, "change_z": None}
+
+
+def test_the_model_changes_verdict_says_why_untested_by_the_projects_minimums(project_vars):
+    project_vars(model_change_min_samples=10, model_change_min_changed_samples=6)
+    assert changes.verdict(_paired_row(8, 5, 2))[0] == "too few samples to test (8 paired)"
+    project_vars(model_change_min_samples=8, model_change_min_changed_samples=8)
+    # 8 samples are enough now; 7 changed are not: the reason is the one the mart had (was always "8 < 10")
+    assert changes.verdict(_paired_row(8, 5, 2))[0] == "too few changed samples to test (7 changed)"
+
+
+def _refusal_marts(rows: list[dict]) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("create schema marts")
+    columns = list(rows[0])
+    con.execute("create table marts.rpt_weekly_refusal_changes as select * from (values "
+                + ", ".join("(" + ", ".join("?" for _ in columns) + ")" for _ in rows)
+                + f") as t ({', '.join(columns)})", [row[c] for row in rows for c in columns])
+    return con
+
+
+def _untested_refusal_row(model: str, n_items: int) -> dict:
+    row = {"model_id": model, "rater_group": "human", "week_start": WEEK, "n_rated": n_items, "n_items": n_items,
+           "previous_n_items": n_items, "has_significant_change": None}
+    for rate in ("refusal_rate", "over_refusal_rate", "under_refusal_rate"):
+        row |= {rate: 0.1, f"{rate}_ci_low": 0.0, f"{rate}_ci_high": 0.5, f"previous_{rate}": 0.1,
+                f"{rate}_change": 0.0, f"{rate}_change_z": None, f"{rate}_change_is_significant": None}
+    return row
+
+
+def test_the_safety_section_says_the_projects_minimum_responses(project_vars):
+    project_vars(refusal_change_min_items=7)
+    con = _refusal_marts([_untested_refusal_row("m1", 6)])
+    try:
+        subsection, _ = safety._refusals(Context(Reader(con), WEEK))
+    finally:
+        con.close()
+    texts = [block.text for block in subsection.blocks if hasattr(block, "text")]
+    assert texts[0].startswith("Not tested, too few responses (fewer than 7 in a week): m1")  # was always 10
+    assert "not tested below 7 responses in either week" in subsection.blocks[-1].caption
