@@ -145,9 +145,11 @@ def test_a_review_that_keeps_every_extension_score_confirms_them(reviewed):
 
 # -- baseline weeks: no change, no z ----------------------------------------------------------------------------------
 
-WEEKS = {1: "2026-11-03", 2: "2026-11-10", 3: "2026-11-17"}  # Tuesdays of 2026-W45, W46, W47
+# Tuesdays of 2026-W45 to W50
+WEEKS = {1: "2026-11-03", 2: "2026-11-10", 3: "2026-11-17", 4: "2026-11-24", 5: "2026-12-01", 6: "2026-12-08"}
 DRIFTING = {"type": "llm_judge", "id": "judge-y#1", "model": "judge-y", "version": "v1"}
 SOLO = {"type": "llm_judge", "id": "solo#1", "model": "solo", "version": "v1"}
+GROWING = {"type": "llm_judge", "id": "growing#1", "model": "growing", "version": "v1"}
 
 
 def _rated(rater: dict, week: int, task: str, helpfulness: int, hour: int = 9) -> dict:
@@ -159,12 +161,12 @@ def _rated(rater: dict, week: int, task: str, helpfulness: int, hour: int = 9) -
 
 def drift_forms(items_per_week: int = 2) -> list[dict]:
     """Helpfulness, judge minus h-ana's score per item. judge-y#1: week 1 items 5-3 and 4-4 (bias 2 and 0), week 2
-    5-4 and 5-4 (1 and 1), week 3 5-1 and 5-1 (4 and 4); its baseline is weeks 1 and 2, items 2, 0, 1, 1: mean 1,
-    SE sqrt(var_samp 2/3 / 4) = sqrt(1/6). solo#1 rates only in week 3: 3-1 and 2-1 (2 and 1). The other four
+    5-4 and 5-4 (1 and 1), week 3 5-1 and 5-1 (4 and 4): its baseline, still forming, is all three weeks (6 items,
+    fewer than var drift_min_items). solo#1 rates only in week 3: 3-1 and 2-1 (2 and 1). The other four
     dimensions are rated alike by everyone (bias 0). h-bo reviews judge-y#1's two week-1 forms with them in view:
     helpfulness 5 -> 3 (an override) and 4 kept. With items_per_week above 2, judge-y#1 rates that many items a
     week, the others 5-4 (bias 1) in weeks 1 and 2 and 5-1 (bias 4) in week 3, appended after the forms above:
-    enough items for week 3 to be tested (var drift_min_items)."""
+    with 10, weeks 1 and 2 hold enough items (var drift_min_items) to be the baseline and week 3 to be tested."""
     forms = []
     for week, task, judge, person in [(1, "t1a", 5, 3), (1, "t1b", 4, 4), (2, "t2a", 5, 4), (2, "t2b", 5, 4),
                                       (3, "t3a", 5, 1), (3, "t3b", 5, 1)]:
@@ -183,11 +185,32 @@ def drift_forms(items_per_week: int = 2) -> list[dict]:
     return forms
 
 
+def growing_forms() -> list[dict]:
+    """growing#1 started small: 3 items a week in weeks 1 to 4 (2026-W45 to W48), helpfulness biases 0, 1 and 2
+    against h-cy (3-3, 4-3, 5-3), then 20 in week 5 (2026-W49), ten of bias 1 (4-3) and ten of 2 (5-3), and 3 in week
+    6 (2026-W50), all of bias 4 (5-1). Its first two weeks hold 6 items, fewer than var drift_min_items (10), so its
+    baseline is its first four weeks (12 items: mean 1, var_samp 8/11). The other four dimensions are rated alike
+    (bias 0)."""
+    forms = []
+    person = {"type": "human", "id": "h-cy"}
+    for week in (1, 2, 3, 4):
+        for n, bias in enumerate((0, 1, 2)):
+            task = f"g{week}-{n}"
+            forms += [_rated(GROWING, week, task, 3 + bias, 11), _rated(person, week, task, 3, 12)]
+    for n in range(20):
+        task = f"g5-{n}"
+        forms += [_rated(GROWING, 5, task, 4 if n < 10 else 5, 11), _rated(person, 5, task, 3, 12)]
+    for n in range(3):
+        task = f"g6-{n}"
+        forms += [_rated(GROWING, 6, task, 5, 11), _rated(person, 6, task, 1, 12)]
+    return forms
+
+
 @pytest.fixture(scope="module")
 def drifting(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("judge_drift_baseline")
     warehouse = Warehouse(root / "w.duckdb")
-    summary = warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms()))
+    summary = warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms() + growing_forms()))
     assert warehouse.quarantine() == [], summary
     result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), target_path=root / "target",
                      quiet=True)
@@ -195,29 +218,24 @@ def drifting(tmp_path_factory) -> Warehouse:
     return warehouse
 
 
-def test_baseline_weeks_have_no_change_and_no_z_and_a_later_week_is_compared_with_them(drifting):
+def test_a_judge_whose_baseline_has_not_filled_has_only_baseline_weeks_without_change_or_z(drifting):
     rows = drifting.rows(
         """
-        select week_number, is_baseline_week, mean_bias, bias_se, baseline_bias, baseline_se, bias_delta,
-               bias_delta_se, drift_z, is_drift_alert
+        select week_number, is_baseline_week, mean_bias, bias_se, baseline_bias, baseline_se, baseline_n_items,
+               baseline_weeks, bias_delta, bias_delta_se, drift_z, is_drift_alert, no_test_reason
         from marts.fct_judge_drift where judge_id = 'judge-y#1' and dimension = 'helpfulness' order by week_start
         """
     )
-    baseline_se = (1 / 6) ** 0.5
-    # Before: week 1 had a change of 1 - 1 = 0 and z 0 / sqrt(1 + 1/6) = 0.0, week 2 z 0.0, against a baseline
-    # holding the week itself.
-    assert rows[:2] == [
-        (1, True, 1.0, pytest.approx(1.0), 1.0, pytest.approx(baseline_se), None, None, None, False),
-        (2, True, 1.0, 0.0, 1.0, pytest.approx(baseline_se), None, None, None, False),
+    # judge-y#1 rates 2 items a week: after three weeks its baseline holds 6 items, biases 2, 0, 1, 1, 4, 4 (mean 2,
+    # var_samp 14/5), fewer than 10, so all three are baseline weeks: still forming, no change, no z, no reason (it
+    # is no untested week). Before, week 1 had a change of 0 and z 0.0 against a baseline holding the week itself;
+    # then the baseline was weeks 1 and 2 (4 items), and week 3 and every later one "too few baseline items to test".
+    baseline_se = pytest.approx((14 / 5 / 6) ** 0.5)
+    assert rows == [
+        (1, True, 1.0, pytest.approx(1.0), 2.0, baseline_se, 6, 3, None, None, None, False, None),
+        (2, True, 1.0, 0.0, 2.0, baseline_se, 6, 3, None, None, None, False, None),
+        (3, True, 4.0, 0.0, 2.0, baseline_se, 6, 3, None, None, None, False, None),
     ]
-    # Week 3 has two items, both of bias 4 (SE 0): its change is 3, with an SE of sqrt(2/3 / 2 + 1/6) (the week's
-    # SE is at least the baseline's spread over its 2 items), and it is not tested. Before, z read 3 / sqrt(1/6) =
-    # 7.3 and alerted on two items.
-    assert rows[2] == (3, False, 4.0, 0.0, 1.0, pytest.approx(baseline_se), 3.0, pytest.approx(0.5**0.5), None, None)
-    assert drifting.scalar(
-        "select no_test_reason from marts.fct_judge_drift where judge_id = 'judge-y#1' and week_number = 3 "
-        "and dimension = 'helpfulness'"
-    ) == "too few items to test: 2 < 10"
 
 
 def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
@@ -233,6 +251,36 @@ def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
         "select count(*) from marts.fct_judge_drift "
         "where is_baseline_week and coalesce(bias_delta, bias_delta_se, drift_z) is not null"
     ) == 0
+
+
+def test_a_judge_that_started_small_extends_its_baseline_until_it_holds_enough_items_and_is_then_tested(drifting):
+    rows = drifting.rows(
+        """
+        select week_number, is_baseline_week, n_items, baseline_bias, baseline_n_items, baseline_weeks, bias_delta,
+               drift_z, is_drift_alert, no_test_reason
+        from marts.fct_judge_drift where judge_id = 'growing#1' and dimension = 'helpfulness' order by week_start
+        """
+    )
+    # Weeks 3 and 4 join the baseline (6 and then 9 items before them, fewer than 10): no change, no z, no alert.
+    assert rows[:4] == [(week, True, 3, 1.0, 12, 4, None, None, False, None) for week in (1, 2, 3, 4)]
+    # Week 5 against the 12 items: change 0.5; the week's variance is the baseline's spread over its 20 items,
+    # 8/11 / 20 (its own SE^2 is 5/19 / 20), the baseline's 8/11 / 12, so z = 0.5 / sqrt(2/55 + 2/33) = 1.61, within
+    # the t cutoff. Before, weeks 3 to 5 were not tested, week 5 for ever: "too few baseline items to test: 6 < 10".
+    assert rows[4] == (5, False, 20, 1.0, 12, 4, pytest.approx(0.5), pytest.approx(0.5 / (16 / 165) ** 0.5), False,
+                       None)
+    # Week 6 has 3 items, all of bias 4 (SE 0): its change is 3 with an SE of sqrt(8/11 / 3 + 2/33) (the week's SE is
+    # at least the baseline's spread over its 3 items), and it is not tested: no z, no verdict.
+    assert rows[5] == (6, False, 3, 1.0, 12, 4, pytest.approx(3.0), None, None, "too few items to test: 3 < 10")
+    assert drifting.scalar(
+        "select bias_delta_se from marts.fct_judge_drift where judge_id = 'growing#1' and week_number = 6 "
+        "and dimension = 'helpfulness'") == pytest.approx((8 / 33 + 2 / 33) ** 0.5)
+
+
+def test_every_week_after_the_baseline_is_compared_with_a_baseline_of_enough_items(drifting):
+    assert drifting.scalar(
+        "select count(*) from marts.fct_judge_drift where not is_baseline_week and baseline_n_items < 10") == 0
+    assert drifting.scalar(
+        "select count(*) from marts.fct_judge_drift where no_test_reason like 'too few baseline%'") == 0
 
 
 # -- hazards: compared on the verdict the violation rates count ------------------------------------------------------

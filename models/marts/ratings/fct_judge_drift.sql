@@ -11,24 +11,30 @@
 -- kappa with the scale's declared labels, MAE) is over pairs, compared as inter-rater agreement compares them
 -- (agreement_labels, macros/declared_labels.sql): on a hazard, the verdict the violation rates count (not_applicable
 -- is non_violating), and a pair with an 'unsure' verdict has no agreement to count (it had been a disagreement).
--- Baseline: the judge's first `drift_baseline_weeks` weeks with pairs on the dimension, pooled. Baseline weeks
--- never alert, and their change and z are NULL: a judge with fewer weeks than the baseline has no week an alert could
--- fire in yet. A later week is compared with the baseline as two samples of item biases: drift_z = change /
--- sqrt(week's SE^2 + baseline_se^2) is Welch's t, so it alerts beyond Student's t quantile on the Welch-Satterthwaite
--- df with the normal's tail beyond `drift_alert_z` (t_critical_at_z: 7.0 at df 9, 5.0 at 20), which keeps the false-
--- alarm rate the cutoff of 4 promises (dbt_project.yml). Read against 4 itself, weeks of 2 to 4 items alerted on noise
--- in 2% to 16% of tests (a t on 1 to 3 df; /tmp/rv-sim simulation, review finding 1). With the rule below, the
--- same simulation with 400 judges tested 4,045 cells (10 or 25 items) and none alerted.
+-- Baseline: the judge's first `drift_baseline_weeks` weeks with pairs on the dimension, extended week by week until
+-- it holds `drift_min_items` items (a week without numeric scores adds 0), pooled; baseline_weeks says how many
+-- weeks it took. Held to its first two weeks alone, a judge that started small (3 items a week, then 40) had a
+-- baseline of 6 items for ever and none of its later weeks was tested. Baseline weeks never alert, and their change
+-- and z are NULL: a judge whose baseline has not filled yet (baseline_n_items below drift_min_items) has only baseline
+-- weeks, and a dimension without numeric scores (refusal_appropriateness) never fills one. A later week is compared
+-- with the baseline as two samples of item biases: drift_z = change / sqrt(week's SE^2 + baseline_se^2) is Welch's
+-- t, so it alerts beyond Student's t quantile on the Welch-Satterthwaite df with the normal's tail beyond
+-- `drift_alert_z` (t_critical_at_z: 7.0 at df 9, 5.0 at 20), which keeps the false-alarm rate the cutoff of 4
+-- promises (dbt_project.yml). Read against 4 itself, weeks of 2 to 4 items alerted on noise in 2% to 16% of tests (a
+-- t on 1 to 3 df; /tmp/rv-sim simulation, review finding 1). With the rule below, the same simulation with 400
+-- judges tested 4,045 cells (10 or 25 items) and none alerted.
 -- The week's SE is at least the baseline's item spread over the week's n: integer scores make a few items agree
--- exactly (SE 0) far more often than a normal spread would, and the baseline's SE alone then divided a change into
--- a z of 15 on noise. Under no drift both spreads estimate the same one, so the larger is the cautious choice; a
--- judge that moves every item by 2 still alerts. The df keeps the week's n_items - 1 for it (the cautious df).
--- A week with fewer than `drift_min_items` items, or a baseline with fewer, is not tested: is_drift_alert and
--- drift_z are NULL and no_test_reason says why ("too few items to test: 3 < 10"), never a false that reads as "no
--- drift". So is a cell without numeric scores. Where every item's bias is the same within each window (SE 0, on
--- 10 or more items each: a hazard verdict the judge always matched people on), the change is exact, not untested:
--- an alert when the bias moved at all (every item by the same amount), no drift when it did not; z and its cutoff
--- are NULL (a t of 0/0 or x/0). Calling such weeks untested painted a judge that always agrees as unknown.
+-- exactly (SE 0) far more often than a normal spread would, and the baseline's SE alone then divided a change into a
+-- z of 15 on noise. Under no drift both spreads estimate the same one, so the larger is the cautious choice; a judge
+-- that moves every item by 2 still alerts. The df keeps the week's n_items - 1 for it (the cautious df).
+-- A week after the baseline with fewer than `drift_min_items` items is not tested: is_drift_alert and drift_z are
+-- NULL and no_test_reason says why ("too few items to test: 3 < 10"), never a false that reads as "no drift". So is
+-- a week without numeric scores (a hazard's not_applicable verdicts only). The baseline a week is compared with
+-- holds drift_min_items items or more by construction (it had "too few baseline items to test: 6 < 10", for ever).
+-- Where every item's bias is the same within each window (SE 0, on 10 or more items each: a hazard verdict the judge
+-- always matched people on), the change is exact, not untested: an alert when the bias moved at all (every item by
+-- the same amount), no drift when it did not; z and its cutoff are NULL (a t of 0/0 or x/0). Calling such weeks
+-- untested painted a judge that always agrees as unknown.
 -- int_rating_pairs_joined is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
 -- (docs/performance.md, "What made it faster").
 {%- set group_by = ['judge_id', 'dimension', 'week_start'] %}
@@ -125,11 +131,35 @@ kappas as (
 
 week_numbers as (
     select
+        weekly_pairs.judge_id,
+        weekly_pairs.dimension,
+        weekly_pairs.week_start,
+        dense_rank() over (
+            partition by weekly_pairs.judge_id, weekly_pairs.dimension order by weekly_pairs.week_start
+        ) as week_number,
+        -- items of the judge's earlier weeks on the dimension (a week without numeric scores adds 0)
+        coalesce(sum(coalesce(weekly_bias.n_items, 0)) over (
+            partition by weekly_pairs.judge_id, weekly_pairs.dimension order by weekly_pairs.week_start
+            rows between unbounded preceding and 1 preceding
+        ), 0) as n_items_before
+    from weekly_pairs
+    left join weekly_bias
+        on weekly_pairs.judge_id = weekly_bias.judge_id
+        and weekly_pairs.dimension = weekly_bias.dimension
+        and weekly_pairs.week_start = weekly_bias.week_start
+),
+
+-- The baseline is a prefix of the judge's weeks: the first drift_baseline_weeks, then each next week while the weeks
+-- before it hold fewer than drift_min_items items, so the first week after it is one the baseline is full for.
+weeks_marked as (
+    select
         judge_id,
         dimension,
         week_start,
-        dense_rank() over (partition by judge_id, dimension order by week_start) as week_number
-    from weekly_pairs
+        week_number,
+        week_number <= {{ var('drift_baseline_weeks') }}
+            or n_items_before < {{ var('drift_min_items') }} as is_baseline_week
+    from week_numbers
 ),
 
 baseline as (
@@ -141,12 +171,22 @@ baseline as (
         stddev_samp(item_bias.bias) as baseline_sd,
         count(*) as baseline_n_items
     from item_bias
-    inner join week_numbers
-        on item_bias.judge_id = week_numbers.judge_id
-        and item_bias.dimension = week_numbers.dimension
-        and item_bias.week_start = week_numbers.week_start
-    where week_numbers.week_number <= {{ var('drift_baseline_weeks') }}
+    inner join weeks_marked
+        on item_bias.judge_id = weeks_marked.judge_id
+        and item_bias.dimension = weeks_marked.dimension
+        and item_bias.week_start = weeks_marked.week_start
+    where weeks_marked.is_baseline_week
     group by item_bias.judge_id, item_bias.dimension
+),
+
+baseline_length as (
+    select
+        judge_id,
+        dimension,
+        count(*) as n_baseline_weeks
+    from weeks_marked
+    where is_baseline_week
+    group by judge_id, dimension
 ),
 
 compared as (
@@ -157,8 +197,8 @@ compared as (
         weekly_pairs.dimension_group,
         weekly_pairs.scale,
         weekly_pairs.week_start,
-        week_numbers.week_number,
-        week_numbers.week_number <= {{ var('drift_baseline_weeks') }} as is_baseline_week,
+        weeks_marked.week_number,
+        weeks_marked.is_baseline_week,
         weekly_pairs.n_pairs,
         weekly_pairs.n_humans,
         coalesce(weekly_bias.n_items, 0) as n_items,
@@ -170,27 +210,26 @@ compared as (
         weekly_bias.bias_se,
         baseline.baseline_bias,
         baseline.baseline_se,
-        baseline.baseline_n_items,
+        coalesce(baseline.baseline_n_items, 0) as baseline_n_items,
+        coalesce(baseline_length.n_baseline_weeks, 0) as baseline_weeks,
         -- A baseline week is part of the baseline it would be compared with (and the SE would leave that overlap
         -- out): its change is undefined, not 0, so NULL, as is every change while the baseline is still forming.
         case
-            when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
-                then weekly_bias.mean_bias - baseline.baseline_bias
+            when not weeks_marked.is_baseline_week then weekly_bias.mean_bias - baseline.baseline_bias
         end as bias_delta,
         -- the week's variance of its mean bias as the test uses it: its own, or the baseline's spread over its n
         case
-            when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
+            when not weeks_marked.is_baseline_week
                 and baseline.baseline_sd * baseline.baseline_sd / weekly_bias.n_items
                     > weekly_bias.bias_se * weekly_bias.bias_se
                 then baseline.baseline_sd * baseline.baseline_sd / weekly_bias.n_items
-            when week_numbers.week_number > {{ var('drift_baseline_weeks') }}
-                then weekly_bias.bias_se * weekly_bias.bias_se
+            when not weeks_marked.is_baseline_week then weekly_bias.bias_se * weekly_bias.bias_se
         end as week_variance
     from weekly_pairs
-    inner join week_numbers
-        on weekly_pairs.judge_id = week_numbers.judge_id
-        and weekly_pairs.dimension = week_numbers.dimension
-        and weekly_pairs.week_start = week_numbers.week_start
+    inner join weeks_marked
+        on weekly_pairs.judge_id = weeks_marked.judge_id
+        and weekly_pairs.dimension = weeks_marked.dimension
+        and weekly_pairs.week_start = weeks_marked.week_start
     left join weekly_bias
         on weekly_pairs.judge_id = weekly_bias.judge_id
         and weekly_pairs.dimension = weekly_bias.dimension
@@ -202,6 +241,9 @@ compared as (
     left join baseline
         on weekly_pairs.judge_id = baseline.judge_id
         and weekly_pairs.dimension = baseline.dimension
+    left join baseline_length
+        on weekly_pairs.judge_id = baseline_length.judge_id
+        and weekly_pairs.dimension = baseline_length.dimension
 ),
 
 with_se as (
@@ -225,9 +267,6 @@ tested as (
             when mean_bias is null then 'no numeric scores to compare'
             when n_items < {{ var('drift_min_items') }}
                 then 'too few items to test: ' || cast(n_items as varchar) || ' < {{ var("drift_min_items") }}'
-            when coalesce(baseline_n_items, 0) < {{ var('drift_min_items') }}
-                then 'too few baseline items to test: ' || cast(coalesce(baseline_n_items, 0) as varchar)
-                    || ' < {{ var("drift_min_items") }}'
             -- reachable only with drift_min_items below 2: a window of one item has no SE (no spread is SE 0, exact)
             when bias_delta_se is null then 'one item in a window: the change has no SE'
         end as no_test_reason
@@ -256,6 +295,7 @@ final as (
         baseline_bias,
         baseline_se,
         baseline_n_items,
+        baseline_weeks,
         bias_delta,
         bias_delta_se,
         case when no_test_reason is null and not is_baseline_week and bias_delta_se > 0 then welch_df end as drift_df,
