@@ -8,6 +8,7 @@ import streamlit as st
 
 import components as c
 import db
+from evalhouse.dbt_vars import drift_cutoff_text
 
 UNIVERSAL = ["helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality"]
 ALERT_Z = float(c.dbt_var("drift_alert_z", 4.0))
@@ -20,10 +21,11 @@ st.title("Has an LLM judge drifted away from people?")
 st.caption(
     f"**Bias**: the judge's score minus the mean score of the people who rated the same items independently, in "
     f"points (positive: the judge rates higher); a hybrid review of the judge's own form is not counted. Each "
-    f"judge's first {BASELINE_WEEKS} weeks on a dimension are its **baseline**; a later week raises an **alert** "
-    f"when its bias has moved from the baseline by more standard errors of the change than Student's t allows at "
-    f"the tail of a normal {ALERT_Z:g} (7.0 on 10 items, nearer {ALERT_Z:g} with more). A week with fewer than "
-    f"{MIN_ITEMS} items, or a baseline with fewer, is **too few items to test**: no verdict, not \"no drift\"."
+    f"judge's first {BASELINE_WEEKS} weeks on a dimension, and more until they hold {MIN_ITEMS} items, are its "
+    f"**baseline**: those weeks are not tested, having nothing to be held against. A later week raises an "
+    f"**alert** when its bias has moved from the baseline by more standard errors of the change than Student's t "
+    f"allows at the tail of a normal {ALERT_Z:g} ({drift_cutoff_text()}). A later week with fewer than {MIN_ITEMS} "
+    f"items is **too few items to test**: no verdict, not \"no drift\"."
 )
 
 judges = db.query(
@@ -85,32 +87,63 @@ def week_rule() -> list[alt.Chart]:
 
 
 marked = f" The dashed line is {week_label}." if week else ""
-# What could have alerted by the chosen week: a week after the baseline (week_number > BASELINE_WEEKS).
+# What could have alerted by the chosen week: a week after the baseline. The baseline is a prefix of a dimension's
+# weeks, so a dimension whose latest week up to the chosen one is a baseline week has had nothing tested yet.
 so_far = frame[frame["week_start"].map(c.to_date) <= week] if week else frame
 alerts_so_far = so_far[so_far["alerted"]]
+
+
+def baseline_held(dimensions: list[str]) -> pd.DataFrame:
+    """Per dimension, the items and weeks its baseline holds up to the chosen week."""
+    return so_far[so_far["is_baseline_week"] & so_far["dimension"].isin(dimensions)].groupby("dimension").agg(
+        items=("n_items", "sum"), weeks=("week_start", "count"))
+
+
+def baseline_so_far(dimensions: list[str]) -> str:
+    """How much baseline the dimensions hold up to the chosen week: "9 items over 3 weeks on a, b; 20 items over 2
+    weeks (complete) on c"."""
+    groups = baseline_held(dimensions).reset_index().groupby(["items", "weeks"])["dimension"].apply(
+        lambda d: ", ".join(sorted(d)))
+    return "; ".join(f"{c.count(items)} items over {weeks} week{'s' if weeks != 1 else ''}"
+                     f"{' (complete)' if items >= MIN_ITEMS and weeks >= BASELINE_WEEKS else ''} on {names}"
+                     for (items, weeks), names in groups.items())
+
+
 if week is not None:
+    this_week = so_far[so_far["week_start"].map(c.to_date) == week]
     alerts_now = alerts_so_far[alerts_so_far["week_start"].map(c.to_date) == week]
-    untested_now = so_far[(so_far["week_start"].map(c.to_date) == week) & so_far["untested"]]
+    too_few_now = this_week[[isinstance(r, str) and r.startswith("too few") for r in this_week["no_test_reason"]]]
+    other_untested_now = this_week[this_week["untested"] & ~this_week.index.isin(too_few_now.index)]
     summary = (f"In {week_label}: {len(alerts_now)} alert(s) for {judge}"
                + (f" ({', '.join(sorted(alerts_now['dimension']))})" if len(alerts_now) else "") + ". ")
-    if len(untested_now):
-        summary += (f"**Too few items to test** on {', '.join(sorted(untested_now['dimension']))} "
-                    f"(fewer than {MIN_ITEMS} items this week or in the baseline): not known to be steady. ")
-    weeks_so_far = so_far.groupby("dimension")["week_number"].max()
-    forming = sorted(weeks_so_far[weeks_so_far <= BASELINE_WEEKS].index)
+    if len(too_few_now):
+        summary += (f"**Too few items to test** on {', '.join(sorted(too_few_now['dimension']))} "
+                    f"(fewer than {MIN_ITEMS} items this week): not known to be steady. ")
+    for _, row in other_untested_now.sort_values("dimension").iterrows():
+        summary += f"Not tested on {row['dimension']}: {row['no_test_reason']}. "
+    # Drift is a test of the bias: a dimension without numeric scores has none, and its baseline never fills.
+    scored = so_far[so_far["dimension"].isin(so_far.loc[so_far["mean_bias"].notna(), "dimension"])]
+    latest = scored.sort_values("week_start").groupby("dimension").tail(1)
+    forming = sorted(latest.loc[latest["is_baseline_week"], "dimension"])
     if len(alerts_so_far):
         summary += f"Latest alert up to {week_label}: {c.iso_week(c.to_date(alerts_so_far['week_start'].max()))}."
-    elif weeks_so_far.empty:
+    elif so_far.empty:
         summary += f"It has no week with people's ratings up to {week_label}."
-    elif len(forming) == len(weeks_so_far):
-        summary += (f"**Baseline still forming: alerts possible from week {BASELINE_WEEKS + 1}** of the judge's weeks "
-                    f"with people's ratings on a dimension (it has {int(weeks_so_far.max())} up to {week_label}), so "
-                    "no alert could fire yet.")
+    elif latest.empty:
+        summary += f"No bias to test up to {week_label}: its ratings carry no numeric scores."
+    elif len(forming) == len(latest):
+        held = baseline_held(forming)
+        complete = bool(((held["items"] >= MIN_ITEMS) & (held["weeks"] >= BASELINE_WEEKS)).all())
+        summary += (("**Baseline weeks only so far" if complete else "**Baseline still forming")
+                    + f", so no alert could fire yet**: a dimension's baseline is the judge's "
+                    f"first {BASELINE_WEEKS} weeks with people's ratings on it, and more until they hold {MIN_ITEMS} "
+                    f"items, and alerts are possible from the week after. Up to {week_label}: "
+                    f"{baseline_so_far(forming)}.")
     else:
         summary += f"No alert up to {week_label}."
-    if forming and len(forming) < len(weeks_so_far):
-        summary += (f" Baseline still forming on {', '.join(forming)}: alerts possible there from the judge's week "
-                    f"{BASELINE_WEEKS + 1} on the dimension.")
+    if forming and len(forming) < len(latest):
+        summary += (f" Still in its baseline weeks on {', '.join(forming)} ({baseline_so_far(forming)} up to "
+                    f"{week_label}): alerts possible there from the week after the baseline.")
     st.caption(summary)
 
 # -- bias against people, with the alert band -----------------------------------------------------------------------

@@ -1,6 +1,7 @@
 """The Judge drift page applies its judge and week: the alerts are the chosen judge's, the chosen week is marked on
-every chart, a judge still forming its baseline is told so, and reviewers' override rate is shown with its interval.
-The warehouse holds the hand-computed forms of tests/models/test_judge_drift.py."""
+every chart, a judge still forming its baseline is told so (for as many weeks as it takes), the alert cutoff it states
+follows dbt_project.yml's vars, and reviewers' override rate is shown with its interval. The warehouse holds the
+hand-computed forms of tests/models/test_judge_drift.py."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from evalhouse.build import run_dbt
 from tests.app.conftest import run_page
 from tests.conftest import Warehouse, write_lines
-from tests.models.test_judge_drift import drift_forms
+from tests.models.test_judge_drift import drift_forms, growing_forms
 
 pytestmark = pytest.mark.slow
 
@@ -22,10 +23,11 @@ SELECT = ("+fct_judge_drift", "+fct_judge_overrides", "+rpt_weekly_drift_alerts"
 @pytest.fixture(scope="module")
 def drifting(tmp_path_factory) -> Warehouse:
     """judge-y#1 alerts on helpfulness in 2026-W47 (its week 3, 10 items a week); solo#1 rates in 2026-W47 only; h-bo
-    reviewed judge-y#1's two 2026-W45 forms and changed one helpfulness score."""
+    reviewed judge-y#1's two 2026-W45 forms and changed one helpfulness score; growing#1 rates 3 items a week in
+    2026-W45 to W48 (its baseline), 20 in W49 (tested) and 3 in W50."""
     root = tmp_path_factory.mktemp("judge_drift_page")
     warehouse = Warehouse(root / "w.duckdb")
-    warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10)))
+    warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
     # Cautious: a test that reads a mart left out (relationships to dim_models from the specs marts) is left out too.
     result = run_dbt(warehouse.path, ("build", "--indirect-selection", "cautious", "--select", *SELECT),
                      target_path=root / "target", quiet=True)
@@ -66,7 +68,42 @@ def test_a_judge_without_alerts_lists_none_of_another_judges_and_says_its_baseli
     assert not [frame for frame in (d.value for d in at.dataframe) if "judge-y#1" in frame.to_string()]
     said = _said(at)
     assert "No drift alerts of solo#1 up to 2026-W47 yet." in said
-    assert "Baseline still forming: alerts possible from week 3" in said and "No alert ever" not in said
+    assert "Baseline still forming, so no alert could fire yet" in said and "No alert ever" not in said
+    assert "2 items over 1 week on faithfulness, helpfulness" in said
+
+
+def test_a_baseline_that_takes_more_than_two_weeks_is_still_forming_not_no_alert(drifting, app_env):
+    """growing#1's third week (9 items so far) is a baseline week, not a week without an alert; its fifth is tested."""
+    app_env(drifting.path)
+    said = _said(run_page("judge_drift", {"judge": "growing#1", "week": "2026-W47"}))
+    # Before: "No alert up to 2026-W47." (a week after the first two read as a quiet one).
+    assert "No alert up to" not in said and "Baseline still forming, so no alert could fire yet" in said
+    assert "9 items over 3 weeks on " in said
+    said = _said(run_page("judge_drift", {"judge": "growing#1", "week": "2026-W48"}))
+    assert "Baseline weeks only so far, so no alert could fire yet" in said
+    assert "12 items over 4 weeks (complete)" in said
+    said = _said(run_page("judge_drift", {"judge": "growing#1", "week": "2026-W49"}))
+    assert "No alert up to 2026-W49." in said and "Baseline still forming" not in said
+    assert "baseline weeks on" not in said
+    said = _said(run_page("judge_drift", {"judge": "growing#1", "week": "2026-W50"}))
+    assert "**Too few items to test** on faithfulness, helpfulness" in said
+    assert "(fewer than 10 items this week)" in said
+
+
+def test_the_alert_cutoff_the_page_states_follows_the_vars(drifting, app_env, monkeypatch, tmp_path):
+    app_env(drifting.path)
+    said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
+    # t on 9 df at the normal's tail of 4: 6.9986 (macro t_critical_at_z: 6.999)
+    assert "up to 7.0 with 10 items a window, nearer 4 with more" in said and "first 2 weeks" in said
+    project = tmp_path / "project"
+    project.mkdir()
+    (project / "dbt_project.yml").write_text(
+        "vars:\n  drift_baseline_weeks: 3\n  drift_alert_z: 3.0\n  drift_min_items: 21\n")
+    monkeypatch.setattr("evalhouse.dbt_vars.PROJECT_FILE", project / "dbt_project.yml")
+    said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
+    # t on 20 df at the normal's tail of 3: 3.42
+    assert "up to 3.4 with 21 items a window, nearer 3 with more" in said
+    assert "first 3 weeks on a dimension, and more until they hold 21 items" in said and "7.0" not in said
 
 
 def test_the_chosen_week_is_marked_on_every_chart_and_bounds_the_alerts(drifting, app_env):
