@@ -840,3 +840,15 @@ def test_t_critical_at_z_is_scipys_quantile_at_the_normals_tail_and_null_below_t
     at_4 = {row["df"]: row["critical_at_4"] for row in rows}
     # A drift test on 10 items in each window (Welch df 9 at least) needs |t| > 7.0, not the normal's 4.
     assert 6.99 < at_4[9.0] < 7.01 and 4.0 < at_4[1000000.0] < 4.0001
+
+
+def test_the_drift_cutoff_the_app_and_report_state_is_the_macros_at_df_9_and_20(probe):
+    """evalhouse.dbt_vars.t_critical_at_z (scipy) says the cutoff the mart's macro computes (Hill's approximation)."""
+    from evalhouse.dbt_vars import t_critical_at_z
+
+    macro = {row["df"]: row for row in probe.dicts("t_critical_at_z")}
+    for df in (9.0, 20.0):
+        for z in (3, 4, 5):
+            assert abs(t_critical_at_z(df, z) / macro[df][f"critical_at_{z}"] - 1) < 2e-4, (df, z)
+    assert f"{t_critical_at_z(9, 4.0):.1f}" == f"{macro[9.0]['critical_at_4']:.1f}" == "7.0"
+    assert f"{t_critical_at_z(20, 4.0):.1f}" == f"{macro[20.0]['critical_at_4']:.1f}" == "5.0"

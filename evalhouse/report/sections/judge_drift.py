@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from evalhouse.dbt_vars import dbt_var
+from evalhouse.dbt_vars import dbt_var, drift_cutoff_text
 from evalhouse.report import fmt
 from evalhouse.report.chart import Band, ChartPoint, line_chart
 from evalhouse.report.document import Cell, Chart, Figure, Paragraph, Record, Section, Subsection, Table
@@ -13,7 +13,9 @@ from evalhouse.report.warehouse import Row
 from evalhouse.report.weeks import iso_week_label
 
 ANCHOR = "judge-drift"
-MIN_ITEMS_TO_TEST = int(dbt_var("drift_min_items", 10))  # a week or baseline with fewer items is not tested
+# A week after the baseline with fewer items is not tested; a baseline takes more weeks until it holds this many.
+MIN_ITEMS_TO_TEST = int(dbt_var("drift_min_items", 10))
+BASELINE_WEEKS = int(dbt_var("drift_baseline_weeks", 2))
 TITLE = "Has an LLM judge drifted from people?"
 
 _ALERTS_SQL = """
@@ -24,7 +26,7 @@ order by judge_id, abs(drift_z) desc, dimension
 """
 
 # Tested cells have a verdict (a z, or none where the change is exact: no spread in either window); cells with too
-# few items (in the week or the baseline) have no verdict, which is not "no drift" and is said apart.
+# few items in the week have no verdict, which is not "no drift" and is said apart.
 _TESTED_SQL = """
 select
     count(is_drift_alert) as n_cells,
@@ -36,8 +38,9 @@ where week_start = ?
     and not is_baseline_week
 """
 
-# Cells of the week that have a bias but sit in their judge's baseline weeks (no z by design), and the first week
-# after the baseline of those judges that has ratings: when drift can first be tested.
+# Cells of the week that have a bias but sit in their judge's baseline weeks (no z by design: the first
+# drift_baseline_weeks, and more until the baseline holds drift_min_items items), and the first week after the
+# baseline of those judges and dimensions that has ratings: when drift can first be tested.
 _BASELINE_SQL = """
 select
     count(*) as n_cells,
@@ -45,11 +48,14 @@ select
     (
         select min(later.week_start)
         from marts.fct_judge_drift as later
+        inner join marts.fct_judge_drift as forming
+            on later.judge_id = forming.judge_id
+            and later.dimension = forming.dimension
         where not later.is_baseline_week
             and later.week_start > ?
-            and later.judge_id in (
-                select judge_id from marts.fct_judge_drift where week_start = ? and is_baseline_week
-            )
+            and forming.week_start = ?
+            and forming.is_baseline_week
+            and forming.mean_bias is not null
     ) as first_testable_week
 from marts.fct_judge_drift
 where week_start = ?
@@ -68,6 +74,7 @@ select
     drift.n_items,
     drift.baseline_bias,
     drift.baseline_se,
+    drift.is_baseline_week,
     drift.is_drift_alert,
     drift.no_test_reason
 from marts.fct_judge_drift as drift
@@ -85,24 +92,29 @@ def build(context: Context) -> Part:
     tested = context.reader.one(_TESTED_SQL, [context.week]) or {"n_cells": 0, "n_judges": 0, "n_untested": 0,
                                                                  "n_untested_judges": 0}
     untested = _untested_sentence(tested)
+    baseline = context.reader.one(_BASELINE_SQL, [context.week] * 3) or {"n_cells": 0, "n_judges": 0,
+                                                                         "first_testable_week": None}
+    in_baseline = _baseline_sentence(baseline)
     if not alerts:
         if tested["n_cells"]:
             text = (f"No judge drift alerts in {context.label}: "
                     f"{fmt.plural(tested['n_cells'], 'judge-dimension pair')} "
                     f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved beyond "
-                    "the t cutoff (the tail of 4 standard errors)." + (f" {untested}" if untested else ""))
+                    f"the t cutoff ({_tail()})." + "".join(f" {s}" for s in (untested, in_baseline) if s))
             tone = "good"
         elif untested:
-            text = f"Judge drift not assessed in {context.label}: {untested}"
+            text = f"Judge drift not assessed in {context.label}: {untested}" + (f" {in_baseline}" if in_baseline
+                                                                                 else "")
             tone = "warn"
-        elif (baseline := context.reader.one(_BASELINE_SQL, [context.week] * 3) or {"n_cells": 0})["n_cells"]:
+        elif baseline["n_cells"]:
             # A baseline week has judge ratings but nothing to hold them against yet: not "no ratings".
             first = baseline["first_testable_week"]
             text = (f"Judge drift not assessed in {context.label}: baseline weeks. "
                     f"{fmt.plural(baseline['n_cells'], 'judge-dimension pair')} "
                     f"({fmt.plural(baseline['n_judges'], 'judge')}) have a bias against people this week, which "
-                    "sets the baseline later weeks are tested against; drift can be tested from "
-                    + (iso_week_label(first) if first is not None else "the judge's next week of ratings") + ".")
+                    f"goes into the baseline later weeks are tested against ({_baseline_rule()}); drift can be "
+                    "tested from " + (iso_week_label(first) if first is not None else
+                                      "the week after a baseline is complete") + ".")
             tone = "muted"
         else:
             # Untested is not "no drift": a week without judge ratings says nothing about the judges.
@@ -116,12 +128,12 @@ def build(context: Context) -> Part:
     blocks: list = [Paragraph(
         f"{fmt.plural(len(alerts), 'drift alert')} in {context.label}, from {fmt.plural(len(judges), 'judge')}: "
         "a judge's bias against people (judge score minus the mean of the people who rated the same response "
-        "independently, over items) moved from its baseline weeks beyond the t cutoff (the tail of 4 standard "
-        "errors).", "bad")]
+        f"independently, over items) moved from its baseline weeks beyond the t cutoff ({_tail()}).", "bad")]
     for judge, rows in judges:
         blocks.append(Paragraph(_judge_sentence(judge, rows), "bad"))
-    if untested:
-        blocks.append(Paragraph(untested, "muted"))
+    for sentence in (untested, in_baseline):
+        if sentence:
+            blocks.append(Paragraph(sentence, "muted"))
     blocks.append(_table(alerts))
 
     subsections = []
@@ -132,13 +144,33 @@ def build(context: Context) -> Part:
     return Part(Section(ANCHOR, TITLE, tuple(blocks), tuple(subsections)), headline)
 
 
+def _tail() -> str:
+    """The alert threshold dbt_project.yml sets, as the sentences say it."""
+    return f"the tail of {float(dbt_var('drift_alert_z', 4.0)):g} standard errors"
+
+
+def _baseline_rule() -> str:
+    return (f"a judge's first {BASELINE_WEEKS} weeks with people's ratings on a dimension, and more until they hold "
+            f"{MIN_ITEMS_TO_TEST} items")
+
+
 def _untested_sentence(tested: Row) -> str:
     """The week's judge-dimension pairs with too few items to test, or '' when there are none."""
     if not tested["n_untested"]:
         return ""
     return (f"{fmt.plural(tested['n_untested'], 'judge-dimension pair')} "
             f"({fmt.plural(tested['n_untested_judges'], 'judge')}) had too few items to test (fewer than "
-            f"{MIN_ITEMS_TO_TEST} in the week or in the baseline): not known to be steady.")
+            f"{MIN_ITEMS_TO_TEST} in the week): not known to be steady.")
+
+
+def _baseline_sentence(baseline: Row) -> str:
+    """The week's judge-dimension pairs still in their baseline weeks, or '' when there are none: not tested, which
+    is not "no drift" either."""
+    if not baseline["n_cells"]:
+        return ""
+    return (f"{fmt.plural(baseline['n_cells'], 'judge-dimension pair')} "
+            f"({fmt.plural(baseline['n_judges'], 'judge')}) were in their baseline weeks ({_baseline_rule()}): not "
+            "tested yet.")
 
 
 def _judge_sentence(judge: str, rows: list[Row]) -> str:
@@ -178,7 +210,7 @@ def _table(alerts: list[Row]) -> Table:
                  "averaged over items; positive means the judge rates higher. A person reviewing the judge's own "
                  "verdict (a hybrid review) is not counted. z = change / sqrt(SE^2 + SE_baseline^2), a Welch t "
                  "(the week's SE at least the baseline's spread over its n); an alert needs |z| beyond Student's t "
-                 "with the normal tail of 4 (7.0 on 10 items a window, nearer 4 with more)."),
+                 f"with the normal tail of {float(dbt_var('drift_alert_z', 4.0)):g} ({drift_cutoff_text()})."),
     )
 
 
@@ -193,7 +225,8 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
         note=("Points: the week's mean bias with its 95% interval (± 1.96 SE); shaded band and dashed line: the "
               "baseline weeks' bias ± 1.96 SE; red: a week that raised an alert; solid line: no bias."),
         data_note=("Each week's mean bias ± SE (judge minus people) and its n items; \"alert\": a week that raised "
-                   "an alert. The baseline weeks' bias ± SE is in the alerts table above."))]
+                   "an alert; \"baseline week\": one of the weeks the baseline pools, not tested. The baseline weeks' "
+                   "bias ± SE is in the alerts table above."))]
     example = alerts[0]
     if example["example_response"] is not None:
         blocks.append(Paragraph(
@@ -231,6 +264,7 @@ def _chart(alert: Row, points: list[Row]) -> Chart:
                               numeric=True),
             Cell(fmt.count(p["n_items"]), numeric=True),
             Cell("alert", "bad") if p["is_drift_alert"] else
+            Cell("baseline week", "muted") if p["is_baseline_week"] else
             Cell("too few items to test", "muted") if p["no_test_reason"] else Cell("")))
     heading = alert["dimension"]
     svg = line_chart(chart_points, heading=heading, y_label="bias (points)", band=band,

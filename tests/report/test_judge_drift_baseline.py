@@ -1,0 +1,74 @@
+"""The report's judge drift section says a judge's baseline weeks as they are, however many weeks the baseline takes
+(never a quiet week, never "too few items to test"), and the alert cutoff it states follows dbt_project.yml's vars.
+The warehouse holds the hand-computed forms of tests/models/test_judge_drift.py."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import duckdb
+import pytest
+
+from evalhouse.build import run_dbt
+from evalhouse.dbt_vars import t_critical_at_z
+from evalhouse.report.sections import Context, judge_drift
+from evalhouse.report.warehouse import Reader
+from tests.conftest import Warehouse, write_lines
+from tests.models.test_judge_drift import drift_forms, growing_forms
+
+W47, W48, W49 = (dt.date.fromisocalendar(2026, week, 1) for week in (47, 48, 49))
+
+
+@pytest.fixture(scope="module")
+def drifting(tmp_path_factory) -> Warehouse:
+    """judge-y#1 (10 items a week, 2026-W45 to W47) alerts on helpfulness in W47; solo#1 rates in W47 only (its
+    first week, a baseline week); growing#1 rates 3 items a week in W45 to W48, its baseline, and 20 in W49."""
+    root = tmp_path_factory.mktemp("report_judge_drift")
+    warehouse = Warehouse(root / "w.duckdb")
+    warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
+    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts"),
+                     target_path=root / "target", quiet=True)
+    assert result.ok, result.failures
+    return warehouse
+
+
+def _part(warehouse: Warehouse, week: dt.date):
+    with duckdb.connect(str(warehouse.path), read_only=True) as con:
+        return judge_drift.build(Context(Reader(con), week))
+
+
+@pytest.mark.slow
+def test_a_week_of_a_baseline_past_its_first_two_weeks_says_baseline_weeks_and_when_drift_can_be_tested(drifting):
+    headline = _part(drifting, W48).headline
+    # Before: growing#1's week 4 was a week after a 6-item baseline: "too few items to test" (and W49 for ever).
+    assert headline.text.startswith("Judge drift not assessed in 2026-W48: baseline weeks.")
+    assert "too few items" not in headline.text and "No judge drift alerts" not in headline.text
+    assert "drift can be tested from 2026-W49" in headline.text and headline.tone == "muted"
+    headline = _part(drifting, W49).headline
+    assert headline.text.startswith("No judge drift alerts in 2026-W49: 5 judge-dimension pairs (1 judge) tested")
+
+
+@pytest.mark.slow
+def test_a_week_with_alerts_names_the_pairs_still_in_their_baseline_weeks(drifting):
+    part = _part(drifting, W47)
+    said = [block.text for block in part.section.blocks if hasattr(block, "text")]
+    assert said[0].startswith("1 drift alert in 2026-W47")
+    # solo#1's first week and growing#1's third (9 items so far), five dimensions each
+    assert ("10 judge-dimension pairs (2 judges) were in their baseline weeks (a judge's first 2 weeks with people's "
+            "ratings on a dimension, and more until they hold 10 items): not tested yet.") in said
+
+
+def test_the_alert_cutoff_in_the_caption_follows_the_vars(monkeypatch, tmp_path):
+    caption = judge_drift._table([]).caption
+    assert "with the normal tail of 4 (up to 7.0 with 10 items a window, nearer 4 with more)." in caption
+    (tmp_path / "dbt_project.yml").write_text("vars:\n  drift_alert_z: 3.0\n  drift_min_items: 21\n")
+    monkeypatch.setattr("evalhouse.dbt_vars.PROJECT_FILE", tmp_path / "dbt_project.yml")
+    caption = judge_drift._table([]).caption
+    # Student's t on 20 df at the normal's two-sided tail beyond 3 (0.0027): 3.42
+    assert "with the normal tail of 3 (up to 3.4 with 21 items a window, nearer 3 with more)." in caption
+    assert f"{t_critical_at_z(20, 3.0):.3f}" == "3.422"
+
+
+def test_the_cutoff_is_none_below_two_degrees_of_freedom_as_the_macro_is():
+    assert t_critical_at_z(1, 4.0) is None and t_critical_at_z(1.5, 4.0) is None
+    assert 6.99 < t_critical_at_z(9, 4.0) < 7.01 and 5.03 < t_critical_at_z(20, 4.0) < 5.04
