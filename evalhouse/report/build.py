@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from evalhouse.build_status import read_status, stale_notice
+from evalhouse.dbt_vars import dbt_var, drift_cutoff_text
 from evalhouse.report import fmt
 from evalhouse.report.document import Bullets, Fact, Paragraph, Report, Section
 from evalhouse.report.render_html import render_html
@@ -214,8 +215,10 @@ def _method() -> Section:
         "once. Week-on-week changes are paired on the samples both weeks share (docs/STATS.md, error bars).",
         "pass@k is the chance that at least one of k attempts succeeds, at the largest k every task had trials for.",
         "Judge drift compares a judge's bias against people who rated the same responses independently (reviews "
-        "of the judge's own verdict left out) with its first two weeks; an alert needs a move of more than 4 "
-        "standard errors.",
+        f"of the judge's own verdict left out) with its baseline: its first {dbt_var('drift_baseline_weeks', 2)} "
+        f"weeks with such ratings on a dimension, and more until they hold {dbt_var('drift_min_items', 10)} items; "
+        "an alert needs a move beyond Student's t at the normal tail of "
+        f"{float(dbt_var('drift_alert_z', 4.0)):g} standard errors ({drift_cutoff_text()}).",
         "Everything here comes from the warehouse's marts (marts.rpt_* and the facts they build on): query them "
         "for the rows behind any number.",
     )
