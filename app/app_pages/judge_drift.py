@@ -113,7 +113,9 @@ if week is not None:
     this_week = so_far[so_far["week_start"].map(c.to_date) == week]
     alerts_now = alerts_so_far[alerts_so_far["week_start"].map(c.to_date) == week]
     too_few_now = this_week[[isinstance(r, str) and r.startswith("too few") for r in this_week["no_test_reason"]]]
-    other_untested_now = this_week[this_week["untested"] & ~this_week.index.isin(too_few_now.index)]
+    # a baseline still forming is untested too: the text below says so, with what the baseline holds
+    other_untested_now = this_week[this_week["untested"] & ~this_week["is_baseline_week"]
+                                   & ~this_week.index.isin(too_few_now.index)]
     summary = (f"In {week_label}: {len(alerts_now)} alert(s) for {judge}"
                + (f" ({', '.join(sorted(alerts_now['dimension']))})" if len(alerts_now) else "") + ". ")
     if len(too_few_now):

@@ -70,6 +70,7 @@ def test_a_judge_without_alerts_lists_none_of_another_judges_and_says_its_baseli
     assert "No drift alerts of solo#1 up to 2026-W47 yet." in said
     assert "Baseline still forming, so no alert could fire yet" in said and "No alert ever" not in said
     assert "2 items over 1 week on faithfulness, helpfulness" in said
+    assert "Not tested on" not in said  # the forming baseline's weeks are untested, and said once, as above
 
 
 def test_a_baseline_that_takes_more_than_two_weeks_is_still_forming_not_no_alert(drifting, app_env):

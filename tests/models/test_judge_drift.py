@@ -227,26 +227,29 @@ def test_a_judge_whose_baseline_has_not_filled_has_only_baseline_weeks_without_c
         """
     )
     # judge-y#1 rates 2 items a week: after three weeks its baseline holds 6 items, biases 2, 0, 1, 1, 4, 4 (mean 2,
-    # var_samp 14/5), fewer than 10, so all three are baseline weeks: still forming, no change, no z, no reason (it
-    # is no untested week). Before, week 1 had a change of 0 and z 0.0 against a baseline holding the week itself;
-    # then the baseline was weeks 1 and 2 (4 items), and week 3 and every later one "too few baseline items to test".
+    # var_samp 14/5), fewer than 10, so all three are baseline weeks, still forming: no change, no z, and untested
+    # (NULL, with the reason), since a false would read as "no drift" for a judge compared with nothing. Before,
+    # week 1 had a change of 0 and z 0.0 against a baseline holding the week itself; then the baseline was weeks 1
+    # and 2 (4 items, false), and week 3 and every later one "too few baseline items to test".
     baseline_se = pytest.approx((14 / 5 / 6) ** 0.5)
+    forming = "baseline still forming: 6 < 10 items"
     assert rows == [
-        (1, True, 1.0, pytest.approx(1.0), 2.0, baseline_se, 6, 3, None, None, None, False, None),
-        (2, True, 1.0, 0.0, 2.0, baseline_se, 6, 3, None, None, None, False, None),
-        (3, True, 4.0, 0.0, 2.0, baseline_se, 6, 3, None, None, None, False, None),
+        (1, True, 1.0, pytest.approx(1.0), 2.0, baseline_se, 6, 3, None, None, None, None, forming),
+        (2, True, 1.0, 0.0, 2.0, baseline_se, 6, 3, None, None, None, None, forming),
+        (3, True, 4.0, 0.0, 2.0, baseline_se, 6, 3, None, None, None, None, forming),
     ]
 
 
 def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
     # solo#1's one week: bias (2 + 1) / 2 = 1.5, SE sqrt(0.5 / 2) = 0.5; before, its change was 0.0 and z 0.0.
+    # Its 2 items are a baseline still forming: untested.
     assert drifting.rows(
         """
         select week_number, is_baseline_week, mean_bias, bias_se, baseline_bias, bias_delta, bias_delta_se, drift_z,
-               is_drift_alert
+               is_drift_alert, no_test_reason
         from marts.fct_judge_drift where judge_id = 'solo#1' and dimension = 'helpfulness'
         """
-    ) == [(1, True, 1.5, pytest.approx(0.5), 1.5, None, None, None, False)]
+    ) == [(1, True, 1.5, pytest.approx(0.5), 1.5, None, None, None, None, "baseline still forming: 2 < 10 items")]
     assert drifting.scalar(
         "select count(*) from marts.fct_judge_drift "
         "where is_baseline_week and coalesce(bias_delta, bias_delta_se, drift_z) is not null"
@@ -281,6 +284,13 @@ def test_every_week_after_the_baseline_is_compared_with_a_baseline_of_enough_ite
         "select count(*) from marts.fct_judge_drift where not is_baseline_week and baseline_n_items < 10") == 0
     assert drifting.scalar(
         "select count(*) from marts.fct_judge_drift where no_test_reason like 'too few baseline%'") == 0
+    # a baseline week is the reference (false) only where its baseline holds enough items; otherwise it is untested
+    assert drifting.scalar(
+        """
+        select count(*) from marts.fct_judge_drift
+        where is_baseline_week
+            and is_drift_alert is distinct from case when baseline_n_items >= 10 then false end
+        """) == 0
 
 
 # -- hazards: compared on the verdict the violation rates count ------------------------------------------------------

@@ -15,8 +15,10 @@
 -- it holds `drift_min_items` items (a week without numeric scores adds 0), pooled; baseline_weeks says how many
 -- weeks it took. Held to its first two weeks alone, a judge that started small (3 items a week, then 40) had a
 -- baseline of 6 items for ever and none of its later weeks was tested. Baseline weeks never alert, and their change
--- and z are NULL: a judge whose baseline has not filled yet (baseline_n_items below drift_min_items) has only baseline
--- weeks, and a dimension without numeric scores (refusal_appropriateness) never fills one. A later week is compared
+-- and z are NULL. A judge whose baseline has not filled yet (baseline_n_items below drift_min_items) has only baseline
+-- weeks, and they are untested, not steady: is_drift_alert NULL, "baseline still forming: 6 < 10 items" (a false
+-- there would read as "no drift" for a judge never compared with anything); a full baseline's weeks are false. A
+-- dimension without numeric scores (refusal_appropriateness) never fills one. A later week is compared
 -- with the baseline as two samples of item biases: drift_z = change / sqrt(week's SE^2 + baseline_se^2) is Welch's
 -- t, so it alerts beyond Student's t quantile on the Welch-Satterthwaite df with the normal's tail beyond
 -- `drift_alert_z` (t_critical_at_z: 7.0 at df 9, 5.0 at 20), which keeps the false-alarm rate the cutoff of 4
@@ -263,8 +265,13 @@ tested as (
     select
         *,
         case
-            when is_baseline_week then null
+            -- a week of a baseline that holds enough items is the reference: it never alerts (false, not NULL)
+            when is_baseline_week and baseline_n_items >= {{ var('drift_min_items') }} then null
             when mean_bias is null then 'no numeric scores to compare'
+            -- a judge whose weeks so far hold too few items to compare with: its baseline is all it has
+            when is_baseline_week
+                then 'baseline still forming: ' || cast(baseline_n_items as varchar)
+                    || ' < {{ var("drift_min_items") }} items'
             when n_items < {{ var('drift_min_items') }}
                 then 'too few items to test: ' || cast(n_items as varchar) || ' < {{ var("drift_min_items") }}'
             -- reachable only with drift_min_items below 2: a window of one item has no SE (no spread is SE 0, exact)
@@ -308,8 +315,8 @@ final as (
                 then bias_delta / bias_delta_se
         end as drift_z,
         case
-            when is_baseline_week then false
             when no_test_reason is not null then null
+            when is_baseline_week then false
             -- the exact case: 1e-9 absorbs the rounding of two means of equal values
             when bias_delta_se = 0 then abs(bias_delta) > 1e-9
             else abs(bias_delta / bias_delta_se) > {{ t_critical_at_z('welch_df', var('drift_alert_z')) }}
