@@ -74,10 +74,15 @@ _DDL = [
         -- source_path inside the landing folder the run was given ('demo/eee/x.jsonl'), NULL for a file outside it
         -- and in rows written before it was recorded: a file's place that survives moving the project or the
         -- landing folder, which the absolute source_path does not (evalhouse/operations.py reads it)
-        path_in_landing varchar
+        path_in_landing varchar,
+        -- the file's last line cut off (it ends inside the line) that begins the record this path's same line held
+        -- when loaded before: not quarantined, since that record is in the warehouse (counted in n_skipped too).
+        -- A later run of the same bytes, skipped whole, still says so. NULL in rows written before it was kept
+        n_cut_off_loaded bigint
     )""",
     "alter table raw.ingest_files add column if not exists max_record_bytes bigint",
     "alter table raw.ingest_files add column if not exists path_in_landing varchar",
+    "alter table raw.ingest_files add column if not exists n_cut_off_loaded bigint",
     """create table if not exists raw.ingest_repairs (
         batch_id varchar not null,
         source_path varchar not null,
@@ -122,6 +127,8 @@ class PriorLoad:
     max_record_bytes: int | None  # None: a load recorded before the manifest kept the limit
     # Some of its lines were over that limit (error_kind too_large): a higher limit may load them.
     refused_too_large: bool
+    batch_id: str
+    n_cut_off_loaded: int  # its last line cut off, whose record was in the warehouse: not quarantined (0 or 1)
 
 
 @dataclass
@@ -135,14 +142,17 @@ class AlreadyLoaded:
     repairs: Counter = field(default_factory=Counter)  # repair -> records among them that needed it
     first_path: str | None = None  # the file most of them were first loaded from
     refusals: Counter = field(default_factory=Counter)  # quarantine only: (format, error_kind) -> lines
+    ids: list[str] = field(default_factory=list)  # quarantine only: the quarantine_id of each
 
 
 @dataclass(frozen=True)
 class LinesSeen:
-    """What a path held when it was loaded before: (line, sha256) of its records loaded and of its lines refused."""
+    """What a path held when it was loaded before: (line, sha256) of its records loaded and of its lines refused,
+    and the quarantine_id of each refusal of a (line, sha256)."""
 
     loaded: set[tuple[int, str]]
     refused: set[tuple[int, str]]
+    refusal_ids: dict[tuple[int, str], list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -177,6 +187,7 @@ class FileRow:
     duration_ms: float
     max_record_bytes: int
     path_in_landing: str | None = None
+    n_cut_off_loaded: int | None = None
 
 
 # Quarantine reasons that depend on this machine, not on the file or the options: the same bytes, read again
@@ -309,6 +320,7 @@ class RawStore:
             already.refusals[(format_name, kind)] += n
         if not already.n_records:
             return None
+        already.ids = [row[0] for row in self.con.execute("select quarantine_id from already_loaded").fetchall()]
         already.first_path = self.con.execute(
             "select source_path from raw.quarantine where quarantine_id in (select quarantine_id from already_loaded) "
             "group by source_path order by count(*) desc, min(quarantined_at), source_path limit 1"
@@ -363,7 +375,8 @@ class RawStore:
             "select source_path, finished_at, n_quarantined, strict, forced_format, "
             "  coalesce(bool_or(quarantine.error_pointer = '/inspect_unreadable_member/problem'"
             "    and regexp_matches(quarantine.raw_text, ?)), false), "
-            "  max_record_bytes, coalesce(bool_or(quarantine.error_kind = 'too_large'), false) "
+            "  max_record_bytes, coalesce(bool_or(quarantine.error_kind = 'too_large'), false), "
+            "  batch_id, coalesce(n_cut_off_loaded, 0) "
             "from raw.ingest_files left join raw.quarantine using (file_sha256, batch_id, source_path) "
             "where file_sha256 = ? and status in ('loaded', 'empty') "
             "group by all order by finished_at",
@@ -386,13 +399,60 @@ class RawStore:
         # hashed again here without it.
         refused = (
             "select source_line, case when error_kind = 'byte_order_mark' and starts_with(raw_text, chr(65279)) "
-            "and raw_sha256 = sha256(raw_text) then sha256(raw_text[2:]) else raw_sha256 end "
+            "and raw_sha256 = sha256(raw_text) then sha256(raw_text[2:]) else raw_sha256 end, quarantine_id "
             "from raw.quarantine where source_path = ? and source_line is not null"
         )
+        refusal_ids: dict[tuple[int, str], list[str]] = defaultdict(list)
+        for line, sha, quarantine_id in self.con.execute(refused, [source_path]).fetchall():
+            refusal_ids[(line, sha)].append(quarantine_id)
         return LinesSeen(
-            set(self.con.execute(loaded, [source_path] * len(FORMATS)).fetchall()),
-            set(self.con.execute(refused, [source_path]).fetchall()),
+            set(self.con.execute(loaded, [source_path] * len(FORMATS)).fetchall()), set(refusal_ids), dict(refusal_ids)
         )
+
+    def records_at(self, source_path: str, lines: Sequence[int]) -> dict[int, list[tuple[str, str, dt.datetime]]]:
+        """The records loaded from these lines of this path, in load order: {line: [(record_json, batch_id,
+        ingested_at)]}. For a cut-off last line, what the line held when it was loaded whole."""
+        if not lines:
+            return {}
+        records = " union all ".join(
+            f"select source_line, record_json, batch_id, ingested_at from raw.{name} "
+            "where source_path = $path and source_line in (select unnest($lines::bigint[]))" for name in FORMATS)
+        found: dict[int, list[tuple[str, str, dt.datetime]]] = defaultdict(list)
+        for line, record_json, batch_id, ingested_at in self.con.execute(
+                f"{records} order by ingested_at", {"path": source_path, "lines": list(lines)}).fetchall():
+            found[line].append((record_json, batch_id, ingested_at))
+        return dict(found)
+
+    def refusals_of_load(self, prior: PriorLoad, file_sha256: str) -> list[str]:
+        """The quarantine_id of each line an earlier load of these bytes refused (and quarantined)."""
+        return [row[0] for row in self.con.execute(
+            "select quarantine_id from raw.quarantine where batch_id = ? and source_path = ? and file_sha256 = ?",
+            [prior.batch_id, prior.source_path, file_sha256]).fetchall()]
+
+    def refusals_loaded_later(self, quarantine_ids: Sequence[str]) -> dict[str, bool]:
+        """Of these refusals, those whose line a later run loaded: {quarantine_id: whether it was cut off
+        (truncated)}. The rule of marts.fct_quarantined_lines.loaded_later_at: a record loaded after the refusal
+        from the same line of the same bytes or of the same path. Such a line is in the warehouse even when the file
+        on disk holds it as refused again (reverted to the bytes refused then)."""
+        if not quarantine_ids:
+            return {}
+        records = " union all ".join(
+            f"select source_path, source_line, file_sha256, ingested_at from raw.{name} "
+            "where source_line in (select source_line from refusals) and (source_path in (select source_path from "
+            "refusals) or file_sha256 in (select file_sha256 from refusals))" for name in FORMATS)
+        rows = self.con.execute(
+            "with refusals as (select quarantine_id, source_path, source_line, file_sha256, quarantined_at, "
+            "  error_kind from raw.quarantine where quarantine_id in (select unnest(?::varchar[])) "
+            "  and source_line is not null), "
+            f"records as ({records}) "
+            "select quarantine_id, bool_or(error_kind = 'truncated') from refusals where exists (select 1 from records "
+            "  where records.source_line = refusals.source_line "
+            "  and (records.file_sha256 = refusals.file_sha256 or records.source_path = refusals.source_path) "
+            "  and records.ingested_at > refusals.quarantined_at) "
+            "group by quarantine_id",
+            [list(quarantine_ids)],
+        ).fetchall()
+        return dict(rows)
 
     def refusals_resolved(self, source_path: str, file_sha256: str, batch_id: str) -> dict[int, bool]:
         """The lines of this file that an earlier run refused, still refused until this batch, and that this batch

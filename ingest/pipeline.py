@@ -75,6 +75,13 @@ class FileOutcome:
     # (marts.fct_quarantined_lines.loaded_later_at), no longer still refused. n_completed of them were cut off.
     n_resolved: int = 0
     n_completed: int = 0
+    # Lines of this input that do not load as the file holds them now, though their record is in the warehouse,
+    # loaded from the same path (or bytes) when the file held them whole: a last line cut off that begins the record
+    # its place held when loaded before (not quarantined), or a refusal of an earlier run that a later one loaded,
+    # the file since reverted to the bytes refused then. Not still refused: --fail-on-reject does not fail on them.
+    # n_cut_off_again of them are cut off.
+    n_loaded_before: int = 0
+    n_cut_off_again: int = 0
 
     @property
     def accepted(self) -> int:
@@ -112,6 +119,14 @@ class RunSummary:
     @property
     def completed(self) -> int:
         return sum(f.n_completed for f in self.files)
+
+    @property
+    def loaded_before(self) -> int:
+        return sum(f.n_loaded_before for f in self.files)
+
+    @property
+    def cut_off_again(self) -> int:
+        return sum(f.n_cut_off_again for f in self.files)
 
     @property
     def accepted(self) -> int:
@@ -155,8 +170,7 @@ def _ingest_file(
     priors = store.prior_loads(sha)
     covering = _covering_load(priors, path, options)
     if covering is not None:
-        return FileOutcome(path, "already_loaded", _already_message(covering, path),
-                           n_still_refused=covering.n_quarantined)
+        return _skipped(store, covering, path, sha)
     started = _now()
     clock = time.perf_counter()
     staging = store.staging(f"{batch_id}-{sha[:16]}")
@@ -165,12 +179,18 @@ def _ingest_file(
         load.run()  # reads, classifies and stages the whole file; nothing is in the warehouse yet
         with store.transaction():  # then the file goes in whole, or not at all
             load.skip_already_loaded(store.load_staged(staging, str(path), sha, load.now, batch_id))
+            load.earlier_loaded = store.refusals_loaded_later(load.earlier_refusal_ids())
             if priors and load.adds_nothing():
                 # These bytes were read again to retry the lines an earlier load refused (another name or
                 # options): they fail again the same way, so the manifest records nothing new either.
-                return FileOutcome(path, "already_loaded", f"{_already_message(priors[-1], path)}; read again "
-                                   f"to retry the {priors[-1].n_quarantined:,} line(s) it quarantined: none loads "
-                                   "with this name and these options", n_still_refused=priors[-1].n_quarantined)
+                retried = load.outcome()
+                notes = [f"{_already_message(priors[-1], path)}; read again to retry the "
+                         f"{priors[-1].n_quarantined:,} line(s) it quarantined: none loads with this name and these "
+                         "options"]
+                if retried.n_loaded_before:
+                    notes.append(loaded_before_note(retried.n_loaded_before, retried.n_cut_off_again))
+                return FileOutcome(path, "already_loaded", "; ".join(notes), n_still_refused=retried.n_still_refused,
+                                   n_loaded_before=retried.n_loaded_before, n_cut_off_again=retried.n_cut_off_again)
             if load.loaded_records():
                 load.resolved = store.refusals_resolved(str(path), sha, batch_id)
             finished = _now()
@@ -188,6 +208,21 @@ def _ingest_file(
     finally:
         staging.remove()
     return load.outcome()
+
+
+def _skipped(store: RawStore, covering: PriorLoad, path: Path, sha: str) -> FileOutcome:
+    """A file skipped whole: what the load that covers it refused is what these bytes hold refused now, and each of
+    those lines is still refused unless a later run loaded its line (the file completed or corrected, then
+    reverted to these bytes: the line's record is in the warehouse, and marts.fct_quarantined_lines says so too)."""
+    refused = store.refusals_of_load(covering, sha)
+    loaded = store.refusals_loaded_later(refused)
+    n_loaded = len(loaded) + covering.n_cut_off_loaded
+    n_cut_off = sum(loaded.values()) + covering.n_cut_off_loaded
+    message = _already_message(covering, path)
+    if n_loaded:
+        message += "; " + loaded_before_note(n_loaded, n_cut_off)
+    return FileOutcome(path, "already_loaded", message, n_still_refused=len(refused) - len(loaded),
+                       n_loaded_before=n_loaded, n_cut_off_again=n_cut_off)
 
 
 def path_in_landing(path: Path, landing: Path | None) -> str | None:
@@ -254,6 +289,12 @@ class _FileLoad:
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = self.n_refused_unchanged = 0
         self.changed_lines: Counter = Counter()  # line -> rows of it counted in n_changed
         self.resolved: dict[int, bool] = {}  # lines an earlier run refused, loaded now -> whether one was cut off
+        # the file's last line, cut off, that begins the record this path's line held when loaded: line -> that load
+        self.cut_off_loaded: dict[int, tuple[str, dt.datetime]] = {}
+        # lines refused again as an earlier run refused them (at this path, or these bytes under another name):
+        # the quarantine_ids of those refusals, one entry per line; and those of them a later run loaded
+        self.refused_unchanged_ids: list[list[str]] = []
+        self.earlier_loaded: dict[str, bool] = {}
         self.already: dict[str, AlreadyLoaded] = {}
         self.keyed_already: dict[str, list[KnownKey]] = defaultdict(list)  # format -> where each skipped id was
         self.refused_before: AlreadyLoaded | None = None
@@ -287,13 +328,14 @@ class _FileLoad:
         yield from read_units(self.path, self.options.max_record_bytes)  # a leading BOM: ingest/batches.py
 
     def _stage(self, tables: BatchTables) -> None:
-        rejected = tables.rejected
+        rejected = self._without_cut_off_loaded(tables.rejected)
         keep_rejected = self._new_lines(rejected, "raw_sha256", refused_too=True)
         if not all(keep_rejected):
-            self.n_refused_unchanged += sum(
-                1 for kept, line, sha in zip(keep_rejected, rejected.column("source_line").to_pylist(),
-                                             rejected.column("raw_sha256").to_pylist())
-                if not kept and (line, sha) in self.seen.refused)
+            for kept, line, sha in zip(keep_rejected, rejected.column("source_line").to_pylist(),
+                                       rejected.column("raw_sha256").to_pylist()):
+                if not kept and (line, sha) in self.seen.refused:
+                    self.n_refused_unchanged += 1
+                    self.refused_unchanged_ids.append(self.seen.refusal_ids.get((line, sha), []))
             rejected = rejected.filter(pa.array(keep_rejected))
         extra = _empty_rows()
         for format_name, accepted in tables.accepted.items():
@@ -322,6 +364,45 @@ class _FileLoad:
             self._count_repairs(format_name, index)
         self._stage_quarantine(rejected)
         self._stage_quarantine(pa.Table.from_pydict(extra, schema=QUARANTINE_ROW))
+
+    def _without_cut_off_loaded(self, rejected: pa.Table) -> pa.Table:
+        """The refused rows but a last line cut off (truncated) that begins a record loaded before from the same line
+        of this path: the file was cut off again after it loaded whole (reverted to a cut-off copy, or read while
+        being rewritten). That record is in the warehouse and nothing of the line is missing from it, so the line is
+        not a refusal: it is counted (raw.ingest_files.n_cut_off_loaded) and the run says so."""
+        if self.seen is None or not self.seen.loaded or rejected.num_rows == 0:
+            return rejected
+        loaded_lines = {line for line, _ in self.seen.loaded}
+        kinds, lines = rejected.column("error_kind").to_pylist(), rejected.column("source_line").to_pylist()
+        cut = [line for kind, line in zip(kinds, lines) if kind == "truncated" and line in loaded_lines]
+        if not cut:
+            return rejected
+        records = self.store.records_at(self.source_path, cut)
+        texts = rejected.column("raw_text").to_pylist()
+        keep = [True] * rejected.num_rows
+        for position, (kind, line, text) in enumerate(zip(kinds, lines, texts)):
+            if kind != "truncated" or not text:
+                continue
+            begun = [(batch, at) for record_json, batch, at in records.get(line, ()) if record_json.startswith(text)]
+            if begun:
+                keep[position] = False
+                self.cut_off_loaded[line] = begun[-1]
+        return rejected.filter(pa.array(keep)) if not all(keep) else rejected
+
+    def earlier_refusal_ids(self) -> list[str]:
+        """The refusals of the lines refused again (at this path, or these bytes under another name)."""
+        ids = [quarantine_id for line_ids in self.refused_unchanged_ids for quarantine_id in line_ids]
+        return ids + (self.refused_before.ids if self.refused_before is not None else [])
+
+    def _n_earlier_loaded(self) -> tuple[int, int]:
+        """Of the lines refused again, those whose line a later run loaded (their records are in the warehouse),
+        and how many of those were cut off."""
+        loaded = [[self.earlier_loaded[i] for i in line_ids if i in self.earlier_loaded]
+                  for line_ids in self.refused_unchanged_ids]
+        if self.refused_before is not None:
+            loaded += [[self.earlier_loaded[i]] for i in self.refused_before.ids if i in self.earlier_loaded]
+        loaded = [flags for flags in loaded if flags]
+        return len(loaded), sum(1 for flags in loaded if any(flags))
 
     def _stage_quarantine(self, rejected: pa.Table) -> None:
         if rejected.num_rows == 0:
@@ -463,6 +544,13 @@ class _FileLoad:
                          "again")
         if self.resolved:
             notes.append(resolved_note(len(self.resolved), sum(self.resolved.values())))
+        for line, (batch, at) in sorted(self.cut_off_loaded.items()):
+            notes.append(f"line {line:,} is cut off (the file ends inside it) but begins the record loaded from that "
+                         f"line of this path by run {batch} at {at:%Y-%m-%d %H:%M}: that record is in the warehouse, "
+                         "so the line is not quarantined; write the file in full again if it is to hold it")
+        n_earlier, n_earlier_cut = self._n_earlier_loaded()
+        if n_earlier:
+            notes.append(loaded_before_note(n_earlier, n_earlier_cut))
         n_changed = self._n_changed()
         if n_changed:
             notes.append(
@@ -499,8 +587,9 @@ class _FileLoad:
         return FileRow(
             self.batch_id, self.source_path, self.file_sha, self.file_bytes, self.status, self._message(),
             self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined,
-            totals.skipped + self.n_unchanged, json.dumps(accepted), self.options.strict,
+            totals.skipped + self.n_unchanged + len(self.cut_off_loaded), json.dumps(accepted), self.options.strict,
             self.options.forced_format, started, finished, duration_ms, self.options.max_record_bytes, in_landing,
+            len(self.cut_off_loaded),
         )
 
     def repair_rows(self) -> list[tuple[str, str, str, str, str, int]]:
@@ -513,9 +602,12 @@ class _FileLoad:
             counts.files = 1
             by_format[name] = counts
         refused_again = self.refused_before.n_records if self.refused_before is not None else 0
+        n_earlier, n_earlier_cut = self._n_earlier_loaded()
         return FileOutcome(self.path, self.status, self._message(), self.n_lines, self._n_already_loaded(),
                            self.n_unchanged, self._n_changed(), by_format, Counter(self.repairs), refused_again,
-                           refused_again + self.n_refused_unchanged, len(self.resolved), sum(self.resolved.values()))
+                           refused_again + self.n_refused_unchanged - n_earlier, len(self.resolved),
+                           sum(self.resolved.values()), n_earlier + len(self.cut_off_loaded),
+                           n_earlier_cut + len(self.cut_off_loaded))
 
 
 def resolved_note(n_resolved: int, n_completed: int) -> str:
@@ -531,6 +623,23 @@ def resolved_note(n_resolved: int, n_completed: int) -> str:
     its = "their" if n_resolved > 1 else "its"
     return (" and ".join(parts) + f": {its} earlier refusal{'s are' if n_resolved > 1 else ' is'} resolved, no longer "
             "still refused (raw.quarantine keeps the refusal, marked loaded later)")
+
+
+def loaded_before_note(n_loaded: int, n_cut_off: int) -> str:
+    """What a run says of the lines of a file that do not load as it holds them now though their records are in the
+    warehouse: "1 line cut off as the file holds it now is in the warehouse whole: ..."."""
+    parts = []
+    if n_cut_off:
+        parts.append(f"{n_cut_off:,} line{'s' if n_cut_off > 1 else ''} cut off")
+    if n_loaded - n_cut_off:
+        n = n_loaded - n_cut_off
+        parts.append(f"{n:,} line{'s' if n > 1 else ''} refused")
+    one = n_loaded == 1
+    it = "it" if one else "them"
+    return (" and ".join(parts) + f" as the file holds {it} now {'is' if one else 'are'} in the warehouse whole (a run "
+            f"loaded {'its record' if one else 'their records'} from the same line of this path, or of these bytes, "
+            f"when the file held {it} complete or corrected): not still refused; write the file in full again if it "
+            f"is to hold {it}")
 
 
 def _empty_rows() -> dict[str, list]:
