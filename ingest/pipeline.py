@@ -372,10 +372,9 @@ class _FileLoad:
         not a refusal: it is counted (raw.ingest_files.n_cut_off_loaded) and the run says so."""
         if self.seen is None or not self.seen.loaded or rejected.num_rows == 0:
             return rejected
-        loaded_lines = {line for line, _ in self.seen.loaded}
         kinds, lines = rejected.column("error_kind").to_pylist(), rejected.column("source_line").to_pylist()
-        cut = [line for kind, line in zip(kinds, lines) if kind == "truncated" and line in loaded_lines]
-        if not cut:
+        cut = [line for kind, line in zip(kinds, lines) if kind == "truncated" and line is not None]
+        if not cut or not any(line == cut_line for line, _ in self.seen.loaded for cut_line in cut):
             return rejected
         records = self.store.records_at(self.source_path, cut)
         texts = rejected.column("raw_text").to_pylist()
