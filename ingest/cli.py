@@ -99,9 +99,10 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
         n, cut = summary.loaded_before, summary.cut_off_again
         what = "cut off" if cut == n else f"{cut:,} of them cut off" if cut else "refused"
         stream.write(f"{n:,} line(s) of these inputs ({what}) do not load as the files hold them now, but their "
-                     "records are in the warehouse, loaded from the same line of the same path when the file held them "
-                     "whole: nothing is missing, they are not still refused (--fail-on-reject does not fail on them). "
-                     "Write the file in full again if it is to hold them.\n")
+                     "records are in the warehouse: a run after the one that refused them loaded them from the same "
+                     "line of the same path (or the same bytes) when the file held them complete or corrected. "
+                     "Nothing is missing, they are not still refused (--fail-on-reject does not fail on them). Write "
+                     "the file in full again if it is to hold them.\n")
     if summary.quarantined or summary.still_refused:
         stream.write("Quarantined lines are in raw.quarantine with their file, line, JSON pointer and reason "
                      "(the Data quality page shows them).\n")

@@ -74,15 +74,10 @@ _DDL = [
         -- source_path inside the landing folder the run was given ('demo/eee/x.jsonl'), NULL for a file outside it
         -- and in rows written before it was recorded: a file's place that survives moving the project or the
         -- landing folder, which the absolute source_path does not (evalhouse/operations.py reads it)
-        path_in_landing varchar,
-        -- the file's last line cut off (it ends inside the line) that begins the record this path's same line held
-        -- when loaded before: not quarantined, since that record is in the warehouse (counted in n_skipped too).
-        -- A later run of the same bytes, skipped whole, still says so. NULL in rows written before it was kept
-        n_cut_off_loaded bigint
+        path_in_landing varchar
     )""",
     "alter table raw.ingest_files add column if not exists max_record_bytes bigint",
     "alter table raw.ingest_files add column if not exists path_in_landing varchar",
-    "alter table raw.ingest_files add column if not exists n_cut_off_loaded bigint",
     """create table if not exists raw.ingest_repairs (
         batch_id varchar not null,
         source_path varchar not null,
@@ -128,7 +123,6 @@ class PriorLoad:
     # Some of its lines were over that limit (error_kind too_large): a higher limit may load them.
     refused_too_large: bool
     batch_id: str
-    n_cut_off_loaded: int  # its last line cut off, whose record was in the warehouse: not quarantined (0 or 1)
 
 
 @dataclass
@@ -187,7 +181,6 @@ class FileRow:
     duration_ms: float
     max_record_bytes: int
     path_in_landing: str | None = None
-    n_cut_off_loaded: int | None = None
 
 
 # Quarantine reasons that depend on this machine, not on the file or the options: the same bytes, read again
@@ -376,7 +369,7 @@ class RawStore:
             "  coalesce(bool_or(quarantine.error_pointer = '/inspect_unreadable_member/problem'"
             "    and regexp_matches(quarantine.raw_text, ?)), false), "
             "  max_record_bytes, coalesce(bool_or(quarantine.error_kind = 'too_large'), false), "
-            "  batch_id, coalesce(n_cut_off_loaded, 0) "
+            "  batch_id "
             "from raw.ingest_files left join raw.quarantine using (file_sha256, batch_id, source_path) "
             "where file_sha256 = ? and status in ('loaded', 'empty') "
             "group by all order by finished_at",
@@ -409,19 +402,16 @@ class RawStore:
             set(self.con.execute(loaded, [source_path] * len(FORMATS)).fetchall()), set(refusal_ids), dict(refusal_ids)
         )
 
-    def records_at(self, source_path: str, lines: Sequence[int]) -> dict[int, list[tuple[str, str, dt.datetime]]]:
-        """The records loaded from these lines of this path, in load order: {line: [(record_json, batch_id,
-        ingested_at)]}. For a cut-off last line, what the line held when it was loaded whole."""
-        if not lines:
-            return {}
+    def record_begun(self, source_path: str, source_line: int, text: str) -> tuple[str, dt.datetime] | None:
+        """The last record loaded from this line of this path whose text begins with `text` (a last line cut off):
+        (batch_id, ingested_at), or None. Said beside the refusal of that line, so a user reading it knows the
+        record itself is in the warehouse whole."""
         records = " union all ".join(
-            f"select source_line, record_json, batch_id, ingested_at from raw.{name} "
-            "where source_path = $path and source_line in (select unnest($lines::bigint[]))" for name in FORMATS)
-        found: dict[int, list[tuple[str, str, dt.datetime]]] = defaultdict(list)
-        for line, record_json, batch_id, ingested_at in self.con.execute(
-                f"{records} order by ingested_at", {"path": source_path, "lines": list(lines)}).fetchall():
-            found[line].append((record_json, batch_id, ingested_at))
-        return dict(found)
+            f"select batch_id, ingested_at from raw.{name} where source_path = $path and source_line = $line "
+            "and starts_with(record_json, $text)" for name in FORMATS)
+        row = self.con.execute(f"{records} order by ingested_at desc limit 1",
+                               {"path": source_path, "line": source_line, "text": text}).fetchone()
+        return (row[0], row[1]) if row is not None else None
 
     def refusals_of_load(self, prior: PriorLoad, file_sha256: str) -> list[str]:
         """The quarantine_id of each line an earlier load of these bytes refused (and quarantined)."""

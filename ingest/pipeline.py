@@ -75,11 +75,10 @@ class FileOutcome:
     # (marts.fct_quarantined_lines.loaded_later_at), no longer still refused. n_completed of them were cut off.
     n_resolved: int = 0
     n_completed: int = 0
-    # Lines of this input that do not load as the file holds them now, though their record is in the warehouse,
-    # loaded from the same path (or bytes) when the file held them whole: a last line cut off that begins the record
-    # its place held when loaded before (not quarantined), or a refusal of an earlier run that a later one loaded,
-    # the file since reverted to the bytes refused then. Not still refused: --fail-on-reject does not fail on them.
-    # n_cut_off_again of them are cut off.
+    # Lines of this input refused again as an earlier run refused them, though a later run loaded their line from
+    # the same path (or bytes) when the file held them complete or corrected: the file was since reverted to the
+    # bytes refused then. Their record is in the warehouse (marts.fct_quarantined_lines.loaded_later_at), so they
+    # are not still refused: --fail-on-reject does not fail on them. n_cut_off_again of them are cut off.
     n_loaded_before: int = 0
     n_cut_off_again: int = 0
 
@@ -216,8 +215,7 @@ def _skipped(store: RawStore, covering: PriorLoad, path: Path, sha: str) -> File
     reverted to these bytes: the line's record is in the warehouse, and marts.fct_quarantined_lines says so too)."""
     refused = store.refusals_of_load(covering, sha)
     loaded = store.refusals_loaded_later(refused)
-    n_loaded = len(loaded) + covering.n_cut_off_loaded
-    n_cut_off = sum(loaded.values()) + covering.n_cut_off_loaded
+    n_loaded, n_cut_off = len(loaded), sum(loaded.values())
     message = _already_message(covering, path)
     if n_loaded:
         message += "; " + loaded_before_note(n_loaded, n_cut_off)
@@ -289,8 +287,9 @@ class _FileLoad:
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = self.n_refused_unchanged = 0
         self.changed_lines: Counter = Counter()  # line -> rows of it counted in n_changed
         self.resolved: dict[int, bool] = {}  # lines an earlier run refused, loaded now -> whether one was cut off
-        # the file's last line, cut off, that begins the record this path's line held when loaded: line -> that load
-        self.cut_off_loaded: dict[int, tuple[str, dt.datetime]] = {}
+        # a last line cut off, quarantined by this run, that begins the record this path's line held when loaded
+        # before: line -> (batch_id, ingested_at) of that record, said in the file's message
+        self.cut_off_begins: dict[int, tuple[str, dt.datetime]] = {}
         # lines refused again as an earlier run refused them (at this path, or these bytes under another name):
         # the quarantine_ids of those refusals, one entry per line; and those of them a later run loaded
         self.refused_unchanged_ids: list[list[str]] = []
@@ -328,7 +327,7 @@ class _FileLoad:
         yield from read_units(self.path, self.options.max_record_bytes)  # a leading BOM: ingest/batches.py
 
     def _stage(self, tables: BatchTables) -> None:
-        rejected = self._without_cut_off_loaded(tables.rejected)
+        rejected = tables.rejected
         keep_rejected = self._new_lines(rejected, "raw_sha256", refused_too=True)
         if not all(keep_rejected):
             for kept, line, sha in zip(keep_rejected, rejected.column("source_line").to_pylist(),
@@ -362,31 +361,24 @@ class _FileLoad:
                 index = index.filter(mask)
             self.counts[format_name].accepted += index.num_rows
             self._count_repairs(format_name, index)
+        self._find_cut_off_begun(rejected)
         self._stage_quarantine(rejected)
         self._stage_quarantine(pa.Table.from_pydict(extra, schema=QUARANTINE_ROW))
 
-    def _without_cut_off_loaded(self, rejected: pa.Table) -> pa.Table:
-        """The refused rows but a last line cut off (truncated) that begins a record loaded before from the same line
-        of this path: the file was cut off again after it loaded whole (reverted to a cut-off copy, or read while
-        being rewritten). That record is in the warehouse and nothing of the line is missing from it, so the line is
-        not a refusal: it is counted (raw.ingest_files.n_cut_off_loaded) and the run says so."""
+    def _find_cut_off_begun(self, rejected: pa.Table) -> None:
+        """Of the refused rows this run quarantines, a last line cut off (truncated) that begins a record loaded
+        before from the same line of this path (the file was cut off after it loaded whole: a copy reverted, or read
+        while being rewritten). It is quarantined like any cut-off line; the file's message adds that the record it
+        begins is in the warehouse whole, so nothing of it is missing. Only truncated rows cost a lookup."""
         if self.seen is None or not self.seen.loaded or rejected.num_rows == 0:
-            return rejected
-        kinds, lines = rejected.column("error_kind").to_pylist(), rejected.column("source_line").to_pylist()
-        cut = [line for kind, line in zip(kinds, lines) if kind == "truncated" and line is not None]
-        if not cut or not any(line == cut_line for line, _ in self.seen.loaded for cut_line in cut):
-            return rejected
-        records = self.store.records_at(self.source_path, cut)
-        texts = rejected.column("raw_text").to_pylist()
-        keep = [True] * rejected.num_rows
-        for position, (kind, line, text) in enumerate(zip(kinds, lines, texts)):
-            if kind != "truncated" or not text:
+            return
+        cut = rejected.filter(pc.equal(rejected.column("error_kind"), "truncated"))
+        for line, text in zip(cut.column("source_line").to_pylist(), cut.column("raw_text").to_pylist()):
+            if line is None or not text or not any(seen_line == line for seen_line, _ in self.seen.loaded):
                 continue
-            begun = [(batch, at) for record_json, batch, at in records.get(line, ()) if record_json.startswith(text)]
-            if begun:
-                keep[position] = False
-                self.cut_off_loaded[line] = begun[-1]
-        return rejected.filter(pa.array(keep)) if not all(keep) else rejected
+            begun = self.store.record_begun(self.source_path, line, text)
+            if begun is not None:
+                self.cut_off_begins[line] = begun
 
     def earlier_refusal_ids(self) -> list[str]:
         """The refusals of the lines refused again (at this path, or these bytes under another name)."""
@@ -521,9 +513,11 @@ class _FileLoad:
 
     def _n_changed(self) -> int:
         """Lines edited in place that load beside an earlier record: not a line whose earlier text was only refused,
-        now loaded (completed or corrected), which is counted as resolved instead."""
+        now loaded (completed or corrected), which is counted as resolved instead, nor a last line cut off that
+        begins the record it held, which loads nothing (it is quarantined, and the message says whose record it is)."""
         loaded_lines = {line for line, _ in self.seen.loaded} if self.seen is not None else set()
-        return self.n_changed - sum(self.changed_lines[line] for line in self.resolved if line not in loaded_lines)
+        not_beside = [line for line in self.resolved if line not in loaded_lines] + list(self.cut_off_begins)
+        return self.n_changed - sum(self.changed_lines[line] for line in not_beside)
 
     # -- results ----------------------------------------------------------------------------------------
     def _message(self) -> str | None:
@@ -543,10 +537,10 @@ class _FileLoad:
                          "again")
         if self.resolved:
             notes.append(resolved_note(len(self.resolved), sum(self.resolved.values())))
-        for line, (batch, at) in sorted(self.cut_off_loaded.items()):
-            notes.append(f"line {line:,} is cut off (the file ends inside it) but begins the record loaded from that "
-                         f"line of this path by run {batch} at {at:%Y-%m-%d %H:%M}: that record is in the warehouse, "
-                         "so the line is not quarantined; write the file in full again if it is to hold it")
+        for line, (batch, at) in sorted(self.cut_off_begins.items()):
+            notes.append(f"line {line:,}, cut off (the file ends inside it) and quarantined as truncated, begins the "
+                         f"record loaded from that line of this path by run {batch} at {at:%Y-%m-%d %H:%M}: that "
+                         "record is in the warehouse whole, nothing of it is missing")
         n_earlier, n_earlier_cut = self._n_earlier_loaded()
         if n_earlier:
             notes.append(loaded_before_note(n_earlier, n_earlier_cut))
@@ -586,9 +580,8 @@ class _FileLoad:
         return FileRow(
             self.batch_id, self.source_path, self.file_sha, self.file_bytes, self.status, self._message(),
             self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined,
-            totals.skipped + self.n_unchanged + len(self.cut_off_loaded), json.dumps(accepted), self.options.strict,
+            totals.skipped + self.n_unchanged, json.dumps(accepted), self.options.strict,
             self.options.forced_format, started, finished, duration_ms, self.options.max_record_bytes, in_landing,
-            len(self.cut_off_loaded),
         )
 
     def repair_rows(self) -> list[tuple[str, str, str, str, str, int]]:
@@ -605,8 +598,7 @@ class _FileLoad:
         return FileOutcome(self.path, self.status, self._message(), self.n_lines, self._n_already_loaded(),
                            self.n_unchanged, self._n_changed(), by_format, Counter(self.repairs), refused_again,
                            refused_again + self.n_refused_unchanged - n_earlier, len(self.resolved),
-                           sum(self.resolved.values()), n_earlier + len(self.cut_off_loaded),
-                           n_earlier_cut + len(self.cut_off_loaded))
+                           sum(self.resolved.values()), n_earlier, n_earlier_cut)
 
 
 def resolved_note(n_resolved: int, n_completed: int) -> str:

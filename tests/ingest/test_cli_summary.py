@@ -63,41 +63,53 @@ def test_a_file_reverted_to_its_cut_off_bytes_after_it_loaded_whole_is_not_still
                      "and eee_instance.ingested_at > quarantine.quarantined_at") == [(1,)]
 
 
-def test_a_cut_off_copy_of_a_file_that_loaded_whole_is_not_a_refusal_and_says_so_each_time(tmp_path, capsys):
-    """Loaded whole, then cut off (a copy reverted, or read while being rewritten), whole again, cut off again: the
-    cut-off last line begins the record its line loaded, so it is not quarantined and fails nothing, and every run of
-    the cut-off bytes says the file holds it cut off; a cut-off line that begins another record is still refused."""
+def test_a_cut_off_copy_of_a_file_that_loaded_whole_is_quarantined_and_names_the_record_loaded(tmp_path, capsys):
+    """Loaded whole, then cut off (a copy reverted, or read while being rewritten): the cut-off last line fails
+    validation, so it is quarantined as truncated and --fail-on-reject fails on it, as any cut-off line; the file's
+    message adds that it begins the record the first run loaded from that line, so nothing of that record is missing.
+    Whole again, then cut off again: both skipped as loaded, and the refusal is still refused (no run loaded the line
+    after it). A cut-off line that begins another record gets no such note."""
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(3)
     cut, whole = f"{records[0]}\n{records[1][:40]}", f"{records[0]}\n{records[1]}\n"
     path.write_text(whole)
-    assert _ingest(capsys, db, path)[0] == 0
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    assert code == 0
+    first_run = json.loads(out)["batch_id"]
     path.write_text(cut)
 
     code, out = _ingest(capsys, db, path, "--output", "json")
     answer = json.loads(out)
     (read,) = answer["files"]
-    assert code == 0
+    assert code == 1
     assert (answer["quarantined"], answer["still_refused"], answer["loaded_before"], answer["cut_off_again"]) == (
-        0, 0, 1, 1)
-    assert "line 2 is cut off (the file ends inside it) but begins the record loaded from that line" in read["message"]
-    assert "differ from what this path held" not in read["message"]  # nothing loads beside the record
-    assert _rows(db, "select count(*) from raw.quarantine") == [(0,)]
-    assert _rows(db, "select n_lines, n_accepted, n_quarantined, n_skipped, n_cut_off_loaded from raw.ingest_files "
-                     "order by finished_at desc limit 1") == [(2, 0, 0, 2, 1)]
+        1, 0, 0, 0)
+    note = (f"line 2, cut off (the file ends inside it) and quarantined as truncated, begins the record loaded from "
+            f"that line of this path by run {first_run} at ")
+    assert note in read["message"]
+    assert "that record is in the warehouse whole, nothing of it is missing" in read["message"]
+    # Nothing loads beside the record: the line is not said to be a record changed in place.
+    assert "differ from what this path held" not in read["message"] and read["changed_in_place"] == 0
+    assert _rows(db, "select source_line, error_kind from raw.quarantine") == [(2, "truncated")]
+    (row,) = _rows(db, "select n_lines, n_accepted, n_quarantined, n_skipped, message from raw.ingest_files "
+                       "order by finished_at desc limit 1")
+    assert row[:4] == (2, 0, 1, 1) and note in row[4]  # the manifest keeps the note
 
     path.write_text(whole)
     code, out = _ingest(capsys, db, path)
-    assert code == 0 and "do not load as the files hold them now" not in out
+    assert code == 0 and "still refused" not in out
     path.write_text(cut)
-    code, out = _ingest(capsys, db, path)  # the same cut-off bytes, skipped whole: the manifest remembers the cut
-    assert code == 0
-    assert "1 line(s) of these inputs (cut off) do not load as the files hold them now" in out
+    code, out = _ingest(capsys, db, path)  # the same cut-off bytes, skipped whole: their refusal stands
+    assert code == 1
+    assert "1 line(s) of these inputs are still refused" in out
+    assert "do not load as the files hold them now" not in out
 
     path.write_text(f"{records[0]}\n{records[2][:-10]}")  # another record cut off at line 2: nothing loaded it
     code, out = _ingest(capsys, db, path, "--output", "json")
+    (read,) = json.loads(out)["files"]
     assert code == 1
     assert (json.loads(out)["quarantined"], json.loads(out)["loaded_before"]) == (1, 0)
+    assert "begins the record loaded" not in read["message"]
 
 
 def test_a_line_corrected_then_reverted_to_its_refused_bytes_is_in_the_warehouse_not_still_refused(tmp_path, capsys):
