@@ -87,13 +87,22 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
     if already:
         stream.write(f"{len(already)} file(s) already loaded with the same content: nothing added.\n")
     for f in summary.files:
-        if f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message):
+        if (f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message)
+                or (f.status == "already_loaded" and f.n_loaded_before)):
             stream.write(f"{f.status}: {f.path}: {f.message}\n")
     if sum(1 for f in summary.files if f.n_resolved) > 1:  # one file's message says it already
         stream.write(f"In all, {resolved_note(summary.resolved, summary.completed)}.\n")
     if summary.still_refused:
         stream.write(f"{summary.still_refused:,} line(s) of these inputs are still refused: an earlier run quarantined "
                      "them and this one did not add them again (--fail-on-reject fails on them too).\n")
+    if summary.loaded_before:
+        n, cut = summary.loaded_before, summary.cut_off_again
+        what = "cut off" if cut == n else f"{cut:,} of them cut off" if cut else "refused"
+        stream.write(f"{n:,} line(s) of these inputs ({what}) do not load as the files hold them now, but their "
+                     "records are in the warehouse: a run after the one that refused them loaded them from the same "
+                     "line of the same path (or the same bytes) when the file held them complete or corrected. "
+                     "Nothing is missing, they are not still refused (--fail-on-reject does not fail on them). Write "
+                     "the file in full again if it is to hold them.\n")
     if summary.quarantined or summary.still_refused:
         stream.write("Quarantined lines are in raw.quarantine with their file, line, JSON pointer and reason "
                      "(the Data quality page shows them).\n")
@@ -107,12 +116,15 @@ def _as_json(summary: RunSummary) -> dict:
         "still_refused": summary.still_refused,
         "resolved": summary.resolved,
         "completed": summary.completed,
+        "loaded_before": summary.loaded_before,
+        "cut_off_again": summary.cut_off_again,
         "by_format": {name: vars(c) for name, c in summary.by_format().items()},
         "files": [
             {"path": str(f.path), "status": f.status, "message": f.message, "records": f.n_lines,
              "accepted": f.accepted, "quarantined": f.quarantined, "already_loaded": f.n_already_loaded,
              "already_quarantined": f.n_unchanged + f.n_refused_again, "still_refused": f.n_still_refused,
              "resolved": f.n_resolved, "completed": f.n_completed,
+             "loaded_before": f.n_loaded_before, "cut_off_again": f.n_cut_off_again,
              "changed_in_place": f.n_changed,
              "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
             for f in summary.files

@@ -122,6 +122,7 @@ class PriorLoad:
     max_record_bytes: int | None  # None: a load recorded before the manifest kept the limit
     # Some of its lines were over that limit (error_kind too_large): a higher limit may load them.
     refused_too_large: bool
+    batch_id: str
 
 
 @dataclass
@@ -135,14 +136,17 @@ class AlreadyLoaded:
     repairs: Counter = field(default_factory=Counter)  # repair -> records among them that needed it
     first_path: str | None = None  # the file most of them were first loaded from
     refusals: Counter = field(default_factory=Counter)  # quarantine only: (format, error_kind) -> lines
+    ids: list[str] = field(default_factory=list)  # quarantine only: the quarantine_id of each
 
 
 @dataclass(frozen=True)
 class LinesSeen:
-    """What a path held when it was loaded before: (line, sha256) of its records loaded and of its lines refused."""
+    """What a path held when it was loaded before: (line, sha256) of its records loaded and of its lines refused,
+    and the quarantine_id of each refusal of a (line, sha256)."""
 
     loaded: set[tuple[int, str]]
     refused: set[tuple[int, str]]
+    refusal_ids: dict[tuple[int, str], list[str]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -309,6 +313,7 @@ class RawStore:
             already.refusals[(format_name, kind)] += n
         if not already.n_records:
             return None
+        already.ids = [row[0] for row in self.con.execute("select quarantine_id from already_loaded").fetchall()]
         already.first_path = self.con.execute(
             "select source_path from raw.quarantine where quarantine_id in (select quarantine_id from already_loaded) "
             "group by source_path order by count(*) desc, min(quarantined_at), source_path limit 1"
@@ -363,7 +368,8 @@ class RawStore:
             "select source_path, finished_at, n_quarantined, strict, forced_format, "
             "  coalesce(bool_or(quarantine.error_pointer = '/inspect_unreadable_member/problem'"
             "    and regexp_matches(quarantine.raw_text, ?)), false), "
-            "  max_record_bytes, coalesce(bool_or(quarantine.error_kind = 'too_large'), false) "
+            "  max_record_bytes, coalesce(bool_or(quarantine.error_kind = 'too_large'), false), "
+            "  batch_id "
             "from raw.ingest_files left join raw.quarantine using (file_sha256, batch_id, source_path) "
             "where file_sha256 = ? and status in ('loaded', 'empty') "
             "group by all order by finished_at",
@@ -386,13 +392,57 @@ class RawStore:
         # hashed again here without it.
         refused = (
             "select source_line, case when error_kind = 'byte_order_mark' and starts_with(raw_text, chr(65279)) "
-            "and raw_sha256 = sha256(raw_text) then sha256(raw_text[2:]) else raw_sha256 end "
+            "and raw_sha256 = sha256(raw_text) then sha256(raw_text[2:]) else raw_sha256 end, quarantine_id "
             "from raw.quarantine where source_path = ? and source_line is not null"
         )
+        refusal_ids: dict[tuple[int, str], list[str]] = defaultdict(list)
+        for line, sha, quarantine_id in self.con.execute(refused, [source_path]).fetchall():
+            refusal_ids[(line, sha)].append(quarantine_id)
         return LinesSeen(
-            set(self.con.execute(loaded, [source_path] * len(FORMATS)).fetchall()),
-            set(self.con.execute(refused, [source_path]).fetchall()),
+            set(self.con.execute(loaded, [source_path] * len(FORMATS)).fetchall()), set(refusal_ids), dict(refusal_ids)
         )
+
+    def record_begun(self, source_path: str, source_line: int, text: str) -> tuple[str, dt.datetime] | None:
+        """The last record loaded from this line of this path whose text begins with `text` (a last line cut off):
+        (batch_id, ingested_at), or None. Said beside the refusal of that line, so a user reading it knows the
+        record itself is in the warehouse whole."""
+        records = " union all ".join(
+            f"select batch_id, ingested_at from raw.{name} where source_path = $path and source_line = $line "
+            "and starts_with(record_json, $text)" for name in FORMATS)
+        row = self.con.execute(f"{records} order by ingested_at desc limit 1",
+                               {"path": source_path, "line": source_line, "text": text}).fetchone()
+        return (row[0], row[1]) if row is not None else None
+
+    def refusals_of_load(self, prior: PriorLoad, file_sha256: str) -> list[str]:
+        """The quarantine_id of each line an earlier load of these bytes refused (and quarantined)."""
+        return [row[0] for row in self.con.execute(
+            "select quarantine_id from raw.quarantine where batch_id = ? and source_path = ? and file_sha256 = ?",
+            [prior.batch_id, prior.source_path, file_sha256]).fetchall()]
+
+    def refusals_loaded_later(self, quarantine_ids: Sequence[str]) -> dict[str, bool]:
+        """Of these refusals, those whose line a later run loaded: {quarantine_id: whether it was cut off
+        (truncated)}. The rule of marts.fct_quarantined_lines.loaded_later_at: a record loaded after the refusal
+        from the same line of the same bytes or of the same path. Such a line is in the warehouse even when the file
+        on disk holds it as refused again (reverted to the bytes refused then)."""
+        if not quarantine_ids:
+            return {}
+        records = " union all ".join(
+            f"select source_path, source_line, file_sha256, ingested_at from raw.{name} "
+            "where source_line in (select source_line from refusals) and (source_path in (select source_path from "
+            "refusals) or file_sha256 in (select file_sha256 from refusals))" for name in FORMATS)
+        rows = self.con.execute(
+            "with refusals as (select quarantine_id, source_path, source_line, file_sha256, quarantined_at, "
+            "  error_kind from raw.quarantine where quarantine_id in (select unnest(?::varchar[])) "
+            "  and source_line is not null), "
+            f"records as ({records}) "
+            "select quarantine_id, bool_or(error_kind = 'truncated') from refusals where exists (select 1 from records "
+            "  where records.source_line = refusals.source_line "
+            "  and (records.file_sha256 = refusals.file_sha256 or records.source_path = refusals.source_path) "
+            "  and records.ingested_at > refusals.quarantined_at) "
+            "group by quarantine_id",
+            [list(quarantine_ids)],
+        ).fetchall()
+        return dict(rows)
 
     def refusals_resolved(self, source_path: str, file_sha256: str, batch_id: str) -> dict[int, bool]:
         """The lines of this file that an earlier run refused, still refused until this batch, and that this batch

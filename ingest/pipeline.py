@@ -75,6 +75,12 @@ class FileOutcome:
     # (marts.fct_quarantined_lines.loaded_later_at), no longer still refused. n_completed of them were cut off.
     n_resolved: int = 0
     n_completed: int = 0
+    # Lines of this input refused again as an earlier run refused them, though a later run loaded their line from
+    # the same path (or bytes) when the file held them complete or corrected: the file was since reverted to the
+    # bytes refused then. Their record is in the warehouse (marts.fct_quarantined_lines.loaded_later_at), so they
+    # are not still refused: --fail-on-reject does not fail on them. n_cut_off_again of them are cut off.
+    n_loaded_before: int = 0
+    n_cut_off_again: int = 0
 
     @property
     def accepted(self) -> int:
@@ -112,6 +118,14 @@ class RunSummary:
     @property
     def completed(self) -> int:
         return sum(f.n_completed for f in self.files)
+
+    @property
+    def loaded_before(self) -> int:
+        return sum(f.n_loaded_before for f in self.files)
+
+    @property
+    def cut_off_again(self) -> int:
+        return sum(f.n_cut_off_again for f in self.files)
 
     @property
     def accepted(self) -> int:
@@ -155,8 +169,7 @@ def _ingest_file(
     priors = store.prior_loads(sha)
     covering = _covering_load(priors, path, options)
     if covering is not None:
-        return FileOutcome(path, "already_loaded", _already_message(covering, path),
-                           n_still_refused=covering.n_quarantined)
+        return _skipped(store, covering, path, sha)
     started = _now()
     clock = time.perf_counter()
     staging = store.staging(f"{batch_id}-{sha[:16]}")
@@ -165,12 +178,18 @@ def _ingest_file(
         load.run()  # reads, classifies and stages the whole file; nothing is in the warehouse yet
         with store.transaction():  # then the file goes in whole, or not at all
             load.skip_already_loaded(store.load_staged(staging, str(path), sha, load.now, batch_id))
+            load.earlier_loaded = store.refusals_loaded_later(load.earlier_refusal_ids())
             if priors and load.adds_nothing():
                 # These bytes were read again to retry the lines an earlier load refused (another name or
                 # options): they fail again the same way, so the manifest records nothing new either.
-                return FileOutcome(path, "already_loaded", f"{_already_message(priors[-1], path)}; read again "
-                                   f"to retry the {priors[-1].n_quarantined:,} line(s) it quarantined: none loads "
-                                   "with this name and these options", n_still_refused=priors[-1].n_quarantined)
+                retried = load.outcome()
+                notes = [f"{_already_message(priors[-1], path)}; read again to retry the "
+                         f"{priors[-1].n_quarantined:,} line(s) it quarantined: none loads with this name and these "
+                         "options"]
+                if retried.n_loaded_before:
+                    notes.append(loaded_before_note(retried.n_loaded_before, retried.n_cut_off_again))
+                return FileOutcome(path, "already_loaded", "; ".join(notes), n_still_refused=retried.n_still_refused,
+                                   n_loaded_before=retried.n_loaded_before, n_cut_off_again=retried.n_cut_off_again)
             if load.loaded_records():
                 load.resolved = store.refusals_resolved(str(path), sha, batch_id)
             finished = _now()
@@ -188,6 +207,20 @@ def _ingest_file(
     finally:
         staging.remove()
     return load.outcome()
+
+
+def _skipped(store: RawStore, covering: PriorLoad, path: Path, sha: str) -> FileOutcome:
+    """A file skipped whole: what the load that covers it refused is what these bytes hold refused now, and each of
+    those lines is still refused unless a later run loaded its line (the file completed or corrected, then
+    reverted to these bytes: the line's record is in the warehouse, and marts.fct_quarantined_lines says so too)."""
+    refused = store.refusals_of_load(covering, sha)
+    loaded = store.refusals_loaded_later(refused)
+    n_loaded, n_cut_off = len(loaded), sum(loaded.values())
+    message = _already_message(covering, path)
+    if n_loaded:
+        message += "; " + loaded_before_note(n_loaded, n_cut_off)
+    return FileOutcome(path, "already_loaded", message, n_still_refused=len(refused) - len(loaded),
+                       n_loaded_before=n_loaded, n_cut_off_again=n_cut_off)
 
 
 def path_in_landing(path: Path, landing: Path | None) -> str | None:
@@ -254,6 +287,13 @@ class _FileLoad:
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = self.n_refused_unchanged = 0
         self.changed_lines: Counter = Counter()  # line -> rows of it counted in n_changed
         self.resolved: dict[int, bool] = {}  # lines an earlier run refused, loaded now -> whether one was cut off
+        # a last line cut off, quarantined by this run, that begins the record this path's line held when loaded
+        # before: line -> (batch_id, ingested_at) of that record, said in the file's message
+        self.cut_off_begins: dict[int, tuple[str, dt.datetime]] = {}
+        # lines refused again as an earlier run refused them (at this path, or these bytes under another name):
+        # the quarantine_ids of those refusals, one entry per line; and those of them a later run loaded
+        self.refused_unchanged_ids: list[list[str]] = []
+        self.earlier_loaded: dict[str, bool] = {}
         self.already: dict[str, AlreadyLoaded] = {}
         self.keyed_already: dict[str, list[KnownKey]] = defaultdict(list)  # format -> where each skipped id was
         self.refused_before: AlreadyLoaded | None = None
@@ -290,10 +330,11 @@ class _FileLoad:
         rejected = tables.rejected
         keep_rejected = self._new_lines(rejected, "raw_sha256", refused_too=True)
         if not all(keep_rejected):
-            self.n_refused_unchanged += sum(
-                1 for kept, line, sha in zip(keep_rejected, rejected.column("source_line").to_pylist(),
-                                             rejected.column("raw_sha256").to_pylist())
-                if not kept and (line, sha) in self.seen.refused)
+            for kept, line, sha in zip(keep_rejected, rejected.column("source_line").to_pylist(),
+                                       rejected.column("raw_sha256").to_pylist()):
+                if not kept and (line, sha) in self.seen.refused:
+                    self.n_refused_unchanged += 1
+                    self.refused_unchanged_ids.append(self.seen.refusal_ids.get((line, sha), []))
             rejected = rejected.filter(pa.array(keep_rejected))
         extra = _empty_rows()
         for format_name, accepted in tables.accepted.items():
@@ -320,8 +361,39 @@ class _FileLoad:
                 index = index.filter(mask)
             self.counts[format_name].accepted += index.num_rows
             self._count_repairs(format_name, index)
+        self._find_cut_off_begun(rejected)
         self._stage_quarantine(rejected)
         self._stage_quarantine(pa.Table.from_pydict(extra, schema=QUARANTINE_ROW))
+
+    def _find_cut_off_begun(self, rejected: pa.Table) -> None:
+        """Of the refused rows this run quarantines, a last line cut off (truncated) that begins a record loaded
+        before from the same line of this path (the file was cut off after it loaded whole: a copy reverted, or read
+        while being rewritten). It is quarantined like any cut-off line; the file's message adds that the record it
+        begins is in the warehouse whole, so nothing of it is missing. Only truncated rows cost a lookup."""
+        if self.seen is None or not self.seen.loaded or rejected.num_rows == 0:
+            return
+        cut = rejected.filter(pc.equal(rejected.column("error_kind"), "truncated"))
+        for line, text in zip(cut.column("source_line").to_pylist(), cut.column("raw_text").to_pylist()):
+            if line is None or not text or not any(seen_line == line for seen_line, _ in self.seen.loaded):
+                continue
+            begun = self.store.record_begun(self.source_path, line, text)
+            if begun is not None:
+                self.cut_off_begins[line] = begun
+
+    def earlier_refusal_ids(self) -> list[str]:
+        """The refusals of the lines refused again (at this path, or these bytes under another name)."""
+        ids = [quarantine_id for line_ids in self.refused_unchanged_ids for quarantine_id in line_ids]
+        return ids + (self.refused_before.ids if self.refused_before is not None else [])
+
+    def _n_earlier_loaded(self) -> tuple[int, int]:
+        """Of the lines refused again, those whose line a later run loaded (their records are in the warehouse),
+        and how many of those were cut off."""
+        loaded = [[self.earlier_loaded[i] for i in line_ids if i in self.earlier_loaded]
+                  for line_ids in self.refused_unchanged_ids]
+        if self.refused_before is not None:
+            loaded += [[self.earlier_loaded[i]] for i in self.refused_before.ids if i in self.earlier_loaded]
+        loaded = [flags for flags in loaded if flags]
+        return len(loaded), sum(1 for flags in loaded if any(flags))
 
     def _stage_quarantine(self, rejected: pa.Table) -> None:
         if rejected.num_rows == 0:
@@ -441,9 +513,11 @@ class _FileLoad:
 
     def _n_changed(self) -> int:
         """Lines edited in place that load beside an earlier record: not a line whose earlier text was only refused,
-        now loaded (completed or corrected), which is counted as resolved instead."""
+        now loaded (completed or corrected), which is counted as resolved instead, nor a last line cut off that
+        begins the record it held, which loads nothing (it is quarantined, and the message says whose record it is)."""
         loaded_lines = {line for line, _ in self.seen.loaded} if self.seen is not None else set()
-        return self.n_changed - sum(self.changed_lines[line] for line in self.resolved if line not in loaded_lines)
+        not_beside = [line for line in self.resolved if line not in loaded_lines] + list(self.cut_off_begins)
+        return self.n_changed - sum(self.changed_lines[line] for line in not_beside)
 
     # -- results ----------------------------------------------------------------------------------------
     def _message(self) -> str | None:
@@ -463,6 +537,13 @@ class _FileLoad:
                          "again")
         if self.resolved:
             notes.append(resolved_note(len(self.resolved), sum(self.resolved.values())))
+        for line, (batch, at) in sorted(self.cut_off_begins.items()):
+            notes.append(f"line {line:,}, cut off (the file ends inside it) and quarantined as truncated, begins the "
+                         f"record loaded from that line of this path by run {batch} at {at:%Y-%m-%d %H:%M}: that "
+                         "record is in the warehouse whole, nothing of it is missing")
+        n_earlier, n_earlier_cut = self._n_earlier_loaded()
+        if n_earlier:
+            notes.append(loaded_before_note(n_earlier, n_earlier_cut))
         n_changed = self._n_changed()
         if n_changed:
             notes.append(
@@ -513,9 +594,11 @@ class _FileLoad:
             counts.files = 1
             by_format[name] = counts
         refused_again = self.refused_before.n_records if self.refused_before is not None else 0
+        n_earlier, n_earlier_cut = self._n_earlier_loaded()
         return FileOutcome(self.path, self.status, self._message(), self.n_lines, self._n_already_loaded(),
                            self.n_unchanged, self._n_changed(), by_format, Counter(self.repairs), refused_again,
-                           refused_again + self.n_refused_unchanged, len(self.resolved), sum(self.resolved.values()))
+                           refused_again + self.n_refused_unchanged - n_earlier, len(self.resolved),
+                           sum(self.resolved.values()), n_earlier, n_earlier_cut)
 
 
 def resolved_note(n_resolved: int, n_completed: int) -> str:
@@ -531,6 +614,23 @@ def resolved_note(n_resolved: int, n_completed: int) -> str:
     its = "their" if n_resolved > 1 else "its"
     return (" and ".join(parts) + f": {its} earlier refusal{'s are' if n_resolved > 1 else ' is'} resolved, no longer "
             "still refused (raw.quarantine keeps the refusal, marked loaded later)")
+
+
+def loaded_before_note(n_loaded: int, n_cut_off: int) -> str:
+    """What a run says of the lines of a file that do not load as it holds them now though their records are in the
+    warehouse: "1 line cut off as the file holds it now is in the warehouse whole: ..."."""
+    parts = []
+    if n_cut_off:
+        parts.append(f"{n_cut_off:,} line{'s' if n_cut_off > 1 else ''} cut off")
+    if n_loaded - n_cut_off:
+        n = n_loaded - n_cut_off
+        parts.append(f"{n:,} line{'s' if n > 1 else ''} refused")
+    one = n_loaded == 1
+    it = "it" if one else "them"
+    return (" and ".join(parts) + f" as the file holds {it} now {'is' if one else 'are'} in the warehouse whole (a run "
+            f"loaded {'its record' if one else 'their records'} from the same line of this path, or of these bytes, "
+            f"when the file held {it} complete or corrected): not still refused; write the file in full again if it "
+            f"is to hold {it}")
 
 
 def _empty_rows() -> dict[str, list]:

@@ -1,0 +1,131 @@
+"""`evalhouse ingest`'s summary of a file whose path held other bytes before: what is still refused, what is in the
+warehouse though the file on disk holds it cut off or refused again, and what --fail-on-reject makes of each."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import duckdb
+
+from evalhouse.cli import main
+from evalhouse.publish import working_copy
+from tests.conftest import instance_record
+
+
+def _ingest(capsys, db: Path, path: Path, *options: str) -> tuple[int, str]:
+    code = main(["ingest", "--db", str(db), "--fail-on-reject", *options, str(path)])
+    return code, capsys.readouterr().out
+
+
+def _rows(db: Path, sql: str) -> list[tuple]:
+    with duckdb.connect(str(working_copy(db)), read_only=True) as con:
+        return con.execute(sql).fetchall()
+
+
+def _records(n: int) -> list[str]:
+    return [json.dumps(instance_record(sample_id=f"s{i}")) for i in range(n)]
+
+
+def test_a_file_reverted_to_its_cut_off_bytes_after_it_loaded_whole_is_not_still_refused(tmp_path, capsys):
+    """Cut off (its last line refused), completed (the line loads: the refusal is loaded later), then reverted to
+    the cut-off bytes, which are skipped as loaded before: the line's record is in the warehouse, so the run neither
+    counts it still refused nor fails on it, and says that the file on disk holds it cut off again."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(2)
+    cut, whole = f"{records[0]}\n{records[1][:40]}", f"{records[0]}\n{records[1]}\n"
+    path.write_text(cut)
+    assert _ingest(capsys, db, path)[0] == 1
+    path.write_text(whole)
+    assert _ingest(capsys, db, path)[0] == 0
+    path.write_text(cut)
+
+    code, out = _ingest(capsys, db, path)
+    assert code == 0
+    assert "still refused: an earlier run quarantined" not in out
+    assert "1 line(s) of these inputs (cut off) do not load as the files hold them now, but their records are in the " \
+           "warehouse" in out
+    assert f"already_loaded: {path}: same content already loaded at " in out  # the file's own line says which
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    answer = json.loads(out)
+    (skipped,) = answer["files"]
+    assert code == 0
+    assert (answer["quarantined"], answer["still_refused"], answer["loaded_before"], answer["cut_off_again"]) == (
+        0, 0, 1, 1)
+    assert (skipped["status"], skipped["still_refused"], skipped["loaded_before"], skipped["cut_off_again"]) == (
+        "already_loaded", 0, 1, 1)
+    assert "1 line cut off as the file holds it now is in the warehouse whole" in skipped["message"]
+    # The raw tables say the same: one refusal of line 2, and a record of line 2 of the path loaded after it
+    # (marts.fct_quarantined_lines marks that refusal loaded later).
+    assert _rows(db, "select source_line, error_kind from raw.quarantine") == [(2, "truncated")]
+    assert _rows(db, "select count(*) from raw.eee_instance, raw.quarantine where eee_instance.source_line = 2 "
+                     "and eee_instance.source_path = quarantine.source_path "
+                     "and eee_instance.ingested_at > quarantine.quarantined_at") == [(1,)]
+
+
+def test_a_cut_off_copy_of_a_file_that_loaded_whole_is_quarantined_and_names_the_record_loaded(tmp_path, capsys):
+    """Loaded whole, then cut off (a copy reverted, or read while being rewritten): the cut-off last line fails
+    validation, so it is quarantined as truncated and --fail-on-reject fails on it, as any cut-off line; the file's
+    message adds that it begins the record the first run loaded from that line, so nothing of that record is missing.
+    Whole again, then cut off again: both skipped as loaded, and the refusal is still refused (no run loaded the line
+    after it). A cut-off line that begins another record gets no such note."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(3)
+    cut, whole = f"{records[0]}\n{records[1][:40]}", f"{records[0]}\n{records[1]}\n"
+    path.write_text(whole)
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    assert code == 0
+    first_run = json.loads(out)["batch_id"]
+    path.write_text(cut)
+
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    answer = json.loads(out)
+    (read,) = answer["files"]
+    assert code == 1
+    assert (answer["quarantined"], answer["still_refused"], answer["loaded_before"], answer["cut_off_again"]) == (
+        1, 0, 0, 0)
+    note = (f"line 2, cut off (the file ends inside it) and quarantined as truncated, begins the record loaded from "
+            f"that line of this path by run {first_run} at ")
+    assert note in read["message"]
+    assert "that record is in the warehouse whole, nothing of it is missing" in read["message"]
+    # Nothing loads beside the record: the line is not said to be a record changed in place.
+    assert "differ from what this path held" not in read["message"] and read["changed_in_place"] == 0
+    assert _rows(db, "select source_line, error_kind from raw.quarantine") == [(2, "truncated")]
+    (row,) = _rows(db, "select n_lines, n_accepted, n_quarantined, n_skipped, message from raw.ingest_files "
+                       "order by finished_at desc limit 1")
+    assert row[:4] == (2, 0, 1, 1) and note in row[4]  # the manifest keeps the note
+
+    path.write_text(whole)
+    code, out = _ingest(capsys, db, path)
+    assert code == 0 and "still refused" not in out
+    path.write_text(cut)
+    code, out = _ingest(capsys, db, path)  # the same cut-off bytes, skipped whole: their refusal stands
+    assert code == 1
+    assert "1 line(s) of these inputs are still refused" in out
+    assert "do not load as the files hold them now" not in out
+
+    path.write_text(f"{records[0]}\n{records[2][:-10]}")  # another record cut off at line 2: nothing loaded it
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    (read,) = json.loads(out)["files"]
+    assert code == 1
+    assert (json.loads(out)["quarantined"], json.loads(out)["loaded_before"]) == (1, 0)
+    assert "begins the record loaded" not in read["message"]
+
+
+def test_a_line_corrected_then_reverted_to_its_refused_bytes_is_in_the_warehouse_not_still_refused(tmp_path, capsys):
+    """A bad line refused, corrected in place (it loads), then the file reverted: the refusal was loaded later, so
+    the skipped file fails nothing and the run says the line is in the warehouse, refused as the file holds it."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(2)
+    bad = f"{records[0]}\n{{bad json\n"
+    path.write_text(bad)
+    assert _ingest(capsys, db, path)[0] == 1
+    path.write_text(f"{records[0]}\n{records[1]}\n")
+    assert _ingest(capsys, db, path)[0] == 0
+    path.write_text(bad)
+    code, out = _ingest(capsys, db, path)
+    assert code == 0
+    assert "1 line(s) of these inputs (refused) do not load as the files hold them now" in out
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    answer = json.loads(out)
+    assert (code, answer["still_refused"], answer["loaded_before"], answer["cut_off_again"]) == (0, 0, 1, 0)
