@@ -20,7 +20,7 @@ from typing import Any
 import duckdb
 import pandas as pd
 
-from evalhouse.build_status import BuildStatus, read_status, status_path
+from evalhouse.build_status import BuildStatus, observe, read_record, status_path
 from evalhouse.settings import resolve
 
 _CACHE_SIZE = 128  # distinct (query, parameters) results kept; the least recently used goes first
@@ -48,7 +48,7 @@ class _Entry:
 
 _cache: OrderedDict[tuple[Any, ...], _Entry] = OrderedDict()
 _lock = threading.Lock()
-# published file -> (the stamps of its build status record and of the file, the record as read)
+# published file -> (the stamps of its build status record and of the file, the record as read, not observed)
 _status_cache: dict[str, tuple[tuple[Any, ...], BuildStatus | None]] = {}
 
 
@@ -110,20 +110,23 @@ def query(sql: str, params: Sequence[Any] = ()) -> Result:
 
 def build_status() -> BuildStatus | None:
     """The build status beside the published warehouse (evalhouse/build_status.py): what was ingested and not
-    published yet, and whether the last build failed. None when there is none or it cannot be read (unknown).
-    Read again only when the record or the published file changed: otherwise two stat calls."""
+    published yet, whether the last build failed or did not finish. None when there is none or it cannot be read
+    (unknown). Read again only when the record or the published file changed: otherwise two stat calls, and, when
+    it names a build started or records not published, a look at whether that build still runs and whether the
+    working copy still holds them (build_status.observe), which change without the record changing."""
     path = warehouse_path()
     stamp = (_file_stamp(status_path(path)), _file_stamp(path))
     if stamp[0] is None:
         return None
     with _lock:
         cached = _status_cache.get(str(path))
-        if cached is not None and cached[0] == stamp:
-            return cached[1]
-    status = read_status(path)
-    with _lock:
-        _status_cache[str(path)] = (stamp, status)
-    return status
+    if cached is not None and cached[0] == stamp:
+        record = cached[1]
+    else:
+        record = read_record(path)
+        with _lock:
+            _status_cache[str(path)] = (stamp, record)
+    return None if record is None else observe(record, path)
 
 
 def clear_cache() -> None:

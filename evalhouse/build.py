@@ -27,7 +27,7 @@ import subprocess
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -42,6 +42,11 @@ BUILD_STATE = "main.evalhouse_build_state"  # written by the on-run-end hooks in
 BUILD_SOURCES = "main.evalhouse_build_sources"
 AS_OF_BUILD = "tag:as_of_build+"  # models that read the build's clock: built every time
 VIEWS = "config.materialized:view"
+
+
+class WorkingCopyHeld(Exception):
+    """dbt's process could not open the file to build: another process (a DuckDB shell, a notebook) holds it.
+    Its message is DuckDB's, which names that process."""
 
 
 @dataclass(frozen=True)
@@ -88,10 +93,11 @@ class BuildPlan:
         return (VIEWS,) if self.select is not None else ()
 
 
-def plan_build(db_path: Path, fingerprint: str) -> BuildPlan:
+def plan_build(db_path: Path, fingerprint: str, con: duckdb.DuckDBPyConnection | None = None) -> BuildPlan:
     """In full when the project changed since the last build; otherwise the models downstream of the sources
-    that received rows since it (every model when the warehouse has no record of its last build)."""
-    with duckdb.connect(str(db_path), read_only=True) as con:
+    that received rows since it (every model when the warehouse has no record of its last build). Read through
+    `con` when given (the build's own connection to the file), else a read-only one of its own."""
+    with duckdb.connect(str(db_path), read_only=True) if con is None else nullcontext(con) as con:
         built = _built_fingerprint(con)
         if built is not None and built != fingerprint:
             return BuildPlan(True, None, "the project (models, macros or seeds) changed since the last build: "
@@ -218,15 +224,19 @@ def build_warehouse(db_path: Path) -> BuildResult:
         if not result_file.exists():
             return BuildResult(False, (f"the dbt process ended without a result (exit {code})",), ())
         data = json.loads(result_file.read_text())
+    if data.get("held"):
+        raise WorkingCopyHeld(data["held"])
     return BuildResult(data["ok"], tuple(data["failures"]), tuple(data["nodes"]))
 
 
 def build_in_process(db_path: Path, *, target: str | None = None, target_path: Path | None = None,
-                     quiet: bool = False, write_json: bool = True) -> BuildResult:
+                     quiet: bool = False, write_json: bool = True,
+                     con: duckdb.DuckDBPyConnection | None = None) -> BuildResult:
     """What `evalhouse build` runs: in full when the project changed since the warehouse's last build,
-    otherwise what the new data touches (plan_build), recording the project's fingerprint if it passes."""
+    otherwise what the new data touches (plan_build), recording the project's fingerprint if it passes. `con`: a
+    connection this process holds to the file, which the plan is read through."""
     fingerprint = project_fingerprint()
-    plan = plan_build(db_path, fingerprint)
+    plan = plan_build(db_path, fingerprint, con)
     if plan.reason:
         print(plan.reason, flush=True)
     return run_dbt(db_path, target=target, target_path=target_path, quiet=quiet, fingerprint=fingerprint,
@@ -234,16 +244,20 @@ def build_in_process(db_path: Path, *, target: str | None = None, target_path: P
                    exclude_resource_types=plan.exclude_resource_types, write_json=write_json)
 
 
-def _close_kept_open() -> str | None:
-    """Close the warehouse file dbt kept open for the whole build (the `build` target's keep_open), which writes
-    its write-ahead log into it (DuckDB's checkpoint on close). Returns why that failed, or None: a build whose
-    file cannot be closed is not published. Publishing checkpoints again and finds nothing left; a build killed
-    before this leaves its log beside the working copy, which the next writer's DuckDB replays."""
+def _close_kept_open(held: duckdb.DuckDBPyConnection) -> str | None:
+    """Close the warehouse file: `held` (see _main), then the connection dbt kept open for the whole build (the
+    `build` target's keep_open), the last one, whose closing writes the write-ahead log into the file (DuckDB's
+    checkpoint on close). Returns why that failed, or None: a build whose file cannot be closed is not published.
+    Publishing checkpoints again and finds nothing left; a build killed before this leaves its log beside the
+    working copy, which the next writer's DuckDB replays."""
     from dbt.adapters.duckdb.connections import DuckDBConnectionManager
 
     try:
+        held.close()  # dbt's connection, when it made one, keeps the database open: nothing is written yet
         environment = DuckDBConnectionManager.env()
-    except Exception:  # dbt never connected (it stopped before running a node): nothing is open
+    except duckdb.Error as exc:  # dbt never connected, and closing `held` checkpointed and failed
+        return f"the warehouse file could not be closed after the build (DuckDB's checkpoint failed): {exc}"
+    except Exception:  # dbt never connected (it stopped before running a node): `held` was the last, and closed
         return None
     try:
         environment.close()
@@ -252,13 +266,31 @@ def _close_kept_open() -> str | None:
     return None
 
 
+def _hold(db_path: Path) -> duckdb.DuckDBPyConnection | str:
+    """A connection to the file this process builds, opened before anything else, or DuckDB's message when another
+    process holds the file. Held to the end of the build: dbt's own connection (the same file, the same settings)
+    shares its database, so from this open to the build's end no other process can open the file. Checked in the
+    parent and closed, it would be open to anyone while dbt imports and parses, which takes seconds: a DuckDB shell
+    opened then made the build fail (exit 1) instead of finding it busy (exit 3)."""
+    try:
+        return duckdb.connect(str(db_path))
+    except duckdb.IOException as exc:
+        if "lock" not in str(exc).lower():
+            raise
+        return str(exc)
+
+
 def _main(argv: Sequence[str]) -> int:
     db_path, result_file = Path(argv[0]), Path(argv[1])
     if len(argv) > 2 and not die_with_parent(int(argv[2])):
         return 1  # the `evalhouse build` that started this is gone: nothing may be published
+    held = _hold(db_path)
+    if isinstance(held, str):
+        result_file.write_text(json.dumps({"ok": False, "failures": [], "nodes": [], "held": held}))
+        return 1
     # No manifest.json or run_results.json: writing the manifest alone took half a second of every build.
-    result = build_in_process(db_path, target="build", write_json=False)
-    closing_failed = _close_kept_open()
+    result = build_in_process(db_path, target="build", write_json=False, con=held)
+    closing_failed = _close_kept_open(held)
     if closing_failed is not None:
         result = BuildResult(False, (*result.failures, closing_failed), result.nodes)
     outcome = {"ok": result.ok, "failures": list(result.failures), "nodes": list(result.nodes)}

@@ -103,6 +103,19 @@ def reader_lock(db_path: Path) -> Iterator[None]:
         handle.close()
 
 
+def writer_active(db_path: Path) -> bool | None:
+    """Whether a writer (ingest, build, rebuild, the API) holds the warehouse now, looked at without taking or
+    creating anything, so it never makes a writer's try fail. None where that cannot be told (no OFD locks)."""
+    if not _OFD:
+        return None
+    try:
+        handle = db_path.with_name(db_path.name + ".lock").open("r")
+    except FileNotFoundError:
+        return False  # no writer ever ran here
+    with handle:
+        return _held(handle, _WRITER)
+
+
 def _open(db_path: Path) -> IO[str]:
     lock_path = db_path.with_name(db_path.name + ".lock")
     lock_path.parent.mkdir(parents=True, exist_ok=True)

@@ -15,7 +15,7 @@ import shlex
 import shutil
 import sys
 from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import duckdb
 
 from evalhouse import build_status
-from evalhouse.build import BuildResult, build_warehouse, dbt_target_dir, run_dbt
+from evalhouse.build import BuildResult, WorkingCopyHeld, build_warehouse, dbt_target_dir, run_dbt
 from evalhouse.exit_codes import EXIT_FAILED, EXIT_OK
 from evalhouse.lock import WarehouseBusy, writer_lock
 from evalhouse.ports import check_free
@@ -55,6 +55,7 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
 
     options = options if options is not None else IngestOptions()
     with writer_lock(settings.db_path, "ingest", wait_seconds):
+        _note_if_working_copy_gone(settings)
         work = prepare_working_copy(settings.db_path)
         with _held_is_busy(settings.db_path):
             summary = ingest_paths(paths, work, options, progress, landing=settings.landing)
@@ -64,45 +65,96 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
     """dbt build on the working copy; publish it only if every model and test passed. Either way the build status
-    beside the warehouse says how it went, for readers (evalhouse/build_status.py)."""
+    beside the warehouse says how it went, for readers (evalhouse/build_status.py): it records the build's start
+    before it runs, so a build killed part way is told too."""
     with writer_lock(settings.db_path, "build", wait_seconds):
+        _note_if_working_copy_gone(settings)
         work = prepare_working_copy(settings.db_path)
         if not work.exists():
             from ingest.load import RawStore
 
             RawStore(work).close()  # a first build with nothing ingested: the raw tables, empty
-        with _held_is_busy(settings.db_path):
-            # Here, not in dbt's process, where a held file would read as a failed build (exit 1).
-            duckdb.connect(str(work)).close()
-        result = build_warehouse(work)
-        _publish_if_passed(settings, result)
+        with _recorded(settings, "build"):
+            # A process holding the working copy is found by dbt's process as it opens the file, which it then holds
+            # to the end (build.WorkingCopyHeld): busy (exit 3), not a failed build (exit 1).
+            with _held_is_busy(settings.db_path):
+                result = build_warehouse(work)
+            # dbt's process has let go of the file, and publishing opens it to checkpoint: a connection opened in
+            # between (no process can hold the file for another) is found there.
+            with _held_is_busy(settings.db_path, "so the build, which passed, was not published"):
+                _publish_if_passed(settings, result)
         return result
 
 
 @contextmanager
-def _held_is_busy(published: Path) -> Iterator[None]:
-    """Raise WarehouseBusy, naming the file and the process, when DuckDB cannot lock the working copy: the writer
-    lock was free, so a process outside evalhouse (a DuckDB shell, a notebook, a script) has a connection to it,
-    read-only or not."""
+def _held_is_busy(published: Path, outcome: str = "so nothing was written") -> Iterator[None]:
+    """Raise WarehouseBusy, naming the file and the process, when DuckDB cannot lock the working copy (here, or in
+    dbt's process: WorkingCopyHeld): the writer lock was free, so a process outside evalhouse (a DuckDB shell, a
+    notebook, a script) has a connection to it, read-only or not. `outcome` says what that left undone."""
     try:
         yield
-    except duckdb.IOException as exc:
-        if "lock" not in str(exc).lower():
+    except (duckdb.IOException, WorkingCopyHeld) as exc:
+        if not isinstance(exc, WorkingCopyHeld) and "lock" not in str(exc).lower():
             raise
         holder = re.search(r"held in (.+?) \(PID (\d+)\)", str(exc))
         who = f" (PID {holder.group(2)}, {Path(holder.group(1)).name})" if holder else ""
         raise WarehouseBusy(
             f"{working_copy(published)}, the working copy that ingest and build write, is open in another "
-            f"process{who}, so nothing was written. Close that DuckDB connection (a shell, notebook or script; a "
+            f"process{who}, {outcome}. Close that DuckDB connection (a shell, notebook or script; a "
             f"read-only one holds the file too: read the published {published.name} instead) and run this again."
         ) from None
+
+
+def _command(settings: Settings, action: str) -> str:
+    """The command a user runs to do `action` again on this warehouse ("evalhouse --db 'my w.duckdb' build")."""
+    return shlex.join(["evalhouse", *(["--db", str(settings.db_path)] if settings.db_path != DEFAULT_DB else []),
+                       action])
+
+
+@contextmanager
+def _recorded(settings: Settings, action: str) -> Iterator[None]:
+    """The build status records the start of a build before it runs (killed, it stays: readers say the build did
+    not finish), and an exception that stops it (busy: nothing ran, so nothing is recorded). Its end is recorded by
+    _publish_if_passed."""
+    build_status.record_start(settings.db_path, _command(settings, action))
+    try:
+        yield
+    except WarehouseBusy:
+        build_status.record_not_run(settings.db_path)
+        raise
+    except BaseException as exc:
+        reason = "interrupted (Ctrl+C)" if isinstance(exc, KeyboardInterrupt) else f"{type(exc).__name__}: {exc}"
+        with suppress(Exception):  # the exception that stopped the build is the one to report
+            build_status.record_stopped(settings.db_path, reason, see_why=_command(settings, action))
+        raise
+
+
+def _note_if_working_copy_gone(settings: Settings, out=None) -> None:
+    """A working copy deleted by hand takes with it what was ingested and not published, which the next build
+    cannot publish: the build status stops calling it unpublished and says it was discarded (until a build passes),
+    and this says so to whoever runs the command, naming the files to ingest again."""
+    if working_copy(settings.db_path).exists():
+        return
+    gone = build_status.record_working_copy_gone(settings.db_path)
+    if gone is not None:
+        print(f"evalhouse: note: {working_copy(settings.db_path)} is gone. {build_status.discarded_note(gone)}",
+              file=out or sys.stderr)
+
+
+def _check_working_copy_not_held(published: Path) -> None:
+    """Raise WarehouseBusy when a DuckDB connection outside evalhouse holds the working copy (under the writer lock:
+    evalhouse's own writers are not there). For a rebuild or the demo, which replace the working copy: an outside
+    connection would go on reading, or worse writing into, a file they delete."""
+    work = working_copy(published)
+    if work.exists():
+        with _held_is_busy(published):
+            duckdb.connect(str(work)).close()
 
 
 def _publish_if_passed(settings: Settings, result: BuildResult) -> None:
     """Publish a build that passed, and record the attempt in the build status either way (a publish that raises
     is recorded as a failed build, then raised)."""
-    see_why = shlex.join(["evalhouse", *(["--db", str(settings.db_path)] if settings.db_path != DEFAULT_DB else []),
-                          "build"])
+    see_why = _command(settings, "build")
     log = dbt_target_dir() / "logs" / "dbt.log"
     if not result.ok:
         build_status.record_build(settings.db_path, passed=False, failures=result.failures, see_why=see_why, log=log)
@@ -186,11 +238,17 @@ def rebuild(settings: Settings, *, out=None) -> bool:
     """A fresh warehouse from every file ingested before, each with the options it was ingested with (--strict,
     --format and --max-record-bytes decide what loads), plus the landing folder; reports changed and vanished
     files. A file ingested from the landing folder that is gone from where it was is looked for at its place in
-    today's landing folder, so a rebuild after the project moved finds it (IngestedFile.current_path)."""
+    today's landing folder, so a rebuild after the project moved finds it (IngestedFile.current_path). What to load
+    is read under the writer lock, so an ingest cannot slip in between the reading and the fresh working copy."""
+    out = out or sys.stdout
+    return fresh_build(settings, lambda: _rebuild_runs(settings, out), out=out)
+
+
+def _rebuild_runs(settings: Settings, out) -> list[IngestRun]:
+    """What a rebuild loads, in order (see rebuild), printing the files that vanished or changed."""
     from ingest.pipeline import IngestOptions
     from ingest.sources import DEFAULT_MAX_RECORD_BYTES, expand_paths, file_sha256
 
-    out = out or sys.stdout
     runs: list[IngestRun] = []
     # The working copy knows every ingest, including those no build has published yet.
     manifest = working_copy(settings.db_path) if working_copy(settings.db_path).exists() else settings.db_path
@@ -233,32 +291,49 @@ def rebuild(settings: Settings, *, out=None) -> bool:
                   f"them with the demo's.", file=out)
         if new:
             runs.append(IngestRun(new))
-    return fresh_build(settings, runs, out=out)
+    return runs
 
 
-def fresh_build(settings: Settings, runs: Sequence[IngestRun], *, out=None,
-                guard: Callable[[], None] | None = None) -> bool:
-    """A new working copy from `runs` alone, in order, built, and published if the build passed. `guard` runs
-    under the writer lock before anything is replaced, and may raise to leave the warehouse as it is."""
+def fresh_build(settings: Settings, runs: Sequence[IngestRun] | Callable[[], Sequence[IngestRun]], *, out=None,
+                guard: Callable[[], None] | None = None, action: str = "rebuild") -> bool:
+    """A new working copy from `runs` alone (or what `runs()` returns, asked under the writer lock), in order,
+    built, and published if the build passed. `guard` runs under the writer lock before anything is replaced, and
+    may raise to leave the warehouse as it is. `action` names the command, to run it again ("rebuild", "demo").
+
+    Busy (WarehouseBusy, exit 3) when a DuckDB connection outside evalhouse holds the working copy, before anything
+    is replaced. From then on the new working copy is held: by this process while it loads (the ingest's own
+    connections share it), then by dbt's process from its first open to its end (evalhouse/build.py). What is
+    left is the moment between the two, when neither process can hold it for the other (DuckDB's lock belongs to
+    the process that opens the file): a connection opened just then makes dbt's process find it held, busy."""
     from ingest.cli import Progress, print_summary
+    from ingest.load import RawStore
     from ingest.pipeline import IngestOptions, ingest_paths
 
     out = out or sys.stdout
-    with writer_lock(settings.db_path, "rebuild"):
+    with writer_lock(settings.db_path, action):
+        _check_working_copy_not_held(settings.db_path)
         if guard is not None:
             guard()
-        work = prepare_working_copy(settings.db_path, fresh=True)
-        build_status.start_rebuild(settings.db_path)
-        from ingest.load import RawStore
-
-        RawStore(work).close()  # the raw tables exist even when there is nothing to ingest
-        for run in runs:
-            summary = ingest_paths(run.paths, work, run.options or IngestOptions(), Progress(),
-                                   landing=settings.landing)
-            build_status.record_summary(settings.db_path, summary)
-            print_summary(summary, "table", out)
-        result = build_warehouse(work)
-        _publish_if_passed(settings, result)
+        _note_if_working_copy_gone(settings)
+        runs = runs() if callable(runs) else runs
+        with _recorded(settings, action):
+            work = prepare_working_copy(settings.db_path, fresh=True)
+            build_status.start_rebuild(settings.db_path)
+            with _held_is_busy(settings.db_path):
+                store = RawStore(work)  # the raw tables exist even when there is nothing to ingest
+            try:
+                for run in runs:
+                    summary = ingest_paths(run.paths, work, run.options or IngestOptions(), Progress(),
+                                           landing=settings.landing)
+                    build_status.record_summary(settings.db_path, summary)
+                    print_summary(summary, "table", out)
+            finally:
+                store.close()
+            with _held_is_busy(settings.db_path, "so the rebuild was loaded into it and not built: once it is "
+                                                 "closed, `evalhouse build` builds and publishes it"):
+                result = build_warehouse(work)
+            with _held_is_busy(settings.db_path, "so the rebuild, which passed, was not published"):
+                _publish_if_passed(settings, result)
         if not result.ok:
             print("dbt build failed; the published warehouse is unchanged:", *result.failures, sep="\n  ", file=out)
             return False
@@ -346,7 +421,11 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     out = out or sys.stdout
     if serve_app:
         check_free(APP_HOST, port, "the demo")  # before the work, not after it
-    _refuse_foreign_files(settings, force, out)  # before the folder is replaced; again under the writer lock
+    # Before the folder is replaced, and again by fresh_build: under the writer lock, as no writer is then at work on
+    # the working copy that these open.
+    with writer_lock(settings.db_path, "demo"):
+        _check_working_copy_not_held(settings.db_path)
+        _refuse_foreign_files(settings, force, out)
     demo_dir = demo_folder(settings)
     if demo_dir.exists():
         saved = [p for folder in ("reviews", "ratings", "api") for p in (demo_dir / folder).glob("*.jsonl")]
@@ -358,7 +437,7 @@ def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, en
     print(f"sample data written to {demo_dir} ({sum(summary.record_counts.values()):,} records, "
           f"{summary.weeks[0]} to {summary.weeks[-1]}, last day {summary.end_date})", file=out)
     if not fresh_build(settings, [IngestRun((str(demo_dir),))], out=out,
-                       guard=lambda: _refuse_foreign_files(settings, force, io.StringIO())):
+                       guard=lambda: _refuse_foreign_files(settings, force, io.StringIO()), action="demo"):
         return EXIT_FAILED
     write_this_weeks_report(settings, out=out)
     if serve_app:

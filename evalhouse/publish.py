@@ -48,13 +48,19 @@ def working_copy(published: Path) -> Path:
 
 
 def prepare_working_copy(published: Path, *, fresh: bool = False) -> Path:
-    """The working copy, created from the published file the first time (or empty when `fresh`)."""
+    """The working copy, created from the published file the first time (or empty when `fresh`).
+
+    Publishing always leaves one, so a working copy missing after the first was deleted by hand, with whatever was
+    ingested into it and not published: those records are lost to the warehouse (their files are not), and the
+    build status says so instead of calling them unpublished (build_status.record_working_copy_gone)."""
     work = working_copy(published)
     work.parent.mkdir(parents=True, exist_ok=True)
     if fresh:
         _remove(work)
-    elif not work.exists() and published.exists():
-        _copy_atomically(published, work)
+    elif not work.exists():
+        build_status.record_working_copy_gone(published)
+        if published.exists():
+            _copy_atomically(published, work)
     return work
 
 

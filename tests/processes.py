@@ -28,9 +28,18 @@ def children(pid: int) -> list[int]:
 
 
 def running(pid: int) -> bool:
-    """Whether `pid` still runs: a zombie holds no file and does no work (Linux /proc)."""
+    """Whether `pid` still runs: a zombie holds no file and does no work (Linux /proc). Every thread is looked at:
+    killed, a process's first thread is a zombie at once while its others (DuckDB's) still exit, holding its files
+    and their locks until the last one has."""
     try:
-        with open(f"/proc/{pid}/stat") as stat:
-            return stat.read().split(")")[-1].split()[0] != "Z"
+        tasks = os.listdir(f"/proc/{pid}/task")
     except FileNotFoundError:
         return False
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                if stat.read().split(")")[-1].split()[0] != "Z":
+                    return True
+        except FileNotFoundError:
+            continue  # that thread has ended
+    return False

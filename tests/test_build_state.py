@@ -137,15 +137,24 @@ def test_the_build_process_reports_a_warehouse_file_it_could_not_close(monkeypat
         def close(self):
             raise OSError("No space left on device")
 
+    class Held:  # the build process's own connection (build._hold): dbt's, when there is one, closes last
+        def close(self):
+            pass
+
+    class HeldOnAFullDisk:  # the last connection when dbt never connected
+        def close(self):
+            raise duckdb.IOException("No space left on device")
+
     monkeypatch.setattr(DuckDBConnectionManager, "env", classmethod(lambda cls: FullDisk()))
-    assert _close_kept_open() == ("the warehouse file could not be closed after the build (DuckDB's checkpoint "
-                                  "failed): No space left on device")
+    assert _close_kept_open(Held()) == ("the warehouse file could not be closed after the build (DuckDB's "
+                                        "checkpoint failed): No space left on device")
 
     def never_connected(cls):
         raise Exception("DuckDBConnectionManager environment requested before creation!")
 
     monkeypatch.setattr(DuckDBConnectionManager, "env", classmethod(never_connected))
-    assert _close_kept_open() is None
+    assert _close_kept_open(Held()) is None
+    assert _close_kept_open(HeldOnAFullDisk()).endswith("(DuckDB's checkpoint failed): No space left on device")
 
 
 def test_the_fingerprint_follows_the_files_that_decide_what_models_compute(tmp_path, monkeypatch):

@@ -7,17 +7,22 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import signal
+import subprocess
+import sys
+import time
 
 import duckdb
 import pytest
 
 from evalhouse import build_status
 from evalhouse.build_status import (
-    read_status, record_build, record_ingest, stale_notice, start_rebuild, status_path,
+    read_record, read_status, record_build, record_ingest, record_start, stale_notice, start_rebuild, status_path,
 )
+from evalhouse.lock import writer_lock
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
-from evalhouse.settings import Settings
+from evalhouse.settings import PROJECT_ROOT, Settings
 from tests.conftest import instance_record, write_lines
 
 T0 = dt.datetime(2026, 11, 23, 9, 10, tzinfo=dt.timezone.utc)
@@ -33,8 +38,16 @@ def _at(minutes: int) -> dt.datetime:
     return T0 + dt.timedelta(minutes=minutes)
 
 
-def test_no_record_is_unknown_and_says_nothing(tmp_path):
+def _warehouse(tmp_path):
+    """A published file's path, and its working copy (empty: only its existence is looked at), where the records
+    the record calls unpublished are."""
     db = tmp_path / "w.duckdb"
+    working_copy(db).touch()
+    return db
+
+
+def test_no_record_is_unknown_and_says_nothing(tmp_path):
+    db = _warehouse(tmp_path)
     assert read_status(db) is None
     assert stale_notice(read_status(db)) is None
 
@@ -42,7 +55,7 @@ def test_no_record_is_unknown_and_says_nothing(tmp_path):
 @pytest.mark.parametrize("text", ["", "{not json", "[1, 2]", '{"version": 99, "unpublished": {}}',
                                   '{"version": 1, "last_build": {"passed": true}}'])
 def test_an_unreadable_record_is_unknown_and_says_nothing(tmp_path, text):
-    db = tmp_path / "w.duckdb"
+    db = _warehouse(tmp_path)
     status_path(db).write_text(text)
     assert read_status(db) is None
     record_ingest(db, [("/data/a.jsonl", 5, 0)], at=T0)  # a writer starts the record again
@@ -50,7 +63,7 @@ def test_an_unreadable_record_is_unknown_and_says_nothing(tmp_path, text):
 
 
 def test_everything_published_says_nothing(tmp_path):
-    db = tmp_path / "w.duckdb"
+    db = _warehouse(tmp_path)
     record_ingest(db, [("/data/a.jsonl", 5, 0)], at=T0)
     record_build(db, passed=True, at=_at(5))
     status = read_status(db)
@@ -59,7 +72,7 @@ def test_everything_published_says_nothing(tmp_path):
 
 
 def test_records_ingested_and_not_built_are_counted_per_file_across_ingests(tmp_path):
-    db = tmp_path / "w.duckdb"
+    db = _warehouse(tmp_path)
     record_build(db, passed=True, at=T0)
     record_ingest(db, [("/data/a.jsonl", 10_000, 2), ("/data/b.jsonl", 0, 0)], at=_at(60))
     record_ingest(db, [("/data/a.jsonl", 400, 1), ("/data/c.jsonl", 2_000, 0)], at=_at(120))
@@ -73,7 +86,7 @@ def test_records_ingested_and_not_built_are_counted_per_file_across_ingests(tmp_
 
 
 def test_a_failed_build_names_its_failing_nodes_the_build_readers_see_and_how_to_see_why(tmp_path):
-    db = tmp_path / "w.duckdb"
+    db = _warehouse(tmp_path)
     record_build(db, passed=True, at=T0)
     record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(60))
     record_build(db, passed=False, failures=(*FAILURES, "dbt could not run: boom"), see_why="evalhouse build",
@@ -92,7 +105,7 @@ def test_a_failed_build_names_its_failing_nodes_the_build_readers_see_and_how_to
 
 
 def test_a_build_that_failed_before_any_node_ran_says_why_and_defaults_to_the_files_time(tmp_path):
-    db = tmp_path / "w.duckdb"
+    db = _warehouse(tmp_path)
     db.write_bytes(b"")
     stamp = T0.timestamp()
     os.utime(db, (stamp, stamp))  # a warehouse published before the record was kept: its file's time stands in
@@ -104,7 +117,7 @@ def test_a_build_that_failed_before_any_node_ran_says_why_and_defaults_to_the_fi
 
 
 def test_a_rebuild_not_built_yet_is_told_apart_from_new_records(tmp_path):
-    db = tmp_path / "w.duckdb"
+    db = _warehouse(tmp_path)
     record_ingest(db, [("/data/old.jsonl", 7, 0)], at=T0)
     start_rebuild(db, at=_at(10))
     record_ingest(db, [("/data/a.jsonl", 5, 0), ("/data/b.jsonl", 5, 0)], at=_at(11))
@@ -117,10 +130,10 @@ def test_a_rebuild_not_built_yet_is_told_apart_from_new_records(tmp_path):
 
 
 def test_the_record_is_replaced_whole_and_leaves_no_temporary_file(tmp_path):
-    db = tmp_path / "w.duckdb"
+    db = _warehouse(tmp_path)
     record_ingest(db, [("/data/a.jsonl", 1, 0)], at=T0)
     record_build(db, passed=False, failures=FAILURES, at=_at(1))
-    assert [p.name for p in tmp_path.iterdir()] == ["w.duckdb.status.json"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["w.duckdb.status.json", "w.work.duckdb"]
     assert json.loads(status_path(db).read_text())["version"] == build_status.VERSION
 
 
@@ -183,3 +196,168 @@ def test_an_ingest_without_a_build_and_a_failing_build_are_told_to_readers(tmp_p
     assert notice.startswith("The last build, at ") and "1 file (2 records) ingested since" in notice
     assert f"`evalhouse --db {settings.db_path} build` prints each failure" in notice
     assert status.published_at is not None and status.published_at < status.last_build.at
+
+
+# -- a bounded record -------------------------------------------------------------------------------------------------
+
+def test_a_ten_thousand_file_ingest_keeps_the_record_small_and_its_counts_whole(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    record_ingest(db, [(f"/data/run{i:05}.jsonl", 3, 0) for i in range(10_000)], at=_at(60))
+    for minute in range(50):  # the API loads its landing file again at each post: one file, not fifty
+        record_ingest(db, [("/landing/api/posted.jsonl", 1, 0)], at=_at(61 + minute))
+    record_ingest(db, [("/data/run09999.jsonl", 2, 1)], at=_at(120))  # named still: counted once
+    assert status_path(db).stat().st_size < 4_000  # every path named took 350 kB
+    pending = read_status(db).unpublished
+    assert (pending.n_files, pending.records, pending.quarantined) == (10_001, 30_052, 1)
+    assert len(pending.files) == build_status.KEPT_FILES and list(pending.files)[-2:] == [
+        "/landing/api/posted.jsonl", "/data/run09999.jsonl"]
+    assert stale_notice(read_status(db)) == (
+        "10,001 files (30,052 records, 1 line quarantined) ingested from Mon 23 Nov 2026 10:10 UTC to Mon 23 Nov "
+        "2026 11:10 UTC are not in these figures yet: run `evalhouse build` to publish them.")
+
+
+def test_a_version_1_record_naming_every_file_is_read_and_written_again_as_version_2(tmp_path):
+    db = _warehouse(tmp_path)
+    files = {f"/data/f{i:02}.jsonl": 10 for i in range(25)}
+    status_path(db).write_text(json.dumps({
+        "version": 1, "published_at": T0.isoformat(), "last_build": None,
+        "unpublished": {"first_at": _at(1).isoformat(), "last_at": _at(2).isoformat(), "files": files,
+                        "quarantined": 0, "rebuild": False}}))
+    pending = read_status(db).unpublished
+    assert (pending.n_files, pending.records, len(pending.files)) == (25, 250, build_status.KEPT_FILES)
+    assert stale_notice(read_status(db)).startswith("25 files (250 records) ingested from ")
+    record_ingest(db, [("/data/f00.jsonl", 5, 0)], at=_at(3))
+    assert json.loads(status_path(db).read_text())["version"] == 2
+    assert read_status(db).unpublished.records == 255
+
+
+# -- a build that did not finish --------------------------------------------------------------------------------------
+
+def _ended_pid() -> int:
+    """The pid of a process that has ended (and been waited for)."""
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+def _started_by(db, pid: int) -> None:
+    """The record says a build started in process `pid`."""
+    data = json.loads(status_path(db).read_text())
+    data["running"]["pid"] = pid
+    status_path(db).write_text(json.dumps(data))
+
+
+def test_a_build_whose_process_is_gone_without_an_end_did_not_finish_until_a_build_ends(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(60))
+    record_start(db, "evalhouse --db w.duckdb build", at=_at(62))
+    _started_by(db, _ended_pid())
+    status = read_status(db)
+    assert status.killed and not status.up_to_date
+    assert stale_notice(status, now=_at(67)) == (
+        "The last build, started at Mon 23 Nov 2026 10:12 UTC (5 min ago) by `evalhouse --db w.duckdb build`, did "
+        "not finish (its process ended without recording an end: killed, or the machine stopped): these figures "
+        "are from the build of Mon 23 Nov 2026 09:10 UTC. 1 file (3 records) ingested since Mon 23 Nov 2026 10:10 "
+        "UTC (7 min ago) is not in them. Run `evalhouse --db w.duckdb build` again.")
+    record_ingest(db, [("/data/b.jsonl", 2, 0)], at=_at(70))  # a writer keeps it: still not finished
+    assert read_status(db).killed and "2 files (5 records)" in stale_notice(read_status(db))
+    record_build(db, passed=False, failures=FAILURES[:1], at=_at(80))
+    assert read_status(db).running is None and stale_notice(read_status(db)).startswith("The last build, at ")
+
+
+def test_a_build_under_way_is_said_to_be_and_not_to_need_running(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    with writer_lock(db, "build"):  # as `evalhouse build` holds it for the whole build
+        record_start(db, "evalhouse build", at=_at(1))
+        assert stale_notice(read_status(db)) is None  # nothing new: the figures are the latest
+        record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(0))
+        assert stale_notice(read_status(db), now=_at(2)) == (
+            "1 file (3 records) ingested at Mon 23 Nov 2026 09:10 UTC (2 min ago) is not in these figures yet: a "
+            "build started at Mon 23 Nov 2026 09:11 UTC (1 min ago) is under way.")
+    # Its pid alive (this process) but the writer lock free: no build holds the warehouse, so that pid is no build.
+    assert read_status(db).killed
+
+
+def test_a_build_killed_after_it_replaced_the_published_file_reads_as_published(tmp_path):
+    db = _warehouse(tmp_path)
+    db.write_bytes(b"before")
+    record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(0))
+    record_start(db, "evalhouse build", at=_at(1))
+    _started_by(db, _ended_pid())
+    replacement = tmp_path / "new"
+    replacement.write_bytes(b"built")
+    os.replace(replacement, db)  # the publish's rename, then the kill: no end recorded
+    status = read_status(db)
+    assert status.up_to_date and status.last_build.passed and stale_notice(status) is None
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="relies on PR_SET_PDEATHSIG, as builds do")
+def test_a_build_killed_with_sigkill_is_told_to_readers_as_not_finished(tmp_path):
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    ingest(settings, [write_lines(tmp_path / "a.jsonl", [instance_record()])])
+    scratch = tmp_path / "tmp"  # the killed process cannot remove its scratch folder: keep it out of /tmp
+    scratch.mkdir()
+    process = subprocess.Popen([sys.executable, "-m", "evalhouse.cli", "--db", str(settings.db_path), "build"],
+                               cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                               env={**os.environ, "TMPDIR": str(scratch)})
+    deadline = time.monotonic() + 120
+    while read_record(settings.db_path).running is None and process.poll() is None:
+        assert time.monotonic() < deadline, "the build never recorded its start"
+        time.sleep(0.05)
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    status = read_status(settings.db_path)
+    assert status.killed and status.running.pid == process.pid
+    notice = stale_notice(status)
+    assert notice.startswith("The last build, started at ") and "did not finish" in notice
+    assert "1 file (1 record) ingested since" in notice
+    assert notice.endswith(f"Run `evalhouse --db {settings.db_path} build` again.")
+
+
+# -- a working copy deleted by hand -----------------------------------------------------------------------------------
+
+def test_records_of_a_deleted_working_copy_are_said_to_be_gone_not_on_their_way(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    record_ingest(db, [("/data/a.jsonl", 10, 0), ("/data/b.jsonl", 5, 2)], at=_at(60))
+    record_ingest(db, [(f"/data/c{i}.jsonl", 1, 0) for i in range(3)], at=_at(61))
+    working_copy(db).unlink()
+    status = read_status(db)
+    assert status.unpublished is None and status.discarded.unpublished.records == 18
+    assert stale_notice(status) == (
+        "The working copy was deleted with 5 files (18 records, 2 lines quarantined) ingested from Mon 23 Nov 2026 "
+        "10:10 UTC to Mon 23 Nov 2026 10:11 UTC that no build had published: they are not in these figures, and "
+        "`evalhouse build` cannot bring them back. Ingest them again to load them: /data/c2.jsonl, /data/c1.jsonl, "
+        "/data/c0.jsonl and 2 more files.")
+    with writer_lock(db, "build"):  # a publish renames it away for a moment, under the writer lock: not deleted
+        assert read_status(db).unpublished.records == 18
+
+
+def test_ingest_and_build_after_the_working_copy_was_deleted_say_what_went_with_it(tmp_path, monkeypatch, capsys):
+    """Without dbt: the writer that finds the working copy gone records what went with it and says so; a build
+    that passes afterwards publishes what there is, and the record says nothing more."""
+    from evalhouse import operations
+    from evalhouse.build import BuildResult
+
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: BuildResult(True, (), ()))
+    a = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    ingest(settings, [a])
+    assert build(settings).ok
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id=str(i)) for i in range(2)])])
+    working_copy(settings.db_path).unlink()
+    capsys.readouterr()
+    ingest(settings, [write_lines(tmp_path / "c.jsonl", [instance_record(sample_id="c")])])
+    note = capsys.readouterr().err
+    assert note.startswith(f"evalhouse: note: {working_copy(settings.db_path)} is gone. The working copy was deleted "
+                           "(noticed at ")
+    assert "with 1 file (2 records) ingested at " in note and note.rstrip().endswith(f"load it: {tmp_path}/b.jsonl.")
+    status = read_status(settings.db_path)
+    assert status.discarded.at is not None and list(status.unpublished.files) == [str(tmp_path / "c.jsonl")]
+    notice = stale_notice(status)
+    assert notice.startswith("The working copy was deleted (noticed at ") and "1 file (1 record) ingested at " in notice
+    assert build(settings).ok and read_status(settings.db_path).up_to_date

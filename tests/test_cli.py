@@ -234,7 +234,7 @@ def test_demo_end_date_sets_the_sample_datas_last_day(tmp_path, capsys, monkeypa
     # Only the generator is under test here: the build that would follow is recorded, not run, and reports a
     # failure, so the demo stops there (exit 1) instead of writing a report and serving.
     monkeypatch.setattr(evalhouse.operations, "fresh_build",
-                        lambda settings, runs, out, guard: built.append(runs) or False)
+                        lambda settings, runs, out, guard, action: built.append(runs) or False)
     code, out, _ = _run(capsys, "--db", str(tmp_path / "demo.duckdb"), "--landing", str(tmp_path / "landing"),
                         "demo", "--no-serve", "--end-date", "2026-11-21")
     assert code == 1 and built == [[evalhouse.operations.IngestRun((str(tmp_path / "landing" / "demo"),))]]

@@ -14,9 +14,11 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
 
 from evalhouse import exit_codes, operations
+from evalhouse.build_status import read_status
 from evalhouse.cli import _parser, main
 from evalhouse.publish import working_copy
 from evalhouse.settings import PROJECT_ROOT
@@ -235,19 +237,50 @@ def held_working_copy(tmp_path, request) -> Iterator[tuple[Path, subprocess.Pope
 
 @pytest.mark.slow
 @pytest.mark.parametrize("held_working_copy", [True, False], ids=["read-only", "read-write"], indirect=True)
-@pytest.mark.parametrize("command", ["ingest", "build"])
-def test_a_connection_holding_the_working_copy_makes_ingest_and_build_exit_busy_naming_it(
+@pytest.mark.parametrize("command", ["ingest", "build", "rebuild", "demo"])
+def test_a_connection_holding_the_working_copy_makes_every_writer_exit_busy_naming_it(
         held_working_copy, command, tmp_path):
+    """rebuild and demo replace the working copy: they went on, deleting the file under that connection (a
+    read-write one could then write into the new file's log), or broke reading it (exit 4)."""
     db, holder = held_working_copy
-    args = [str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")]))] if command == "ingest" else []
+    args = {"ingest": [str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")]))],
+            "demo": ["--force", "--no-serve"]}.get(command, [])
     before = working_copy(db).read_bytes()
-    run = _evalhouse("--db", str(db), command, *args)
+    run = _evalhouse("--db", str(db), "--landing", str(tmp_path / "landing"), command, *args)
     assert run.returncode == 3, run.stderr  # build: was 1, "dbt build failed", with dbt's traceback
     (line,) = run.stderr.splitlines()
     assert f"{working_copy(db)}, the working copy that ingest and build write, is open in another process " \
            f"(PID {holder.pid}," in line
     assert "nothing was written" in line and "a read-only one holds the file too" in line
     assert working_copy(db).read_bytes() == before and not db.exists()  # nothing published either
+    assert not (tmp_path / "landing").exists()  # the demo generated nothing
+    assert read_status(db).running is None and read_status(db).unpublished.records == 1  # no build attempted
+
+
+def test_dbts_process_holds_the_working_copy_from_its_check_to_the_builds_end(tmp_path, monkeypatch):
+    """The check that the working copy is free is dbt's process's first open of it, kept open while dbt imports,
+    parses and runs: a DuckDB connection tried meanwhile fails, and the build is never the one to fail. Checked
+    and closed before dbt's process started (as it was), the file was free to open for the seconds dbt takes to
+    parse, and a connection opened then made the build fail (exit 1) instead of finding it busy (exit 3)."""
+    from evalhouse import build
+    from evalhouse.build import BuildResult
+    from ingest.load import RawStore
+
+    work = tmp_path / "w.work.duckdb"
+    RawStore(work).close()
+    tried = []
+
+    def building(db_path, **kwargs):
+        other = subprocess.run([sys.executable, "-c", f"import duckdb; duckdb.connect({str(db_path)!r}, "
+                                                      "read_only=True)"], capture_output=True, text=True)
+        tried.append(other)
+        return BuildResult(True, (), ())
+
+    monkeypatch.setattr(build, "build_in_process", building)
+    assert build._main([str(work), str(tmp_path / "result.json")]) == 0
+    (other,) = tried
+    assert other.returncode != 0 and "Could not set lock" in other.stderr, other.stderr
+    duckdb.connect(str(work)).close()  # let go of at the end
 
 
 # -- a port another process listens on ------------------------------------------------------------------------

@@ -4,10 +4,15 @@ build that failed; nothing when all is published or when that is unknown (no bui
 from __future__ import annotations
 
 import datetime as dt
+import json
+import subprocess
+import sys
 
 import pytest
 
-from evalhouse.build_status import record_build, record_ingest, status_path
+from evalhouse.build_status import record_build, record_ingest, record_start, status_path
+from evalhouse.lock import writer_lock
+from evalhouse.publish import working_copy
 from ingest.load import RawStore
 from tests.app.conftest import NOW, PAGES, run_page
 
@@ -19,9 +24,11 @@ FAILED = ("test.evalhouse.unique_fct_trials_trial_id: Got 2 results, configured 
 
 @pytest.fixture
 def warehouse(tmp_path):
-    """A warehouse file with its raw tables (pages say how to build; the notice does not depend on the marts)."""
+    """A warehouse file with its raw tables (pages say how to build; the notice does not depend on the marts), and
+    its working copy, where the records the build status calls unpublished are (only its existence is looked at)."""
     db_path = tmp_path / "w.duckdb"
     RawStore(db_path).close()
+    working_copy(db_path).touch()
     return db_path
 
 
@@ -73,3 +80,46 @@ def test_nothing_is_noted_when_all_is_published_or_it_is_unknown(state, warehous
     at.run()
     assert not at.exception
     assert _notices(at) == []
+
+
+def test_a_build_that_did_not_finish_is_noted_until_a_build_ends(warehouse, app_env):
+    """Its process gone without an end recorded (killed): the record does not change, the notice does."""
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
+    record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=NOW - dt.timedelta(hours=3))
+    app_env(warehouse)
+    build = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        with writer_lock(warehouse, "build"):  # as the build's process holds it
+            record_start(warehouse, "evalhouse build", at=NOW - dt.timedelta(hours=2))
+            data = json.loads(status_path(warehouse).read_text())
+            data["running"]["pid"] = build.pid
+            status_path(warehouse).write_text(json.dumps(data))
+            at = run_page("overview")
+            assert _notices(at) == [
+                "1 file (40 records) ingested at Mon 23 Nov 2026 04:00 UTC (3 h ago) is not in these figures yet: a "
+                "build started at Mon 23 Nov 2026 05:00 UTC (2 h ago) is under way."]
+    finally:
+        build.communicate(b"")  # the build's process ends, its end unrecorded
+    at.run()
+    assert _notices(at) == [
+        "The last build, started at Mon 23 Nov 2026 05:00 UTC (2 h ago) by `evalhouse build`, did not finish (its "
+        "process ended without recording an end: killed, or the machine stopped): these figures are from the build "
+        "of Sun 22 Nov 2026 07:00 UTC. 1 file (40 records) ingested since Mon 23 Nov 2026 04:00 UTC (3 h ago) is not "
+        "in them. Run `evalhouse build` again."]
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(hours=1))
+    at.run()
+    assert _notices(at) == []
+
+
+def test_records_gone_with_a_deleted_working_copy_are_noted_as_gone(warehouse, app_env):
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
+    record_ingest(warehouse, [("/data/a.jsonl", 12_000, 0), ("/data/b.jsonl", 400, 0)], at=NOW - dt.timedelta(hours=2))
+    app_env(warehouse)
+    at = run_page("overview")
+    assert _notices(at)[0].startswith("2 files (12,400 records) ingested at ")
+    working_copy(warehouse).unlink()  # by hand: the record does not change, the notice does
+    at.run()
+    assert _notices(at) == [
+        "The working copy was deleted with 2 files (12,400 records) ingested at Mon 23 Nov 2026 05:00 UTC (2 h ago) "
+        "that no build had published: they are not in these figures, and `evalhouse build` cannot bring them back. "
+        "Ingest them again to load them: /data/b.jsonl, /data/a.jsonl."]

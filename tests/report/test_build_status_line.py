@@ -10,6 +10,7 @@ import pytest
 
 from evalhouse.build_status import record_build, record_ingest
 from evalhouse.cli import main
+from evalhouse.publish import working_copy
 from evalhouse.report import ReportRequest, build_report, render
 from tests.report.conftest import GENERATED_AT
 
@@ -23,9 +24,11 @@ FAILED_LINE = (
 
 @pytest.fixture
 def warehouse(empty_warehouse, tmp_path):
-    """A copy of the session's empty warehouse (every mart, no data), with a build status of its own."""
+    """A copy of the session's empty warehouse (every mart, no data), with a build status of its own, and a working
+    copy (empty: only its existence is looked at), where the records the status calls unpublished are."""
     copy = tmp_path / "w.duckdb"
     shutil.copy2(empty_warehouse.path, copy)
+    working_copy(copy).touch()
     return copy
 
 
