@@ -5,13 +5,15 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import os
 import sys
 from collections.abc import Sequence
 
 from evalhouse.exit_codes import (
-    EXIT_BUSY, EXIT_ERROR, EXIT_FAILED, EXIT_OK, EXIT_USAGE, MEANINGS, command_codes, epilog,
+    EXIT_BUSY, EXIT_ERROR, EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, MEANINGS, command_codes, epilog,
+    interrupted_note,
 )
-from evalhouse.failures import report_failure
+from evalhouse.failures import DEBUG_VARIABLE, report_failure
 from evalhouse.lock import WarehouseBusy
 from evalhouse.ports import PortInUse
 from evalhouse.report import cli as report_cli
@@ -31,7 +33,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except InputError as exc:
         print(f"evalhouse: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    except Exception as exc:  # not KeyboardInterrupt: Ctrl+C stays Python's (exit 130)
+    except KeyboardInterrupt:
+        if os.environ.get(DEBUG_VARIABLE) == "1":
+            raise  # the traceback, for whoever is looking into where it stopped
+        print(f"evalhouse: {args.command} stopped (Ctrl+C){interrupted_note(args.command)}", file=sys.stderr)
+        return EXIT_INTERRUPTED
+    except Exception as exc:
         report_failure(exc, args.command)
         return EXIT_ERROR
 

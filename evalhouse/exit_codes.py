@@ -17,7 +17,7 @@ EXIT_FAILED = 1  # the data failed: a refused line (--fail-on-reject), a failed 
 EXIT_USAGE = 2  # the command cannot run as given (argparse exits 2 too, for an argument it cannot parse)
 EXIT_BUSY = 3  # another process holds what the command needs
 EXIT_ERROR = 4  # the run broke for a reason outside the data (evalhouse/failures.py)
-EXIT_INTERRUPTED = 130  # Ctrl+C, as Python exits on it: the code is not returned, it is what a shell sees
+EXIT_INTERRUPTED = 130  # Ctrl+C: one line says what was kept, no traceback (EVALHOUSE_DEBUG=1 raises it)
 
 # What each code means, whichever command returned it (`evalhouse --help`).
 MEANINGS: dict[int, str] = {
@@ -98,6 +98,22 @@ _INTERRUPTED = {
     "serve": "interrupted (Ctrl+C) before the app started",
     "demo": "interrupted (Ctrl+C) before the app started",
 }
+
+
+# What a command stopped by Ctrl+C leaves behind, said after "evalhouse <command> stopped (Ctrl+C)".
+_KEPT_WHEN_INTERRUPTED = {
+    "ingest": "each file goes in whole or not at all: the files it finished are loaded, and a second run loads "
+              "the rest and adds nothing twice",
+    "build": "nothing was published: the app and the report show the build before; run `evalhouse build` again",
+    "rebuild": "nothing was published: the app and the report show the build before; run it again",
+    "demo": "its warehouse is published only if it said so before it was stopped; run it again to start over",
+}
+
+
+def interrupted_note(command: str) -> str:
+    """'; ' and what `evalhouse <command>` stopped by Ctrl+C kept, or '' where there is nothing to say."""
+    kept = _KEPT_WHEN_INTERRUPTED.get(command)
+    return f"; {kept}" if kept else ""
 
 
 def command_codes(command: str) -> dict[int, str]:

@@ -77,12 +77,19 @@ def test_a_bug_exits_4_saying_it_is_a_bug_and_where_it_happened(tmp_path, monkey
     assert "ValueError: a bug" in kept.read_text()
 
 
-def test_ctrl_c_is_left_to_python(tmp_path, monkeypatch):
+def test_ctrl_c_exits_130_with_one_line_saying_what_was_kept(tmp_path, monkeypatch, capsys):
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
     monkeypatch.setattr(operations, "ingest", interrupted)
-    with pytest.raises(KeyboardInterrupt):  # Python's own handling: the traceback, and death by SIGINT (130)
+    monkeypatch.delenv("EVALHOUSE_DEBUG", raising=False)
+    # Before: Python's traceback of the KeyboardInterrupt (uvicorn re-raises Ctrl+C after `evalhouse api` shut down).
+    assert main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)]) == 130
+    err = capsys.readouterr().err
+    assert err.startswith("evalhouse: ingest stopped (Ctrl+C); each file goes in whole or not at all")
+    assert "Traceback" not in err and len(err.splitlines()) == 1
+    monkeypatch.setenv("EVALHOUSE_DEBUG", "1")
+    with pytest.raises(KeyboardInterrupt):  # the traceback, for whoever looks into where it stopped
         main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)])
 
 
