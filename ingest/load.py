@@ -150,6 +150,20 @@ class LinesSeen:
 
 
 @dataclass(frozen=True)
+class EarlierRefusal:
+    """A refusal an earlier run made that a later load of a file's bytes may have carried: read the line again as
+    refused and not quarantined it twice (the same bytes at the same line of its path: LinesSeen.refused; or the same
+    bytes, line and reason under another name: AlreadyLoaded). That load's own quarantine rows do not hold it."""
+
+    quarantine_id: str
+    source_line: int
+    line_sha256: str | None  # the refused line's sha256, as LinesSeen compares it
+    same_bytes: bool  # a refusal of that load's very bytes: the line holds what was refused
+    too_large: bool  # refused as over the record size limit
+    retry_here: bool  # refused for a reason of this machine (RETRY_HERE_PROBLEMS)
+
+
+@dataclass(frozen=True)
 class KnownKey:
     record_sha256: str
     source_path: str
@@ -187,6 +201,14 @@ class FileRow:
 # with the same options after the machine changed (the zstandard package installed), may load. They are the
 # `problem` of an Inspect archive member that could not be read (ingest/zip_members.py), kept in the row's text.
 RETRY_HERE_PROBLEMS = ("zstd_unavailable", "unsupported_compression")
+
+# The sha256 a refused line is compared by (LinesSeen): a first line refused for its byte-order mark without the
+# mark, as the record it is once the mark is removed (ingest/classify.py); a row quarantined before, whose raw_sha256
+# covers the mark, is hashed again here without it.
+_REFUSED_LINE_SHA = (
+    "case when error_kind = 'byte_order_mark' and starts_with(raw_text, chr(65279)) "
+    "and raw_sha256 = sha256(raw_text) then sha256(raw_text[2:]) else raw_sha256 end"
+)
 
 # DuckDB may cache up to this much; beyond it, it spills to disk, so ingest memory stays flat with file size.
 # 256 MB keeps the whole ingest (this process and its workers) under 1 GB on a 1.2 GB file (bench/RESULTS.md);
@@ -387,12 +409,8 @@ class RawStore:
             return None
         loaded = " union all ".join(
             f"select source_line, record_sha256 from raw.{name} where source_path = ?" for name in FORMATS)
-        # A first line refused for its byte-order mark is compared without the mark, as the record it is once the
-        # mark is removed (ingest/classify.py); a row quarantined before, whose raw_sha256 covers the mark, is
-        # hashed again here without it.
         refused = (
-            "select source_line, case when error_kind = 'byte_order_mark' and starts_with(raw_text, chr(65279)) "
-            "and raw_sha256 = sha256(raw_text) then sha256(raw_text[2:]) else raw_sha256 end, quarantine_id "
+            f"select source_line, {_REFUSED_LINE_SHA}, quarantine_id "
             "from raw.quarantine where source_path = ? and source_line is not null"
         )
         refusal_ids: dict[tuple[int, str], list[str]] = defaultdict(list)
@@ -418,6 +436,32 @@ class RawStore:
         return [row[0] for row in self.con.execute(
             "select quarantine_id from raw.quarantine where batch_id = ? and source_path = ? and file_sha256 = ?",
             [prior.batch_id, prior.source_path, file_sha256]).fetchall()]
+
+    def refusals_before_load(self, prior: PriorLoad, file_sha256: str) -> list[EarlierRefusal]:
+        """The refusals an earlier load of these bytes may have carried: made before it by another run, at its path
+        or of these bytes, of a line it neither quarantined itself nor loaded a record from (records a load finds
+        already stored leave no row, so a few of these it read as accepted: the caller compares the lines). [] after
+        one count over raw.quarantine when there are none, the usual case, so a skip stays a lookup."""
+        where = ("(source_path = $path or file_sha256 = $sha) and batch_id <> $batch and quarantined_at < $finished "
+                 "and source_line is not null")
+        params = {"path": prior.source_path, "sha": file_sha256, "batch": prior.batch_id,
+                  "finished": prior.finished_at}
+        if not self.con.execute(f"select count(*) from raw.quarantine where {where}", params).fetchone()[0]:
+            return []
+        own_records = " union all ".join(
+            f"select source_line from raw.{name} where batch_id = $batch and source_path = $path" for name in FORMATS)
+        rows = self.con.execute(
+            "with own_lines as (select source_line from raw.quarantine where batch_id = $batch "
+            f"  and source_path = $path and file_sha256 = $sha union all {own_records}) "
+            f"select quarantine_id, source_line, {_REFUSED_LINE_SHA}, file_sha256 = $sha, error_kind = 'too_large', "
+            "  coalesce(error_pointer = '/inspect_unreadable_member/problem' and regexp_matches(raw_text, $retry), "
+            "    false) "
+            f"from raw.quarantine where {where} "
+            "  and source_line not in (select source_line from own_lines where source_line is not null) "
+            "order by source_line, quarantined_at, quarantine_id",
+            {**params, "retry": f'"problem": "({"|".join(RETRY_HERE_PROBLEMS)})"'},
+        ).fetchall()
+        return [EarlierRefusal(*row) for row in rows]
 
     def refusals_loaded_later(self, quarantine_ids: Sequence[str]) -> dict[str, bool]:
         """Of these refusals, those whose line a later run loaded: {quarantine_id: whether it was cut off

@@ -4,6 +4,7 @@ per file, and a summary of what happened. `ingest_paths` is what the CLI, the ap
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import time
@@ -20,7 +21,8 @@ from ingest.batches import QUARANTINE_ROW, BatchTables, StagedRows, add_quaranti
 from ingest.classify import ClassifyOptions
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
-from ingest.load import AlreadyLoaded, FileRow, FileStaging, KnownKey, PriorLoad, RawStore
+from ingest import line_hashes
+from ingest.load import AlreadyLoaded, EarlierRefusal, FileRow, FileStaging, KnownKey, PriorLoad, RawStore
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
     LinesChunk,
@@ -167,9 +169,9 @@ def _ingest_file(
     sha, size = file_sha256(path)
     in_landing = path_in_landing(path, landing)
     priors = store.prior_loads(sha)
-    covering = _covering_load(priors, path, options)
+    covering = _covering_load(store, priors, path, sha, options)
     if covering is not None:
-        return _skipped(store, covering, path, sha)
+        return _skipped(store, *covering, path, sha)
     started = _now()
     clock = time.perf_counter()
     staging = store.staging(f"{batch_id}-{sha[:16]}")
@@ -209,17 +211,20 @@ def _ingest_file(
     return load.outcome()
 
 
-def _skipped(store: RawStore, covering: PriorLoad, path: Path, sha: str) -> FileOutcome:
-    """A file skipped whole: what the load that covers it refused is what these bytes hold refused now, and each of
-    those lines is still refused unless a later run loaded its line (the file completed or corrected, then
-    reverted to these bytes: the line's record is in the warehouse, and marts.fct_quarantined_lines says so too)."""
-    refused = store.refusals_of_load(covering, sha)
-    loaded = store.refusals_loaded_later(refused)
-    n_loaded, n_cut_off = len(loaded), sum(loaded.values())
+def _skipped(store: RawStore, covering: PriorLoad, carried: dict[int, list[str]], path: Path,
+             sha: str) -> FileOutcome:
+    """A file skipped whole: what the load that covers it refused is what these bytes hold refused now, those of its
+    lines it quarantined and those it carried (refused as an earlier run refused them, not quarantined twice). Each
+    such line is still refused unless a later run loaded it (the file completed or corrected, then reverted to these
+    bytes: the line's record is in the warehouse, and marts.fct_quarantined_lines says so too)."""
+    lines = [[quarantine_id] for quarantine_id in store.refusals_of_load(covering, sha)] + list(carried.values())
+    loaded = store.refusals_loaded_later([quarantine_id for ids in lines for quarantine_id in ids])
+    loaded_lines = [flags for flags in ([loaded[i] for i in ids if i in loaded] for ids in lines) if flags]
+    n_loaded, n_cut_off = len(loaded_lines), sum(1 for flags in loaded_lines if any(flags))
     message = _already_message(covering, path)
     if n_loaded:
         message += "; " + loaded_before_note(n_loaded, n_cut_off)
-    return FileOutcome(path, "already_loaded", message, n_still_refused=len(refused) - len(loaded),
+    return FileOutcome(path, "already_loaded", message, n_still_refused=len(lines) - n_loaded,
                        n_loaded_before=n_loaded, n_cut_off_again=n_cut_off)
 
 
@@ -232,22 +237,37 @@ def path_in_landing(path: Path, landing: Path | None) -> str | None:
     return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else None
 
 
-def _covering_load(priors: list[PriorLoad], path: Path, options: IngestOptions) -> PriorLoad | None:
-    """An earlier load of these bytes that reading them again cannot improve on, if any: one that quarantined
-    nothing (its records are all in, under whatever name), or the same path with the same options, whose refusals
-    did not depend on this machine, and whose lines over the record size limit (if any) were refused under a limit
-    no lower than this run's. Otherwise the file is read again so that its refused lines are retried, as their
-    reasons advise (restore an lm-eval samples file's name, drop --strict or a wrong --format, install zstandard,
-    raise --max-record-bytes); its records already loaded are not added twice (RawStore.load_staged) and its lines
-    already quarantined at that path are not quarantined twice."""
+def _covering_load(store: RawStore, priors: list[PriorLoad], path: Path, sha: str,
+                   options: IngestOptions) -> tuple[PriorLoad, dict[int, list[str]]] | None:
+    """An earlier load of these bytes that reading them again cannot improve on, if any, with the lines it carried
+    (_carried_refusals): one that refused nothing (it quarantined nothing and carried nothing: its records are all
+    in, under whatever name), or the same path with the same options, whose refusals did not depend on this machine,
+    and whose lines over the record size limit (if any) were refused under a limit no lower than this run's.
+    Otherwise the file is read again so that its refused lines are retried, as their reasons advise (restore an
+    lm-eval samples file's name, drop --strict or a wrong --format, install zstandard, raise --max-record-bytes); its
+    records already loaded are not added twice (RawStore.load_staged) and its lines already quarantined at that path
+    are not quarantined twice. A load that carried refusals is one that refused lines, though its own quarantine rows
+    are none: a file grown by appending to it carries its refused lines into every later load."""
     for prior in priors:
-        if prior.n_quarantined == 0:
-            return prior
-        if (prior.source_path == str(path) and prior.strict == options.strict
-                and prior.forced_format == options.forced_format and not prior.retry_always
-                and not _limit_raised(prior, options)):
-            return prior
+        if _read_the_same(prior, path, options):
+            earlier = store.refusals_before_load(prior, sha)
+            if any(r.retry_here for r in earlier) or (any(r.too_large for r in earlier) and _limit_raised(
+                    dataclasses.replace(prior, refused_too_large=True), options)):
+                continue
+            return prior, _carried_refusals(earlier, path, prior, options)
+        # Under another name or other options, a refusal it may have carried is reason enough to read the file
+        # again: the lines it did not record need not be compared.
+        if prior.n_quarantined == 0 and not store.refusals_before_load(prior, sha):
+            return prior, {}
     return None
+
+
+def _read_the_same(prior: PriorLoad, path: Path, options: IngestOptions) -> bool:
+    """Whether reading the bytes again would refuse what this earlier load refused: the same path with the same
+    options, no refusal of a reason of this machine, and no line refused as too large under a lower limit."""
+    return (prior.source_path == str(path) and prior.strict == options.strict
+            and prior.forced_format == options.forced_format and not prior.retry_always
+            and not _limit_raised(prior, options))
 
 
 def _limit_raised(prior: PriorLoad, options: IngestOptions) -> bool:
@@ -256,6 +276,23 @@ def _limit_raised(prior: PriorLoad, options: IngestOptions) -> bool:
     if not prior.refused_too_large:
         return False
     return prior.max_record_bytes is None or options.max_record_bytes > prior.max_record_bytes
+
+
+def _carried_refusals(earlier: list[EarlierRefusal], path: Path, prior: PriorLoad,
+                      options: IngestOptions) -> dict[int, list[str]]:
+    """The lines an earlier load of these bytes at this path carried, {line: quarantine_ids of its refusals}: those
+    of the refusals before it (RawStore.refusals_before_load) that the file's line at their place matches, as
+    _FileLoad._stage matched it: a refusal of these very bytes, or one whose raw_sha256 is the line's sha256 now.
+    Only those lines are read (ingest/line_hashes.py), and only when there are such refusals of other bytes."""
+    to_compare = {r.source_line for r in earlier if not r.same_bytes and r.line_sha256 is not None}
+    limit = prior.max_record_bytes if prior.max_record_bytes is not None else options.max_record_bytes
+    now = line_hashes.refused_line_sha256s(path, to_compare, limit, prior.strict) if to_compare else {}
+    carried: dict[int, list[str]] = defaultdict(list)
+    for refusal in earlier:
+        line = refusal.source_line
+        if refusal.same_bytes or (refusal.line_sha256 is not None and now.get(line) == refusal.line_sha256):
+            carried[line].append(refusal.quarantine_id)
+    return dict(carried)
 
 
 def _refusal_label(format_name: str | None, kind: str) -> str:
