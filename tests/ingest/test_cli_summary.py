@@ -3,6 +3,7 @@ warehouse though the file on disk holds it cut off or refused again, and what --
 
 from __future__ import annotations
 
+import gzip
 import json
 from pathlib import Path
 
@@ -129,3 +130,143 @@ def test_a_line_corrected_then_reverted_to_its_refused_bytes_is_in_the_warehouse
     code, out = _ingest(capsys, db, path, "--output", "json")
     answer = json.loads(out)
     assert (code, answer["still_refused"], answer["loaded_before"], answer["cut_off_again"]) == (0, 0, 1, 0)
+
+
+def _json(capsys, db: Path, path: Path, *options: str) -> tuple[int, dict]:
+    code, out = _ingest(capsys, db, path, "--output", "json", *options)
+    return code, json.loads(out)
+
+
+def _counts(answer: dict) -> tuple:
+    (file,) = answer["files"]
+    return (file["status"], answer["quarantined"], answer["still_refused"], answer["resolved"],
+            answer["loaded_before"])
+
+
+def test_a_grown_file_skipped_as_loaded_still_holds_the_refused_line_its_last_load_carried(tmp_path, capsys):
+    """Bad line 2 quarantined, then lines appended (line 2 unchanged): the second run loads the new lines and counts
+    line 2 still refused without quarantining it twice, so its own quarantine rows are none. The third run of the
+    same bytes is skipped as loaded by it, and must still count line 2 refused and fail, as the mart does."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(4)
+    path.write_text(f"{records[0]}\n{{bad json\n")
+    assert _ingest(capsys, db, path)[0] == 1
+    path.write_text(f"{records[0]}\n{{bad json\n{records[2]}\n{records[3]}\n")
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (1, "loaded", 0, 1, 0, 0)
+
+    code, out = _ingest(capsys, db, path)
+    assert code == 1
+    assert "1 file(s) already loaded with the same content: nothing added." in out
+    assert "1 line(s) of these inputs are still refused" in out
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (1, "already_loaded", 0, 1, 0, 0)
+    assert answer["files"][0]["still_refused"] == 1
+    # Nothing was quarantined twice, and the one refusal is loaded by no run: marts.fct_quarantined_lines counts it
+    # still refused too.
+    assert _rows(db, "select source_line, error_kind from raw.quarantine") == [(2, "invalid_json")]
+    assert _rows(db, "select count(*) from raw.eee_instance where source_line = 2") == [(0,)]
+
+
+def test_a_grown_file_skipped_counts_the_lines_it_carried_beside_those_it_quarantined(tmp_path, capsys):
+    """Grown with a new bad line beside the old one, written with CRLF endings and gzipped, and a line over the
+    record size limit: the second run quarantines the new bad line and carries the two others, all three are
+    still refused when the bytes are skipped. Each line is compared as the ingester hashed it (its CR removed, only
+    the preview of the line over the limit). A higher limit reads the file again."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl.gz"
+    records = _records(4)
+    long_line = json.dumps({"padding": "x" * 3000})  # over the limit below, which the records are not
+    first = [records[0], "{bad json", long_line]
+    path.write_bytes(gzip.compress("\r\n".join(first + [""]).encode()))
+    assert _ingest(capsys, db, path, "--max-record-bytes", "2000")[0] == 1
+    path.write_bytes(gzip.compress("\r\n".join(first + [records[3], "[1, 2]", ""]).encode()))
+    code, answer = _json(capsys, db, path, "--max-record-bytes", "2000")
+    assert (code, *_counts(answer)) == (1, "loaded", 1, 2, 0, 0)
+
+    code, answer = _json(capsys, db, path, "--max-record-bytes", "2000")
+    assert (code, *_counts(answer)) == (1, "already_loaded", 0, 3, 0, 0)
+    assert sorted(_rows(db, "select source_line, error_kind from raw.quarantine")) == [
+        (2, "invalid_json"), (3, "too_large"), (5, "not_an_object")]
+    # A higher limit may load the line carried as too large: the file is read again (the line, read whole, is
+    # refused again: it is of no known format).
+    code, answer = _json(capsys, db, path, "--max-record-bytes", "5000")
+    assert (code, *_counts(answer)) == (1, "already_loaded", 0, 3, 0, 0)
+    assert "read again to retry" in answer["files"][0]["message"]
+
+
+def test_a_grown_file_corrected_then_skipped_is_not_still_refused_and_reverted_says_it_is_loaded(
+        tmp_path, capsys, monkeypatch):
+    """Bad line 2 carried into the grown file, then corrected in place and loaded (its refusal is resolved): the
+    corrected bytes skipped have nothing refused, found without reading the file (the correcting run loaded line
+    2). The grown bytes restored are skipped too: line 2 is refused as the file holds it, but its record is in the
+    warehouse, so it is not still refused and the run says so."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(4)
+    path.write_text(f"{records[0]}\n{{bad json\n")
+    assert _ingest(capsys, db, path)[0] == 1
+    grown = f"{records[0]}\n{{bad json\n{records[2]}\n{records[3]}\n"
+    path.write_text(grown)
+    assert _ingest(capsys, db, path)[0] == 1
+    path.write_text(f"{records[0]}\n{records[1]}\n{records[2]}\n{records[3]}\n")
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (0, "loaded", 0, 0, 1, 0)
+
+    def unread(*args):
+        raise AssertionError("a skip with no refused line to compare read the file")
+
+    with monkeypatch.context() as patch:
+        patch.setattr("ingest.line_hashes.refused_line_sha256s", unread)
+        code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (0, "already_loaded", 0, 0, 0, 0)
+
+    path.write_text(grown)
+    code, out = _ingest(capsys, db, path)
+    assert code == 0
+    assert "still refused: an earlier run quarantined" not in out
+    assert "1 line(s) of these inputs (refused) do not load as the files hold them now" in out
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (0, "already_loaded", 0, 0, 0, 1)
+
+
+def test_a_file_skipped_under_another_name_counts_the_lines_its_load_refused_again(tmp_path, capsys):
+    """Refused under --strict (line 1 for its byte-order mark, line 3 for bad JSON), then read under another name
+    without it: line 1 loads, line 3 is refused again as before (the same bytes, line and reason) and not quarantined
+    twice, so that load's own quarantine rows are none. Skipped at that name, or read at a third, line 3 is still
+    refused."""
+    db = tmp_path / "w.duckdb"
+    records = _records(2)
+    content = f"\ufeff{records[0]}\n{records[1]}\n{{bad json\n".encode()
+    first, second, third = (tmp_path / f"{name}.jsonl" for name in "abc")
+    for path in (first, second, third):
+        path.write_bytes(content)
+    assert _ingest(capsys, db, first, "--strict")[0] == 1
+    code, answer = _json(capsys, db, second)
+    assert (code, *_counts(answer)) == (1, "loaded", 0, 1, 1, 0)
+
+    code, answer = _json(capsys, db, second)
+    assert (code, *_counts(answer)) == (1, "already_loaded", 0, 1, 0, 0)
+    code, answer = _json(capsys, db, third)
+    assert (code, *_counts(answer)) == (1, "already_loaded", 0, 1, 0, 0)
+    assert sorted(_rows(db, "select source_line, error_kind from raw.quarantine")) == [
+        (1, "byte_order_mark"), (3, "invalid_json")]
+
+
+def test_a_grown_file_whose_carried_refusal_drops_with_strict_is_read_again_without_it(tmp_path, capsys):
+    """A first line refused under --strict for its byte-order mark, carried into the grown file: skipped under
+    --strict, it is still refused (compared without its mark, as the ingester hashes it). Its reason says to ingest
+    without --strict, and that run reads the file again and loads it, though the load that carried it quarantined
+    nothing itself."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(3)
+    path.write_bytes(f"\ufeff{records[0]}\n{records[1]}\n".encode())
+    assert _ingest(capsys, db, path, "--strict")[0] == 1
+    path.write_bytes(f"\ufeff{records[0]}\n{records[1]}\n{records[2]}\n".encode())
+    assert _ingest(capsys, db, path, "--strict")[0] == 1
+    code, answer = _json(capsys, db, path, "--strict")
+    assert (code, *_counts(answer)) == (1, "already_loaded", 0, 1, 0, 0)
+
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (0, "loaded", 0, 0, 1, 0)
+    assert _rows(db, "select count(*) from raw.eee_instance where source_line = 1") == [(1,)]
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (0, "already_loaded", 0, 0, 0, 0)
