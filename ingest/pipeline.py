@@ -17,11 +17,11 @@ from pathlib import Path
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from ingest import line_hashes
 from ingest.batches import QUARANTINE_ROW, BatchTables, StagedRows, add_quarantine_row
 from ingest.classify import ClassifyOptions
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
-from ingest import line_hashes
 from ingest.load import AlreadyLoaded, EarlierRefusal, FileRow, FileStaging, KnownKey, PriorLoad, RawStore
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
