@@ -255,6 +255,12 @@ class FileStaging:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
+def _every_record_table(columns: str, where: str) -> str:
+    """A select of `columns` from every format's raw table where `where` holds, as one union (the record tables share
+    their columns: _RECORD_DDL)."""
+    return " union all ".join(f"select {columns} from raw.{name} where {where}" for name in FORMATS)
+
+
 class RawStore:
     """A write connection to the warehouse file, holding the raw layer's tables."""
 
@@ -407,8 +413,7 @@ class RawStore:
         ).fetchone()[0]
         if not known:
             return None
-        loaded = " union all ".join(
-            f"select source_line, record_sha256 from raw.{name} where source_path = ?" for name in FORMATS)
+        loaded = _every_record_table("source_line, record_sha256", "source_path = $path")
         refused = (
             f"select source_line, {_REFUSED_LINE_SHA}, quarantine_id "
             "from raw.quarantine where source_path = ? and source_line is not null"
@@ -417,16 +422,15 @@ class RawStore:
         for line, sha, quarantine_id in self.con.execute(refused, [source_path]).fetchall():
             refusal_ids[(line, sha)].append(quarantine_id)
         return LinesSeen(
-            set(self.con.execute(loaded, [source_path] * len(FORMATS)).fetchall()), set(refusal_ids), dict(refusal_ids)
+            set(self.con.execute(loaded, {"path": source_path}).fetchall()), set(refusal_ids), dict(refusal_ids)
         )
 
     def record_begun(self, source_path: str, source_line: int, text: str) -> tuple[str, dt.datetime] | None:
         """The last record loaded from this line of this path whose text begins with `text` (a last line cut off):
         (batch_id, ingested_at), or None. Said beside the refusal of that line, so a user reading it knows the
         record itself is in the warehouse whole."""
-        records = " union all ".join(
-            f"select batch_id, ingested_at from raw.{name} where source_path = $path and source_line = $line "
-            "and starts_with(record_json, $text)" for name in FORMATS)
+        records = _every_record_table(
+            "batch_id, ingested_at", "source_path = $path and source_line = $line and starts_with(record_json, $text)")
         row = self.con.execute(f"{records} order by ingested_at desc limit 1",
                                {"path": source_path, "line": source_line, "text": text}).fetchone()
         return (row[0], row[1]) if row is not None else None
@@ -448,8 +452,7 @@ class RawStore:
                   "finished": prior.finished_at}
         if not self.con.execute(f"select count(*) from raw.quarantine where {where}", params).fetchone()[0]:
             return []
-        own_records = " union all ".join(
-            f"select source_line from raw.{name} where batch_id = $batch and source_path = $path" for name in FORMATS)
+        own_records = _every_record_table("source_line", "batch_id = $batch and source_path = $path")
         rows = self.con.execute(
             "with own_lines as (select source_line from raw.quarantine where batch_id = $batch "
             f"  and source_path = $path and file_sha256 = $sha union all {own_records}) "
@@ -470,10 +473,10 @@ class RawStore:
         on disk holds it as refused again (reverted to the bytes refused then)."""
         if not quarantine_ids:
             return {}
-        records = " union all ".join(
-            f"select source_path, source_line, file_sha256, ingested_at from raw.{name} "
-            "where source_line in (select source_line from refusals) and (source_path in (select source_path from "
-            "refusals) or file_sha256 in (select file_sha256 from refusals))" for name in FORMATS)
+        records = _every_record_table(
+            "source_path, source_line, file_sha256, ingested_at",
+            "source_line in (select source_line from refusals) and (source_path in (select source_path from refusals) "
+            "or file_sha256 in (select file_sha256 from refusals))")
         rows = self.con.execute(
             "with refusals as (select quarantine_id, source_path, source_line, file_sha256, quarantined_at, "
             "  error_kind from raw.quarantine where quarantine_id in (select unnest(?::varchar[])) "
@@ -499,10 +502,9 @@ class RawStore:
             "and source_line is not null and batch_id <> ?", [source_path, file_sha256, batch_id],
         ).fetchone()[0]:
             return {}  # the usual case: nothing of this path or these bytes was refused
-        records = " union all ".join(
-            f"select source_path, source_line, file_sha256, ingested_at, batch_id from raw.{name} "
-            "where source_path in (select source_path from refusals) "
-            "or file_sha256 in (select file_sha256 from refusals)" for name in FORMATS)
+        records = _every_record_table(
+            "source_path, source_line, file_sha256, ingested_at, batch_id",
+            "source_path in (select source_path from refusals) or file_sha256 in (select file_sha256 from refusals)")
         rows = self.con.execute(
             "with refusals as (select source_path, source_line, file_sha256, quarantined_at, error_kind "
             "  from raw.quarantine where (source_path = $path or file_sha256 = $sha) "
