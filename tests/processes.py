@@ -1,10 +1,15 @@
 """Stopping the processes tests start (the app's server, Chromium, the submission API) without leaving one behind,
-and finding the children of a process and whether they still run (Linux /proc)."""
+finding the children of a process and whether they still run (Linux /proc), and a process that holds a DuckDB
+file open, as an analyst's shell or notebook does."""
 
 from __future__ import annotations
 
 import os
 import subprocess
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 
 def stop(process: subprocess.Popen | None, timeout: float = 10) -> None:
@@ -43,3 +48,18 @@ def running(pid: int) -> bool:
         except FileNotFoundError:
             continue  # that thread has ended
     return False
+
+
+@contextmanager
+def duckdb_held_open(path: Path, *, read_only: bool = False) -> Iterator[subprocess.Popen]:
+    """Another process with a DuckDB connection to `path` (DuckDB's file lock is taken per process), open until the
+    block ends."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(path)!r}, read_only={read_only}); "
+                               "print('open', flush=True); sys.stdin.read()"],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "open"
+        yield holder
+    finally:
+        holder.communicate("")

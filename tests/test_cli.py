@@ -14,6 +14,7 @@ from evalhouse.cli import main
 from evalhouse.publish import working_copy
 from evalhouse.lock import writer_lock
 from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, eval_form_record, instance_record, write_lines
+from tests.processes import duckdb_held_open
 
 
 def _run(capsys, *args: str) -> tuple[int, str, str]:
@@ -142,15 +143,9 @@ def test_a_write_connection_from_outside_evalhouse_gets_a_message_not_a_tracebac
     db = tmp_path / "w.duckdb"
     path = write_lines(tmp_path / "a.jsonl", [instance_record()])
     assert _run(capsys, "--db", str(db), "ingest", str(path))[0] == 0
-    holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(working_copy(db))!r}); "
-                               "print('open', flush=True); sys.stdin.read()"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "open"
-        code, _, err = _run(capsys, "--db", str(db), "ingest", str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")])))
-    finally:
-        holder.communicate("")
+    with duckdb_held_open(working_copy(db)):
+        code, _, err = _run(capsys, "--db", str(db), "ingest",
+                            str(write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="2")])))
     assert code == 3
     assert "open in another process" in err and "Traceback" not in err
 

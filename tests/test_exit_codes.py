@@ -23,6 +23,7 @@ from evalhouse.cli import _parser, main
 from evalhouse.publish import working_copy
 from evalhouse.settings import PROJECT_ROOT
 from tests.conftest import instance_record, write_lines
+from tests.processes import duckdb_held_open
 
 
 def _evalhouse(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
@@ -207,15 +208,8 @@ def test_a_report_of_a_file_that_is_no_warehouse_exits_2_naming_it(tmp_path):
 
 def test_a_report_of_a_warehouse_another_process_holds_for_writing_exits_3_naming_it(tmp_path):
     db = tmp_path / "w.duckdb"
-    holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(db)!r}); print('open', flush=True); "
-                               "sys.stdin.read()"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "open"
+    with duckdb_held_open(db) as holder:
         run = _evalhouse("--db", str(db), "report")
-    finally:
-        holder.communicate("")
     assert run.returncode == 3, run.stderr  # was 1, "is a build writing it?": evalhouse's builds never do
     (line,) = run.stderr.splitlines()
     assert line.startswith(f"evalhouse: cannot read {db}: a DuckDB connection from another process (PID "
@@ -231,15 +225,8 @@ def held_working_copy(tmp_path, request) -> Iterator[tuple[Path, subprocess.Pope
     db = tmp_path / "w.duckdb"
     assert _evalhouse("--db", str(db), "ingest", str(write_lines(tmp_path / "a.jsonl", [instance_record()]))
                       ).returncode == 0
-    holder = subprocess.Popen(
-        [sys.executable, "-c", f"import duckdb, sys; con = duckdb.connect({str(working_copy(db))!r}, "
-                               f"read_only={request.param}); print('open', flush=True); sys.stdin.read()"],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    try:
-        assert holder.stdout.readline().strip() == "open"
+    with duckdb_held_open(working_copy(db), read_only=request.param) as holder:
         yield db, holder
-    finally:
-        holder.communicate("")
 
 
 @pytest.mark.slow
