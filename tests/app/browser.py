@@ -240,6 +240,17 @@ class Browser:
             time.sleep(0.2)
         raise TimeoutError(f"{text!r} did not appear within {timeout:.0f} s")
 
+    def wait_for(self, expression: str, *, timeout: float = 30) -> Any:
+        """The value of `expression` once it is truthy: an element Streamlit renders after the page's first paint,
+        or renders again on a rerun (looked for once, it was missing on a loaded machine)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            value = self.evaluate(expression)
+            if value:
+                return value
+            time.sleep(0.2)
+        return None
+
     def content_height(self) -> int:
         value = self.evaluate(
             "(() => { const b = document.querySelector('[data-testid=\"stMainBlockContainer\"]');"
