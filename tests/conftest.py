@@ -137,15 +137,24 @@ def warehouse(tmp_path: Path) -> Warehouse:
     return Warehouse(tmp_path / "warehouse.duckdb")
 
 
+# dbt's own setting (--exclude-resource-type): the suite's builds leave out the project's dbt unit tests, which
+# check the models' logic on fixed inputs whatever the warehouse holds. They took about 10 of an empty warehouse's
+# 25 s build, in each of the suite's many builds. tests/models/test_dbt_unit_tests.py runs every one of them, and
+# a test that is about unit tests running or not removes the setting (monkeypatch.delenv(UNIT_TESTS_OFF)).
+UNIT_TESTS_OFF = "DBT_EXCLUDE_RESOURCE_TYPES"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
     """dbt's files (manifest, partial parse, logs) for the builds a test starts without a target path, as
     `evalhouse build` does: in this session's temporary directory, not the project's target/. `make test` runs
     the tests in parallel workers (pytest-xdist), each a session of its own, and two builds writing one
-    target/ at once could read each other's half-written partial parse."""
+    target/ at once could read each other's half-written partial parse. And the dbt unit tests are left out
+    (UNIT_TESTS_OFF), in this process's builds and in those of the processes it starts."""
     target = tmp_path_factory.mktemp("dbt_target")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DBT_TARGET_PATH", str(target))  # inherited by the build processes the tests start
+        patch.setenv(UNIT_TESTS_OFF, "unit_test")
         yield target
 
 

@@ -15,7 +15,7 @@ from evalhouse.build import AS_OF_BUILD, built_fingerprint, plan_build, project_
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
 from evalhouse.settings import Settings
-from tests.conftest import eval_form_record, instance_record, write_lines
+from tests.conftest import UNIT_TESTS_OFF, eval_form_record, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -73,7 +73,8 @@ def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(settings
 
 
 def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_rows(
-        five_trials_built, settings, tmp_path, capfd):
+        five_trials_built, settings, tmp_path, capfd, monkeypatch):
+    monkeypatch.delenv(UNIT_TESTS_OFF)  # so that the unit tests left out below are left out by the build's plan
     _, first_nodes = five_trials_built  # the first build ran everything
     work = working_copy(settings.db_path)
     assert plan_build(work, project_fingerprint()).select == (AS_OF_BUILD,)
