@@ -121,7 +121,8 @@ def test_a_refused_line_a_later_run_found_held_loaded_is_marked_loaded_later_by_
         "lines.loaded_later_source_format, lines.loaded_later_at = resolutions.resolved_at "
         "from marts.fct_quarantined_lines as lines "
         "left join raw.quarantine_resolutions as resolutions using (quarantine_id) order by lines.source_path")
-    named = [(path.rsplit("/", 1)[1], line, kind, resolving.get(batch), *rest) for path, line, kind, batch, *rest in rows]
+    named = [(path.rsplit("/", 1)[1], line, kind, resolving.get(batch), *rest)
+             for path, line, kind, batch, *rest in rows]
     assert named == [
         ("changed.jsonl", 2, "invalid_json", "changed", "eee_instance", True),
         ("cut.jsonl", 3, "truncated", "cut", "eee_instance", True),
