@@ -70,10 +70,13 @@ def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
     with writer_lock(settings.db_path, "build", wait_seconds):
         _note_if_working_copy_gone(settings)
         work = prepare_working_copy(settings.db_path)
-        if not work.exists():
-            from ingest.load import RawStore
+        from ingest.load import RawStore
 
-            RawStore(work).close()  # a first build with nothing ingested: the raw tables, empty
+        # The raw tables the models read, as this version's ingester creates them: empty in a first build with
+        # nothing ingested, and those added since an older version last ingested into the file (its DDL creates
+        # only what is missing), which dbt's sources would otherwise not find.
+        with _held_is_busy(settings.db_path):
+            RawStore(work).close()
         with _recorded(settings, "build"):
             # A process holding the working copy is found by dbt's process as it opens the file, which it then holds
             # to the end (build.WorkingCopyHeld): busy (exit 3), not a failed build (exit 1).

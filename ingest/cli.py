@@ -88,7 +88,7 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
         stream.write(f"{len(already)} file(s) already loaded with the same content: nothing added.\n")
     for f in summary.files:
         if (f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message)
-                or (f.status == "already_loaded" and f.n_loaded_before)):
+                or (f.status == "already_loaded" and (f.n_loaded_before or f.n_resolved))):
             stream.write(f"{f.status}: {f.path}: {f.message}\n")
     if sum(1 for f in summary.files if f.n_resolved) > 1:  # one file's message says it already
         stream.write(f"In all, {resolved_note(summary.resolved, summary.completed)}.\n")

@@ -19,7 +19,7 @@ import json
 import os
 import shutil
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +102,19 @@ _DDL = [
         file_sha256 varchar not null,
         batch_id varchar not null,
         quarantined_at timestamp not null
+    )""",
+    # A refusal still open whose line a later run found held loaded without loading a record from it: the file
+    # skipped whole as loaded before by bytes that hold the line accepted, or the line's record found already
+    # stored while the file was read (RawStore.resolve_refusals). marts.fct_quarantined_lines counts it loaded
+    # later, as it counts a record loaded after the refusal from the line. At most one row per refusal.
+    """create table if not exists raw.quarantine_resolutions (
+        quarantine_id varchar not null,
+        batch_id varchar not null,
+        source_path varchar not null,
+        file_sha256 varchar not null,
+        source_line bigint not null,
+        format varchar not null,
+        resolved_at timestamp not null
     )""",
     *(f"create table if not exists raw.{name} ({_RECORD_DDL})" for name in FORMATS),
 ]
@@ -259,6 +272,34 @@ def _every_record_table(columns: str, where: str) -> str:
     """A select of `columns` from every format's raw table where `where` holds, as one union (the record tables share
     their columns: _RECORD_DDL)."""
     return " union all ".join(f"select {columns} from raw.{name} where {where}" for name in FORMATS)
+
+
+def _records_of_refusals(columns: str) -> str:
+    """The record tables' rows (`columns`) that may have loaded a refusal's line later: at a line of one of the
+    refusals (a CTE `refusals` of raw.quarantine rows), from its path or of its bytes."""
+    return _every_record_table(
+        columns,
+        "source_line in (select source_line from refusals) and (source_path in (select source_path from refusals) "
+        "or file_sha256 in (select file_sha256 from refusals))")
+
+
+# Whether a refusal (a row of the CTE `refusals`, with a line) is no longer still refused: a record loaded after it
+# from the same line of the same bytes or of the same path (`records`: _records_of_refusals), or a run found its line
+# held loaded (raw.quarantine_resolutions). The rule of marts.fct_quarantined_lines.loaded_later_at, in Python's
+# lookups; `{batch}` leaves out what one run did (as '' it leaves out nothing).
+_LOADED_LATER = (
+    "(exists (select 1 from records where records.source_line = refusals.source_line{records_batch} "
+    "  and (records.file_sha256 = refusals.file_sha256 or records.source_path = refusals.source_path) "
+    "  and records.ingested_at > refusals.quarantined_at) "
+    " or exists (select 1 from raw.quarantine_resolutions as resolutions "
+    "  where resolutions.quarantine_id = refusals.quarantine_id{resolutions_batch}))"
+)
+
+
+def _loaded_later(but_batch: bool = False) -> str:
+    """_LOADED_LATER, leaving out the records and resolutions of the run $batch when `but_batch`."""
+    return _LOADED_LATER.format(records_batch=" and records.batch_id <> $batch" if but_batch else "",
+                                resolutions_batch=" and resolutions.batch_id <> $batch" if but_batch else "")
 
 
 class RawStore:
@@ -435,11 +476,12 @@ class RawStore:
                                {"path": source_path, "line": source_line, "text": text}).fetchone()
         return (row[0], row[1]) if row is not None else None
 
-    def refusals_of_load(self, prior: PriorLoad, file_sha256: str) -> list[str]:
-        """The quarantine_id of each line an earlier load of these bytes refused (and quarantined)."""
-        return [row[0] for row in self.con.execute(
-            "select quarantine_id from raw.quarantine where batch_id = ? and source_path = ? and file_sha256 = ?",
-            [prior.batch_id, prior.source_path, file_sha256]).fetchall()]
+    def refusals_of_load(self, prior: PriorLoad, file_sha256: str) -> dict[str, int | None]:
+        """The lines an earlier load of these bytes refused (and quarantined): {quarantine_id: source_line}, None for
+        a refusal of the whole file."""
+        return dict(self.con.execute(
+            "select quarantine_id, source_line from raw.quarantine where batch_id = ? and source_path = ? "
+            "and file_sha256 = ?", [prior.batch_id, prior.source_path, file_sha256]).fetchall())
 
     def refusals_before_load(self, prior: PriorLoad, file_sha256: str) -> list[EarlierRefusal]:
         """The refusals an earlier load of these bytes may have carried: made before it by another run, at its path
@@ -469,34 +511,30 @@ class RawStore:
     def refusals_loaded_later(self, quarantine_ids: Sequence[str]) -> dict[str, bool]:
         """Of these refusals, those whose line a later run loaded: {quarantine_id: whether it was cut off
         (truncated)}. The rule of marts.fct_quarantined_lines.loaded_later_at: a record loaded after the refusal
-        from the same line of the same bytes or of the same path. Such a line is in the warehouse even when the file
-        on disk holds it as refused again (reverted to the bytes refused then)."""
+        from the same line of the same bytes or of the same path, or a run that found the line held loaded
+        (raw.quarantine_resolutions). Such a line is in the warehouse even when the file on disk holds it as refused
+        again (reverted to the bytes refused then)."""
         if not quarantine_ids:
             return {}
-        records = _every_record_table(
-            "source_path, source_line, file_sha256, ingested_at",
-            "source_line in (select source_line from refusals) and (source_path in (select source_path from refusals) "
-            "or file_sha256 in (select file_sha256 from refusals))")
+        records = _records_of_refusals("source_path, source_line, file_sha256, ingested_at")
         rows = self.con.execute(
             "with refusals as (select quarantine_id, source_path, source_line, file_sha256, quarantined_at, "
-            "  error_kind from raw.quarantine where quarantine_id in (select unnest(?::varchar[])) "
+            "  error_kind from raw.quarantine where quarantine_id in (select unnest($ids::varchar[])) "
             "  and source_line is not null), "
             f"records as ({records}) "
-            "select quarantine_id, bool_or(error_kind = 'truncated') from refusals where exists (select 1 from records "
-            "  where records.source_line = refusals.source_line "
-            "  and (records.file_sha256 = refusals.file_sha256 or records.source_path = refusals.source_path) "
-            "  and records.ingested_at > refusals.quarantined_at) "
+            f"select quarantine_id, bool_or(error_kind = 'truncated') from refusals where {_loaded_later()} "
             "group by quarantine_id",
-            [list(quarantine_ids)],
+            {"ids": list(quarantine_ids)},
         ).fetchall()
         return dict(rows)
 
     def refusals_resolved(self, source_path: str, file_sha256: str, batch_id: str) -> dict[int, bool]:
         """The lines of this file that an earlier run refused, still refused until this batch, and that this batch
-        loaded (inside the caller's transaction, after load_staged): {line: whether a refusal was of the line cut
-        off (truncated)}. The rule of marts.fct_quarantined_lines: a refusal is resolved by a record loaded after it
-        from the same line of the same bytes (the file renamed back, other options) or of the same path (the file
-        completed or corrected in place)."""
+        loaded or found held loaded (inside the caller's transaction, after load_staged and resolve_refusals): {line:
+        whether a refusal was of the line cut off (truncated)}. The rule of marts.fct_quarantined_lines: a refusal
+        is resolved by a record loaded after it from the same line of the same bytes (the file renamed back, other
+        options) or of the same path (the file completed or corrected in place), or by a run that found its line
+        held loaded (raw.quarantine_resolutions: its record already stored)."""
         if not self.con.execute(
             "select count(*) from raw.quarantine where (source_path = ? or file_sha256 = ?) "
             "and source_line is not null and batch_id <> ?", [source_path, file_sha256, batch_id],
@@ -506,20 +544,94 @@ class RawStore:
             "source_path, source_line, file_sha256, ingested_at, batch_id",
             "source_path in (select source_path from refusals) or file_sha256 in (select file_sha256 from refusals)")
         rows = self.con.execute(
-            "with refusals as (select source_path, source_line, file_sha256, quarantined_at, error_kind "
-            "  from raw.quarantine where (source_path = $path or file_sha256 = $sha) "
+            "with refusals as (select quarantine_id, source_path, source_line, file_sha256, quarantined_at, "
+            "  error_kind from raw.quarantine where (source_path = $path or file_sha256 = $sha) "
             "  and source_line is not null and batch_id <> $batch), "
             f"records as ({records}), "
-            "still_refused as (select * from refusals where not exists (select 1 from records "
-            "  where records.batch_id <> $batch and records.source_line = refusals.source_line "
-            "  and (records.file_sha256 = refusals.file_sha256 or records.source_path = refusals.source_path) "
-            "  and records.ingested_at > refusals.quarantined_at)) "
+            f"still_refused as (select * from refusals where not {_loaded_later(but_batch=True)}) "
             "select source_line, bool_or(error_kind = 'truncated') from still_refused "
             "where source_line in (select source_line from records where batch_id = $batch and source_path = $path) "
+            "  or quarantine_id in (select quarantine_id from raw.quarantine_resolutions where batch_id = $batch) "
             "group by source_line",
             {"path": source_path, "sha": file_sha256, "batch": batch_id},
         ).fetchall()
         return dict(rows)
+
+    def refused_lines(self, source_path: str, file_sha256: str) -> set[int]:
+        """The lines an earlier run refused at this path or in these bytes, resolved or not: a load of the file
+        notes which of them it accepts (resolve_refusals). Empty, the usual case, after one look at raw.quarantine."""
+        return {row[0] for row in self.con.execute(
+            "select distinct source_line from raw.quarantine where (source_path = ? or file_sha256 = ?) "
+            "and source_line is not null", [source_path, file_sha256]).fetchall()}
+
+    def open_refusals(self, source_path: str, file_sha256: str, leave_out: Collection[int]) -> dict[int, list[str]]:
+        """The refusals of lines at this path or of these bytes that are still open (neither loaded later nor
+        resolved: _LOADED_LATER), but those of the lines in `leave_out`: {line: quarantine_ids}. {} after one count
+        over raw.quarantine when nothing of this path or these bytes was refused, the usual case, so a skip stays a
+        lookup."""
+        where = "(source_path = $path or file_sha256 = $sha) and source_line is not null"
+        params = {"path": source_path, "sha": file_sha256}
+        if not self.con.execute(f"select count(*) from raw.quarantine where {where}", params).fetchone()[0]:
+            return {}
+        records = _records_of_refusals("source_path, source_line, file_sha256, ingested_at")
+        rows = self.con.execute(
+            "with refusals as (select quarantine_id, source_path, source_line, file_sha256, quarantined_at "
+            f"  from raw.quarantine where {where} and source_line not in (select unnest($leave_out::bigint[]))), "
+            f"records as ({records}) "
+            f"select source_line, quarantine_id from refusals where not {_loaded_later()} "
+            "order by source_line, quarantine_id",
+            {**params, "leave_out": sorted(leave_out)},
+        ).fetchall()
+        open_by_line: dict[int, list[str]] = defaultdict(list)
+        for line, quarantine_id in rows:
+            open_by_line[line].append(quarantine_id)
+        return dict(open_by_line)
+
+    def lines_held_loaded(self, line_sha256s: dict[int, str]) -> dict[int, str]:
+        """Of these lines ({line: sha256 of its text, as ingest/line_hashes.py hashes it}), those whose text is a
+        record stored in the warehouse (its record_sha256): {line: the format it was first stored as}."""
+        if not line_sha256s:
+            return {}
+        stored = " union all ".join(
+            f"select record_sha256, '{name}' as format, ingested_at from raw.{name} "
+            "where record_sha256 in (select unnest($shas::varchar[]))" for name in FORMATS)  # names of the registry
+        first = dict(self.con.execute(
+            f"select record_sha256, arg_min(format, (ingested_at, format)) from ({stored}) group by record_sha256",
+            {"shas": sorted(set(line_sha256s.values()))}).fetchall())
+        return {line: first[sha] for line, sha in line_sha256s.items() if sha in first}
+
+    def resolve_refusals(self, source_path: str, file_sha256: str, batch_id: str, resolved_at: dt.datetime,
+                         held: dict[int, str]) -> dict[int, bool]:
+        """Record that this run found these lines of the file (this path, these bytes) held loaded, {line: the
+        format of its record}: their records stored already, so none is loaded from them. Each refusal of such a
+        line at this path or of these bytes, made by an earlier run and still open (_LOADED_LATER: a record this run
+        loaded from the line resolves it already), gets its row in raw.quarantine_resolutions, inside the caller's
+        transaction. Returns {line: whether a refusal resolved was of the line cut off (truncated)}; {} when none,
+        writing nothing."""
+        if not held:
+            return {}
+        lines = sorted(held)
+        params = {"path": source_path, "sha": file_sha256, "batch": batch_id, "at": resolved_at,
+                  "lines": lines, "formats": [held[line] for line in lines]}
+        records = _records_of_refusals("source_path, source_line, file_sha256, ingested_at")
+        resolved = [row[0] for row in self.con.execute(
+            "insert into raw.quarantine_resolutions (quarantine_id, batch_id, source_path, file_sha256, source_line, "
+            "  format, resolved_at) "
+            "select quarantine_id, $batch, $path, $sha, source_line, format, $at from ("
+            "  with held as (select unnest($lines::bigint[]) as source_line, unnest($formats::varchar[]) as format), "
+            "  refusals as (select quarantine_id, source_path, source_line, file_sha256, quarantined_at "
+            "    from raw.quarantine where (source_path = $path or file_sha256 = $sha) and batch_id <> $batch "
+            "    and source_line in (select source_line from held)), "
+            f"  records as ({records}) "
+            "  select refusals.quarantine_id, refusals.source_line, held.format from refusals "
+            "  inner join held on held.source_line = refusals.source_line "
+            f"  where not {_loaded_later()}) "
+            "returning quarantine_id", params).fetchall()]
+        if not resolved:
+            return {}
+        return dict(self.con.execute(
+            "select source_line, bool_or(error_kind = 'truncated') from raw.quarantine "
+            "where quarantine_id in (select unnest(?::varchar[])) group by source_line", [resolved]).fetchall())
 
     def known_keys(self, format_name: str, keys: Sequence[str]) -> dict[str, list[KnownKey]]:
         """Every stored record under each key (several when a format keeps versions), in load order."""

@@ -73,8 +73,10 @@ class FileOutcome:
     # Lines of this input refused again (or, for a file skipped whole, by the load that covers it) that an earlier run
     # quarantined: not this run's quarantine rows, but still refused (--fail-on-reject counts them).
     n_still_refused: int = 0
-    # Lines an earlier run refused, at this path or in these bytes, that this run loaded: their refusals are resolved
-    # (marts.fct_quarantined_lines.loaded_later_at), no longer still refused. n_completed of them were cut off.
+    # Lines an earlier run refused, at this path or in these bytes, that this run loaded, or found held loaded (their
+    # records stored already: the file skipped whole as loaded by bytes holding the line accepted, or the line's
+    # record found stored as it was read): their refusals are resolved (marts.fct_quarantined_lines.loaded_later_at),
+    # no longer still refused. n_completed of them were cut off.
     n_resolved: int = 0
     n_completed: int = 0
     # Lines of this input refused again as an earlier run refused them, though a later run loaded their line from
@@ -171,7 +173,7 @@ def _ingest_file(
     priors = store.prior_loads(sha)
     covering = _covering_load(store, priors, path, sha, options)
     if covering is not None:
-        return _skipped(store, *covering, path, sha)
+        return _skipped(store, *covering, path, sha, batch_id, options)
     started = _now()
     clock = time.perf_counter()
     staging = store.staging(f"{batch_id}-{sha[:16]}")
@@ -180,7 +182,12 @@ def _ingest_file(
         load.run()  # reads, classifies and stages the whole file; nothing is in the warehouse yet
         with store.transaction():  # then the file goes in whole, or not at all
             load.skip_already_loaded(store.load_staged(staging, str(path), sha, load.now, batch_id))
+            # A line an earlier run refused that this run accepts but finds stored already (nothing loads from it):
+            # its refusal, if still open, is resolved by this run all the same.
+            held = store.resolve_refusals(str(path), sha, batch_id, load.now, load.held_lines)
             load.earlier_loaded = store.refusals_loaded_later(load.earlier_refusal_ids())
+            if load.loaded_records() or held:
+                load.resolved = store.refusals_resolved(str(path), sha, batch_id)
             if priors and load.adds_nothing():
                 # These bytes were read again to retry the lines an earlier load refused (another name or
                 # options): they fail again the same way, so the manifest records nothing new either.
@@ -188,12 +195,13 @@ def _ingest_file(
                 notes = [f"{_already_message(priors[-1], path)}; read again to retry the "
                          f"{priors[-1].n_quarantined:,} line(s) it quarantined: none loads with this name and these "
                          "options"]
+                if retried.n_resolved:
+                    notes.append(resolved_note(retried.n_resolved, retried.n_completed))
                 if retried.n_loaded_before:
                     notes.append(loaded_before_note(retried.n_loaded_before, retried.n_cut_off_again))
                 return FileOutcome(path, "already_loaded", "; ".join(notes), n_still_refused=retried.n_still_refused,
+                                   n_resolved=retried.n_resolved, n_completed=retried.n_completed,
                                    n_loaded_before=retried.n_loaded_before, n_cut_off_again=retried.n_cut_off_again)
-            if load.loaded_records():
-                load.resolved = store.refusals_resolved(str(path), sha, batch_id)
             finished = _now()
             store.append_file(load.file_row(started, finished, (time.perf_counter() - clock) * 1000, in_landing))
             store.append_repairs(load.repair_rows())
@@ -211,21 +219,48 @@ def _ingest_file(
     return load.outcome()
 
 
-def _skipped(store: RawStore, covering: PriorLoad, carried: dict[int, list[str]], path: Path,
-             sha: str) -> FileOutcome:
+def _skipped(store: RawStore, covering: PriorLoad, carried: dict[int, list[str]], path: Path, sha: str,
+             batch_id: str, options: IngestOptions) -> FileOutcome:
     """A file skipped whole: what the load that covers it refused is what these bytes hold refused now, those of its
     lines it quarantined and those it carried (refused as an earlier run refused them, not quarantined twice). Each
     such line is still refused unless a later run loaded it (the file completed or corrected, then reverted to these
-    bytes: the line's record is in the warehouse, and marts.fct_quarantined_lines says so too)."""
-    lines = [[quarantine_id] for quarantine_id in store.refusals_of_load(covering, sha)] + list(carried.values())
+    bytes: the line's record is in the warehouse, and marts.fct_quarantined_lines says so too). Its other lines it
+    holds accepted: a refusal of one of them still open is resolved by this run (_resolved_by_skip)."""
+    refused = store.refusals_of_load(covering, sha)
+    lines = [[quarantine_id] for quarantine_id in refused] + list(carried.values())
     loaded = store.refusals_loaded_later([quarantine_id for ids in lines for quarantine_id in ids])
     loaded_lines = [flags for flags in ([loaded[i] for i in ids if i in loaded] for ids in lines) if flags]
     n_loaded, n_cut_off = len(loaded_lines), sum(1 for flags in loaded_lines if any(flags))
+    held_refused = {line for line in refused.values() if line is not None} | set(carried)
+    resolved = _resolved_by_skip(store, covering, path, sha, batch_id, options, held_refused)
     message = _already_message(covering, path)
+    if resolved:
+        message += "; " + resolved_note(len(resolved), sum(resolved.values()))
     if n_loaded:
         message += "; " + loaded_before_note(n_loaded, n_cut_off)
     return FileOutcome(path, "already_loaded", message, n_still_refused=len(lines) - n_loaded,
+                       n_resolved=len(resolved), n_completed=sum(resolved.values()),
                        n_loaded_before=n_loaded, n_cut_off_again=n_cut_off)
+
+
+def _resolved_by_skip(store: RawStore, covering: PriorLoad, path: Path, sha: str, batch_id: str,
+                      options: IngestOptions, held_refused: set[int]) -> dict[int, bool]:
+    """The refusals a file skipped whole resolves: those still open of a line at its path or in its bytes (a run
+    after the covering load refused the line as the file then held it: cut off, or edited to bad JSON) that these
+    bytes hold as a record stored in the warehouse, the line's text hashed as the ingester hashes it (under the
+    covering load's options) equal to a stored record's record_sha256. The lines the covering load refused or
+    carried (`held_refused`) hold what was refused. Each is recorded in raw.quarantine_resolutions in one
+    transaction: {line: whether one was cut off}. A path and bytes with nothing refused cost one count, and only
+    the lines of open refusals are read (ingest/line_hashes.py); nothing resolved, nothing written."""
+    open_refusals = store.open_refusals(str(path), sha, held_refused)
+    if not open_refusals:
+        return {}
+    limit = covering.max_record_bytes if covering.max_record_bytes is not None else options.max_record_bytes
+    held = store.lines_held_loaded(line_hashes.refused_line_sha256s(path, open_refusals, limit, covering.strict))
+    if not held:
+        return {}
+    with store.transaction():
+        return store.resolve_refusals(str(path), sha, batch_id, _now(), held)
 
 
 def path_in_landing(path: Path, landing: Path | None) -> str | None:
@@ -324,6 +359,10 @@ class _FileLoad:
         self.n_lines = self.n_blank = self.n_unchanged = self.n_changed = self.n_refused_unchanged = 0
         self.changed_lines: Counter = Counter()  # line -> rows of it counted in n_changed
         self.resolved: dict[int, bool] = {}  # lines an earlier run refused, loaded now -> whether one was cut off
+        # the lines an earlier run refused at this path or in these bytes (none, the usual case), and those of them
+        # this run accepts (a record, loaded now or stored before: RawStore.resolve_refusals) -> the record's format
+        self.refused_lines = store.refused_lines(self.source_path, file_sha)
+        self.held_lines: dict[int, str] = {}
         # a last line cut off, quarantined by this run, that begins the record this path's line held when loaded
         # before: line -> (batch_id, ingested_at) of that record, said in the file's message
         self.cut_off_begins: dict[int, tuple[str, dt.datetime]] = {}
@@ -374,9 +413,13 @@ class _FileLoad:
                     self.refused_unchanged_ids.append(self.seen.refusal_ids.get((line, sha), []))
             rejected = rejected.filter(pa.array(keep_rejected))
         extra = _empty_rows()
+        held: dict[int, str] = {}
         for format_name, accepted in tables.accepted.items():
             fmt = FORMATS[format_name]
             index = accepted.index
+            if self.refused_lines:
+                held.update((line, format_name) for line in index.column("source_line").to_pylist()
+                            if line in self.refused_lines)
             if fmt.loaded_once:  # a record loaded before is left out at load (RawStore.load_staged)
                 self._count_changed(index, "record_sha256")
                 keep = [True] * index.num_rows
@@ -398,6 +441,9 @@ class _FileLoad:
                 index = index.filter(mask)
             self.counts[format_name].accepted += index.num_rows
             self._count_repairs(format_name, index)
+        if held:  # accepted, so held loaded, but a record refused as a conflict (an id reused)
+            conflicts = set(extra["source_line"])
+            self.held_lines.update((line, name) for line, name in held.items() if line not in conflicts)
         self._find_cut_off_begun(rejected)
         self._stage_quarantine(rejected)
         self._stage_quarantine(pa.Table.from_pydict(extra, schema=QUARANTINE_ROW))

@@ -5,6 +5,7 @@ tests/models/test_incremental.py holds the marts of such builds equal to one ful
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -125,6 +126,38 @@ def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_ro
     assert plan_build(work, project_fingerprint()).select is None
     _execute(work, "drop table main.evalhouse_build_sources")
     assert plan_build(work, project_fingerprint()).select is None
+
+
+def test_a_refusal_resolved_by_a_skipped_file_alone_builds_the_quarantine_marts(settings, tmp_path, capfd):
+    """A file whole, cut off (its last line refused), built; then whole again: skipped as loaded, the run adds a row
+    to raw.quarantine_resolutions alone. The next build selects what depends on that table, and
+    fct_quarantined_lines marks the refusal loaded later by that run. A warehouse an older version ingested into,
+    without the table, builds too: the build creates the raw tables it lacks."""
+    path = tmp_path / "f.jsonl"
+    records = [json.dumps(instance_record(sample_id=f"f{i}")) for i in range(2)]
+    path.write_text(f"{records[0]}\n{records[1]}\n")
+    ingest(settings, [path])
+    path.write_text(f"{records[0]}\n{records[1][:40]}")
+    assert ingest(settings, [path]).quarantined == 1
+    assert build(settings).ok
+    path.write_text(f"{records[0]}\n{records[1]}\n")
+    resolving = ingest(settings, [path])
+    assert (resolving.accepted, resolving.resolved) == (0, 1)
+    capfd.readouterr()
+
+    work = working_copy(settings.db_path)
+    assert plan_build(work, project_fingerprint()).select == ("source:ingest.quarantine_resolutions+", AS_OF_BUILD)
+    resolved = build(settings)
+    assert resolved.ok and "new rows in ingest.quarantine_resolutions" in capfd.readouterr().out
+    assert "model.evalhouse.fct_quarantined_lines" in resolved.nodes
+    query = "select loaded_later_batch_id, loaded_later_source_format from marts.fct_quarantined_lines"
+    with duckdb.connect(str(work), read_only=True) as con:
+        assert con.execute(query).fetchall() == [(resolving.batch_id, "eee_instance")]
+
+    _execute(work, "drop table raw.quarantine_resolutions")
+    assert build(settings).ok
+    with duckdb.connect(str(work), read_only=True) as con:
+        assert con.execute(query).fetchall() == [(None, None)]
 
 
 def test_the_build_process_reports_a_warehouse_file_it_could_not_close(monkeypatch):

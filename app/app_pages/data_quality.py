@@ -76,7 +76,8 @@ st.caption(
     "Every ingest run with what it loaded; every line the ingester refused, with the reason, the JSON pointer of the "
     "failing part and its original text; and the named compatibility repairs real files needed. Nothing is lost: a "
     "refused line stays on record, and once a later ingest loads it (its file fixed, renamed back or read with other "
-    "options) it is marked loaded later and no longer counted as still refused."
+    "options) or finds it loaded already (the file whole again, or the line edited back) it is marked loaded later "
+    "and no longer counted as still refused."
 )
 
 runs = db.query(
@@ -204,8 +205,9 @@ else:
     shows = {"refused": "Still refused", "all": "All, with those loaded later"}
     show = filters.segmented("Lines", list(shows), param="show", default="refused", format_func=shows.get,
                              help="A line refused by one run and loaded by a later run of the same file (completed "
-                                  "or corrected in place, its name restored, --strict or a wrong --format dropped) "
-                                  "needs no more work.")
+                                  "or corrected in place, its name restored, --strict or a wrong --format dropped), "
+                                  "or found loaded already by a later run (the file whole again, the line edited "
+                                  "back), needs no more work.")
     st.caption(f"{n_loaded_later:,} of the {len(quarantine.frame):,} refused line(s) were loaded by a later run of the "
                "same file" + (", and are left out here." if show == "refused" and n_loaded_later else "."))
     q = quarantine.frame if show == "all" else quarantine.frame[quarantine.frame["loaded_later_at"].isna()]

@@ -8,7 +8,7 @@ import json
 import duckdb
 import pytest
 
-from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, instance_record, write_lines
+from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, eval_form_record, instance_record, write_lines
 
 
 def _good(n: int) -> list[dict]:
@@ -362,3 +362,33 @@ def test_a_number_too_large_for_a_double_is_refused_as_non_finite(warehouse, tmp
     warehouse.ingest(path)
     row = _only_quarantined(warehouse)
     assert row["error_kind"] == "non_finite_number" and "too large for a double" in row["error_message"]
+
+
+def test_a_keyed_record_edited_to_bad_json_and_back_resolves_its_refusals_but_a_conflict_in_its_place_does_not(
+        warehouse, tmp_path):
+    """Eval forms (records with an id): line 2 edited to bad JSON (refused), then to a record reusing its eval_id with
+    other content (refused as a conflict: the line holds no record the warehouse has, so the first refusal stays
+    open), then back to the bytes first loaded: skipped whole, and both refusals of line 2 are resolved by that run,
+    one line resolved. A run of the same bytes again resolves nothing and adds nothing."""
+    forms = [eval_form_record() for _ in range(3)]
+    path = tmp_path / "forms.jsonl"
+    write_lines(path, forms)
+    assert warehouse.ingest(path).accepted == 3
+    write_lines(path, [forms[0], "{bad json", forms[2]])
+    assert warehouse.ingest(path).quarantined == 1
+    write_lines(path, [forms[0], {**forms[1], "created_at": "2026-11-17T10:04:00Z"}, forms[2]])
+    conflict = warehouse.ingest(path)
+    assert (conflict.quarantined, conflict.resolved) == (1, 0)
+    assert warehouse.rows("select count(*) from raw.quarantine_resolutions") == [(0,)]
+
+    write_lines(path, forms)
+    reverted = warehouse.ingest(path)
+    assert (reverted.files[0].status, reverted.resolved, reverted.still_refused) == ("already_loaded", 1, 0)
+    assert warehouse.rows(
+        "select quarantine.error_kind, resolutions.source_line, resolutions.format, resolutions.batch_id "
+        "from raw.quarantine_resolutions as resolutions inner join raw.quarantine using (quarantine_id) "
+        "order by 1") == [("conflict", 2, "eval_form", reverted.batch_id), ("invalid_json", 2, "eval_form",
+                                                                            reverted.batch_id)]
+    before = warehouse.row_counts()
+    assert warehouse.ingest(path).resolved == 0
+    assert warehouse.row_counts() == before

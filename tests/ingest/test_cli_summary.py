@@ -68,8 +68,9 @@ def test_a_cut_off_copy_of_a_file_that_loaded_whole_is_quarantined_and_names_the
     """Loaded whole, then cut off (a copy reverted, or read while being rewritten): the cut-off last line fails
     validation, so it is quarantined as truncated and --fail-on-reject fails on it, as any cut-off line; the file's
     message adds that it begins the record the first run loaded from that line, so nothing of that record is missing.
-    Whole again, then cut off again: both skipped as loaded, and the refusal is still refused (no run loaded the line
-    after it). A cut-off line that begins another record gets no such note."""
+    Whole again, then cut off again: both skipped as loaded. The whole bytes hold the line loaded, so that run
+    resolves the refusal (raw.quarantine_resolutions); the cut-off bytes then hold it cut off again, not still
+    refused, as after a run that loaded the line. A cut-off line that begins another record gets no such note."""
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(3)
     cut, whole = f"{records[0]}\n{records[1][:40]}", f"{records[0]}\n{records[1]}\n"
@@ -97,13 +98,18 @@ def test_a_cut_off_copy_of_a_file_that_loaded_whole_is_quarantined_and_names_the
     assert row[:4] == (2, 0, 1, 1) and note in row[4]  # the manifest keeps the note
 
     path.write_text(whole)
-    code, out = _ingest(capsys, db, path)
-    assert code == 0 and "still refused" not in out
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer), answer["completed"]) == (0, "already_loaded", 0, 0, 1, 0, 1)
+    assert "1 line cut off before is now complete and loaded: its earlier refusal is resolved" in (
+        answer["files"][0]["message"])
     path.write_text(cut)
-    code, out = _ingest(capsys, db, path)  # the same cut-off bytes, skipped whole: their refusal stands
-    assert code == 1
-    assert "1 line(s) of these inputs are still refused" in out
-    assert "do not load as the files hold them now" not in out
+    code, out = _ingest(capsys, db, path)  # the same cut-off bytes, skipped whole: their refusal was resolved
+    assert code == 0
+    assert "still refused: an earlier run quarantined" not in out
+    assert "1 line(s) of these inputs (cut off) do not load as the files hold them now" in out
+    code, answer = _json(capsys, db, path)
+    assert (code, answer["still_refused"], answer["resolved"], answer["loaded_before"], answer["cut_off_again"]) == (
+        0, 0, 0, 1, 1)
 
     path.write_text(f"{records[0]}\n{records[2][:-10]}")  # another record cut off at line 2: nothing loaded it
     code, out = _ingest(capsys, db, path, "--output", "json")
@@ -270,3 +276,111 @@ def test_a_grown_file_whose_carried_refusal_drops_with_strict_is_read_again_with
     assert _rows(db, "select count(*) from raw.eee_instance where source_line = 1") == [(1,)]
     code, answer = _json(capsys, db, path)
     assert (code, *_counts(answer)) == (0, "already_loaded", 0, 0, 0, 0)
+
+
+def _row_counts(db: Path) -> dict[str, int]:
+    """Rows in every raw table: what "a run adds nothing" is measured on."""
+    tables = [t for (t,) in _rows(db, "select table_name from information_schema.tables where table_schema = 'raw'")]
+    return {t: _rows(db, f'select count(*) from raw."{t}"')[0][0] for t in sorted(tables)}
+
+
+def _resolutions(db: Path) -> list[tuple]:
+    return _rows(db, "select resolutions.batch_id, resolutions.source_line, resolutions.format, quarantine.error_kind "
+                     "from raw.quarantine_resolutions as resolutions inner join raw.quarantine using (quarantine_id) "
+                     "order by resolutions.resolved_at")
+
+
+def test_a_file_whole_again_after_it_was_cut_off_resolves_the_refusal_and_a_third_run_adds_nothing(tmp_path, capsys):
+    """Loaded whole, then cut off (its last line quarantined as truncated), then whole again: those bytes are skipped
+    as loaded by the first run, and no record is loaded after the refusal, but the file now holds the line loaded:
+    the run resolves the refusal (one row of raw.quarantine_resolutions, its batch), says so, and fails nothing. The
+    same bytes once more add no row anywhere and resolve nothing: the refusal is resolved once."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(2)
+    whole, cut = f"{records[0]}\n{records[1]}\n", f"{records[0]}\n{records[1][:40]}"
+    path.write_text(whole)
+    assert _ingest(capsys, db, path)[0] == 0
+    path.write_text(cut)
+    assert _ingest(capsys, db, path)[0] == 1
+    path.write_text(whole)
+
+    code, out = _ingest(capsys, db, path)
+    assert code == 0
+    assert (f"already_loaded: {path}: same content already loaded at " in out
+            and "; 1 line cut off before is now complete and loaded: its earlier refusal is resolved" in out)
+    assert "still refused: an earlier run quarantined" not in out
+    (resolving_run,) = {batch for batch, *_ in _resolutions(db)}
+    assert _resolutions(db) == [(resolving_run, 2, "eee_instance", "truncated")]
+    before = _row_counts(db)
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer), answer["completed"]) == (0, "already_loaded", 0, 0, 0, 0, 0)
+    assert _row_counts(db) == before
+
+
+def test_a_line_edited_to_bad_json_and_back_resolves_its_refusal_when_the_file_is_skipped(tmp_path, capsys):
+    """Line 3 edited to bad JSON (quarantined, the other lines already stored), then back to the bytes the first run
+    loaded: skipped whole as loaded by it, the run resolves line 3's refusal ("1 line refused before now loads"), and
+    --fail-on-reject passes. Run again, it resolves nothing and adds nothing."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(4)
+    good = "".join(f"{record}\n" for record in records)
+    path.write_text(good)
+    assert _ingest(capsys, db, path)[0] == 0
+    path.write_text(f"{records[0]}\n{records[1]}\n{{bad json\n{records[3]}\n")
+    assert _ingest(capsys, db, path)[0] == 1
+    path.write_text(good)
+
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer), answer["completed"]) == (0, "already_loaded", 0, 0, 1, 0, 0)
+    assert "1 line refused before now loads: its earlier refusal is resolved" in answer["files"][0]["message"]
+    assert [row[1:] for row in _resolutions(db)] == [(3, "eee_instance", "invalid_json")]
+    before = _row_counts(db)
+    code, out = _ingest(capsys, db, path)
+    assert code == 0 and "resolved" not in out and "still refused" not in out
+    assert _row_counts(db) == before
+
+
+def test_a_line_edited_back_while_another_line_changed_resolves_its_refusal_as_the_file_is_read(tmp_path, capsys):
+    """Line 3 edited to bad JSON, then back to its first text while line 4 changed: new bytes, read again. Line 3's
+    record is found already stored (nothing loads from it), line 4 loads beside its earlier record: the run resolves
+    line 3's refusal and says so in its summary and the manifest. The same bytes again are skipped and add nothing."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    records = _records(5)
+    path.write_text("".join(f"{record}\n" for record in records[:4]))
+    assert _ingest(capsys, db, path)[0] == 0
+    path.write_text(f"{records[0]}\n{records[1]}\n{{bad json\n{records[3]}\n")
+    assert _ingest(capsys, db, path)[0] == 1
+    path.write_text(f"{records[0]}\n{records[1]}\n{records[2]}\n{records[4]}\n")
+
+    code, answer = _json(capsys, db, path)
+    (read,) = answer["files"]
+    assert (code, *_counts(answer), answer["completed"]) == (0, "loaded", 0, 0, 1, 0, 0)
+    assert (read["accepted"], read["already_loaded"], read["changed_in_place"]) == (1, 3, 1)
+    assert "1 line refused before now loads: its earlier refusal is resolved" in read["message"]
+    assert _resolutions(db) == [(answer["batch_id"], 3, "eee_instance", "invalid_json")]
+    assert _rows(db, "select count(*) from raw.eee_instance where source_line = 3") == [(1,)]  # not loaded twice
+    before = _row_counts(db)
+    code, answer = _json(capsys, db, path)
+    assert (code, *_counts(answer)) == (0, "already_loaded", 0, 0, 0, 0)
+    assert _row_counts(db) == before
+
+
+def test_a_skip_of_a_file_with_nothing_refused_at_its_path_or_in_its_bytes_writes_nothing_and_reads_no_line(
+        tmp_path, capsys, monkeypatch):
+    """A refusal in another file is not this one's: the skip of a clean file is a lookup, reading none of its lines
+    and writing no row; nor does a file refused nothing at a path whose refusal a later run resolved."""
+    db, clean, other = tmp_path / "w.duckdb", tmp_path / "clean.jsonl", tmp_path / "other.jsonl"
+    records = _records(3)
+    clean.write_text(f"{records[0]}\n{records[1]}\n")
+    other.write_text(f"{records[2]}\n{{bad json\n")
+    assert _ingest(capsys, db, clean)[0] == 0
+    assert _ingest(capsys, db, other)[0] == 1
+    before = _row_counts(db)
+
+    def unread(*args):
+        raise AssertionError("a skip with no refused line to compare read the file")
+
+    monkeypatch.setattr("ingest.line_hashes.refused_line_sha256s", unread)
+    code, answer = _json(capsys, db, clean)
+    assert (code, *_counts(answer)) == (0, "already_loaded", 0, 0, 0, 0)
+    assert _row_counts(db) == before and _resolutions(db) == []

@@ -80,3 +80,52 @@ def test_a_refused_line_of_a_file_completed_or_fixed_in_place_is_loaded_later_on
         ("edited.jsonl", 2, "invalid_json", None, None, None),
     ]
     assert warehouse.rows("select sum(n_lines), sum(n_loaded_later) from marts.rpt_weekly_quarantine") == [(4, 2)]
+
+
+def test_a_refused_line_a_later_run_found_held_loaded_is_marked_loaded_later_by_that_run(tmp_path):
+    """Three refusals no record loaded after: a last line cut off, the file then whole again (skipped as loaded by
+    the first run); a line edited to bad JSON and back (skipped likewise); a line edited to bad JSON and back while
+    another line changed (read again, the line's record found already stored). The run that found each line held
+    loaded resolves it (raw.quarantine_resolutions): the mart marks it loaded later by that run, at that time, as the
+    format of the stored record, and the weekly report no longer counts it still refused. A record loaded from the
+    line after that resolution (the file edited once more) does not move it: the earliest of either way counts."""
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    records = {name: [json.dumps(instance_record(sample_id=f"{name}{i}")) for i in range(5)]
+               for name in ("cut", "edited", "changed")}
+    paths = {name: tmp_path / f"{name}.jsonl" for name in records}
+    whole = {name: "".join(f"{record}\n" for record in lines[:3]) for name, lines in records.items()}
+    for name, path in paths.items():
+        path.write_text(whole[name])
+        assert warehouse.ingest(path).accepted == 3
+    cut = records["cut"]
+    paths["cut"].write_text(f"{cut[0]}\n{cut[1]}\n{cut[2][:40]}")
+    for name in ("edited", "changed"):
+        paths[name].write_text(f"{records[name][0]}\n{{bad json\n{records[name][2]}\n")
+    assert [warehouse.ingest(path).quarantined for path in paths.values()] == [1, 1, 1]
+
+    changed = records["changed"]
+    again = {"cut": whole["cut"], "edited": whole["edited"], "changed": f"{changed[0]}\n{changed[1]}\n{changed[3]}\n"}
+    resolving = {}
+    for name, path in paths.items():
+        path.write_text(again[name])
+        summary = warehouse.ingest(path)
+        assert (summary.resolved, summary.still_refused) == (1, 0)
+        resolving[summary.batch_id] = name
+    paths["cut"].write_text(f"{cut[0]}\n{cut[1]}\n{cut[4]}\n")  # line 3 loads a new record, after the resolution
+    assert warehouse.ingest(paths["cut"]).accepted == 1
+
+    select = ("build", "--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
+    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    rows = warehouse.rows(
+        "select lines.source_path, lines.source_line, lines.error_kind, lines.loaded_later_batch_id, "
+        "lines.loaded_later_source_format, lines.loaded_later_at = resolutions.resolved_at "
+        "from marts.fct_quarantined_lines as lines "
+        "left join raw.quarantine_resolutions as resolutions using (quarantine_id) order by lines.source_path")
+    named = [(path.rsplit("/", 1)[1], line, kind, resolving.get(batch), *rest)
+             for path, line, kind, batch, *rest in rows]
+    assert named == [
+        ("changed.jsonl", 2, "invalid_json", "changed", "eee_instance", True),
+        ("cut.jsonl", 3, "truncated", "cut", "eee_instance", True),
+        ("edited.jsonl", 2, "invalid_json", "edited", "eee_instance", True),
+    ]
+    assert warehouse.rows("select sum(n_lines), sum(n_loaded_later) from marts.rpt_weekly_quarantine") == [(3, 3)]

@@ -1,9 +1,12 @@
 -- One row per refused line: where it is, which format it claimed, why it was refused, and its original text, and
 -- whether a later run loaded that line, since raw.quarantine only grows and keeps the refusal. A refusal is resolved
--- (loaded_later_*) by the first record loaded after it from the same line of either the same bytes (same file_sha256:
--- the file ingested again under a new name, without --strict, with another --format) or the same path (same
--- source_path: the file rewritten in place, its cut-off last line completed or its bad line corrected). A record the
--- line held before the refusal resolves nothing: the line was edited into the refused text after it had loaded.
+-- (loaded_later_*) by the earliest of two: the first record loaded after it from the same line of either the same
+-- bytes (same file_sha256: the file ingested again under a new name, without --strict, with another --format) or the
+-- same path (same source_path: the file rewritten in place, its cut-off last line completed or its bad line
+-- corrected); or a run that found the line held loaded though it loaded no record from it (raw.quarantine_resolutions:
+-- the file skipped whole as loaded before by bytes that hold the line accepted, whole again after it was cut off or
+-- its bad line edited back, or the line's record found already stored as the file was read). A record the line held
+-- before the refusal resolves nothing: the line was edited into the refused text after it had loaded.
 {%- set record_models = [
     ('stg_ieee_draft__datasets', 'ieee_dataset'),
     ('stg_ieee_draft__rubrics', 'ieee_rubric'),
@@ -22,6 +25,10 @@ with
 
 quarantined as (
     select * from {{ ref('stg_ingest__quarantined_lines') }}
+),
+
+resolutions as (
+    select * from {{ ref('stg_ingest__quarantine_resolutions') }}
 ),
 
 quarantined_shas as (
@@ -55,16 +62,14 @@ loaded_records as (
     {%- endfor %}
 ),
 
--- The first record that a later run loaded from the same bytes' or the same path's same line; a whole-file refusal
+-- Every record that a later run loaded from the same bytes' or the same path's same line; a whole-file refusal
 -- (no line) has none.
-loaded_later as (
+records_loaded_later as (
     select
         quarantined.quarantine_id,
-        min(loaded_records.ingested_at) as loaded_later_at,
-        {{ first_by('loaded_records.batch_id', ['loaded_records.ingested_at', 'loaded_records.batch_id']) }}
-            as loaded_later_batch_id,
-        {{ first_by('loaded_records.source_format', ['loaded_records.ingested_at', 'loaded_records.source_format']) }}
-            as loaded_later_source_format
+        loaded_records.ingested_at as loaded_later_at,
+        loaded_records.batch_id as loaded_later_batch_id,
+        loaded_records.source_format as loaded_later_source_format
     from quarantined
     inner join loaded_records
         on
@@ -74,7 +79,36 @@ loaded_later as (
                 or loaded_records.source_path = quarantined.source_path
             )
             and loaded_records.ingested_at > quarantined.quarantined_at
-    group by quarantined.quarantine_id
+),
+
+-- The run that found the line held loaded, its record stored already (at most one per refusal, written only while
+-- no record loaded after the refusal had resolved it).
+held_later as (
+    select
+        resolutions.quarantine_id,
+        resolutions.resolved_at as loaded_later_at,
+        resolutions.batch_id as loaded_later_batch_id,
+        resolutions.source_format as loaded_later_source_format
+    from resolutions
+),
+
+-- The earliest of either way.
+loaded_later as (
+    select
+        either_way.quarantine_id,
+        min(either_way.loaded_later_at) as loaded_later_at,
+        {{ first_by('either_way.loaded_later_batch_id',
+                    ['either_way.loaded_later_at', 'either_way.loaded_later_batch_id']) }}
+            as loaded_later_batch_id,
+        {{ first_by('either_way.loaded_later_source_format',
+                    ['either_way.loaded_later_at', 'either_way.loaded_later_source_format']) }}
+            as loaded_later_source_format
+    from (
+        select * from records_loaded_later
+        union all
+        select * from held_later
+    ) as either_way
+    group by either_way.quarantine_id
 ),
 
 final as (
