@@ -270,8 +270,8 @@ def _table(rows: list[Row], context: Context) -> Table:
                  "the change of the means, pooled SE, n the smaller week's samples), tested with z, significant at "
                  f"|z| > 1.96. \"Compared on\" is that n. Any change is tested from "
                  f"{minimums.model_change_min_samples} samples up (\"too few samples to test\" below that); \"no "
-                 "variation\": every shared sample's score moved by the same amount (usually not at all), so t is undefined. A statistic in brackets is "
-                 "that of a change that was not tested, shown for reference."),
+                 "variation\": every shared sample's score moved by the same amount (usually not at all), so t is "
+                 "undefined. A statistic in brackets is that of a change that was not tested, shown for reference."),
     )
 
 
