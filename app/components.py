@@ -19,7 +19,6 @@ import streamlit as st
 import db
 from evalhouse import weeks as calendar_weeks
 from evalhouse.build_status import stale_notice
-from evalhouse.dbt_vars import dbt_var  # noqa: F401 (the pages read the drift vars as c.dbt_var)
 
 # Every page by name, as streamlit_app.py registers it; links go through these paths.
 PAGES = {

@@ -20,6 +20,8 @@ from typing import Any
 import duckdb
 import pandas as pd
 
+from evalhouse import build_settings as settings_mart
+from evalhouse.build_settings import BuildSettings
 from evalhouse.build_status import BuildStatus, observe, read_record, status_path
 from evalhouse.settings import resolve
 
@@ -106,6 +108,15 @@ def query(sql: str, params: Sequence[Any] = ()) -> Result:
         while len(_cache) > _CACHE_SIZE:
             _cache.popitem(last=False)
     return Result(frame.copy())
+
+
+def build_settings() -> BuildSettings:
+    """The dbt vars the warehouse's last build used (marts.rpt_build_settings), which the pages quote: what made the
+    marts they show, whatever dbt_project.yml says now. Cached with the queries, per version of the file."""
+    result = query(settings_mart.SQL)
+    # No row: a warehouse built before the mart existed (or none yet, or a build holding it before this page first
+    # read it): dbt_project.yml's vars now are the best guess at what built it.
+    return settings_mart.from_row(None if result.empty else result.frame.iloc[0].to_dict())
 
 
 def build_status() -> BuildStatus | None:

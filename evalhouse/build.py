@@ -8,7 +8,9 @@ process behind holding the working copy, where the next writer, finding the writ
 
 Incremental models read only what is new since the last build, which is right only if the project that built the
 rest is the same: a successful build records the project's fingerprint (models, macros, seeds, dbt_project.yml) in
-the warehouse, and a build that finds another one rebuilds every model in full (`dbt build --full-refresh`).
+the warehouse, and a build that finds another one rebuilds every model in full (`dbt build --full-refresh`). So does
+one that finds the marts built with other vars than dbt_project.yml's (marts.rpt_build_settings, which a dbt run
+given --vars writes), since every mart the next build leaves alone would keep them.
 
 A build runs only what the new data touches: a successful build also records how many rows each source table
 held, and since the raw tables only ever grow, the next build selects the models downstream of the sources that
@@ -40,6 +42,7 @@ from evalhouse.settings import PROJECT_ROOT
 FINGERPRINTED = ("models", "macros", "seeds", "dbt_project.yml")
 BUILD_STATE = "main.evalhouse_build_state"  # written by the on-run-end hooks in macros/build_state.sql
 BUILD_SOURCES = "main.evalhouse_build_sources"
+BUILD_SETTINGS = "marts.rpt_build_settings"  # the vars the marts were built with, one column each
 AS_OF_BUILD = "tag:as_of_build+"  # models that read the build's clock: built every time
 VIEWS = "config.materialized:view"
 
@@ -102,6 +105,10 @@ def plan_build(db_path: Path, fingerprint: str, con: duckdb.DuckDBPyConnection |
         if built is not None and built != fingerprint:
             return BuildPlan(True, None, "the project (models, macros or seeds) changed since the last build: "
                                          "every model is rebuilt in full")
+        other_vars = _vars_other_than_the_projects(con)
+        if other_vars:
+            return BuildPlan(True, None, f"the marts were built with other dbt vars than dbt_project.yml's "
+                                         f"({'; '.join(other_vars)}): every model is rebuilt in full")
         grown = _grown_sources(con) if built is not None else None
     if grown is None:
         return BuildPlan(False, None, "")
@@ -123,6 +130,36 @@ def built_fingerprint(db_path: Path) -> str | None:
 def _built_fingerprint(con: duckdb.DuckDBPyConnection) -> str | None:
     row = con.execute(f"select fingerprint from {BUILD_STATE}").fetchone() if _exists(con, BUILD_STATE) else None
     return row[0] if row else None
+
+
+def _vars_other_than_the_projects(con: duckdb.DuckDBPyConnection) -> list[str]:
+    """Each var whose value in marts.rpt_build_settings differs from dbt_project.yml's ("drift_alert_z 3.0 where
+    dbt_project.yml has 4.0"): the last run of the marts was given --vars (dbt run by hand; `evalhouse build` passes
+    none). Empty when they agree, or when there is no such record (built before the mart existed)."""
+    from evalhouse.dbt_vars import dbt_var
+
+    if not _exists(con, BUILD_SETTINGS):
+        return []
+    cursor = con.execute(f"select * from {BUILD_SETTINGS}")
+    names = [column[0] for column in cursor.description]
+    row = cursor.fetchone()
+    if row is None:
+        return []
+    differ = []
+    for name, built in zip(names, row):
+        declared = dbt_var(name, None)  # None: not a var (built_at, a value derived from the vars)
+        if declared is not None and _comparable(declared) != _comparable(built):
+            differ.append(f"{name} {built} where dbt_project.yml has {declared}")
+    return differ
+
+
+def _comparable(value: object) -> object:
+    """A var as the mart stores it: numbers as floats (4 and 4.0 are one value), a list joined with ', '."""
+    if isinstance(value, (list, tuple)):
+        return ", ".join(str(item) for item in value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        return float(value)
+    return value
 
 
 def _grown_sources(con: duckdb.DuckDBPyConnection) -> list[tuple[str, str]] | None:

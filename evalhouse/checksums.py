@@ -18,7 +18,7 @@ import duckdb
 # When things ran, not what they computed.
 VOLATILE = frozenset({
     "ingested_at", "quarantined_at", "started_at", "finished_at", "duration_ms", "batch_id", "as_of", "age_days",
-    "generated_at",
+    "generated_at", "built_at",
 })
 VOLATILE_SUFFIXES = ("_loaded_at", "_ingested_at", "_quarantined_at")
 

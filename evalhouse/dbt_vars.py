@@ -1,6 +1,6 @@
-"""The dbt project's vars (dbt_project.yml), read where the app and the report say what the marts used: the drift
-test's baseline and minimum items, its alert threshold and the t cutoff that threshold makes, the weekly changes'
-minimum samples and responses. One reader, so a var changed in the project changes the text with it."""
+"""The dbt project's vars as dbt_project.yml holds them now, and the t cutoff a drift alert threshold makes. What the
+report and the app quote is the warehouse's record of the vars its last build used (evalhouse/build_settings.py);
+this is the guess for a warehouse built before that record existed, and what `evalhouse build` compares it with."""
 
 from __future__ import annotations
 
@@ -44,15 +44,3 @@ def t_critical_at_z(df: float, z: float) -> float | None:
 
     return float(t.isf(norm.sf(z), df))
 
-
-def drift_cutoff_text() -> str:
-    """The t cutoff a drift alert needs, in standard errors of the change, as dbt_project.yml's vars make it: Student's
-    t at the normal's tail of drift_alert_z on drift_min_items - 1 df (the fewest a tested week can have), e.g.
-    "up to 7.0 with 10 items a window, nearer 4 with more"."""
-    alert_z = float(dbt_var("drift_alert_z", 4.0))
-    min_items = int(dbt_var("drift_min_items", 10))
-    at_fewest = t_critical_at_z(min_items - 1, alert_z)
-    nearer = f"nearer {alert_z:g} with more"
-    if at_fewest is None:
-        return nearer
-    return f"up to {at_fewest:.1f} with {min_items} items a window, {nearer}"

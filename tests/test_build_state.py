@@ -87,6 +87,7 @@ def test_a_build_runs_only_the_models_downstream_of_the_sources_that_received_ro
     # resource tracker would otherwise report dbt's semaphores as leaked.
     assert "leaked" not in err and "resource_tracker" not in err
     assert 0 < again.n_nodes < first_nodes / 10
+    assert "model.evalhouse.rpt_build_settings" in again.nodes  # the settings of every build are its own
 
     ingest(settings, [write_lines(tmp_path / "forms.jsonl", [eval_form_record()])])
     plan = plan_build(work, project_fingerprint())
@@ -158,6 +159,30 @@ def test_a_refusal_resolved_by_a_skipped_file_alone_builds_the_quarantine_marts(
     assert build(settings).ok
     with duckdb.connect(str(work), read_only=True) as con:
         assert con.execute(query).fetchall() == [(None, None)]
+
+
+def _built_settings(path) -> tuple:
+    with duckdb.connect(str(path), read_only=True) as con:
+        return con.execute("select built_at, drift_alert_z, drift_min_items from marts.rpt_build_settings").fetchone()
+
+
+def test_a_build_after_marts_were_built_with_other_vars_rebuilds_every_model_with_the_projects(settings, capfd):
+    """A dbt run given --vars (by hand: `evalhouse build` takes none) leaves marts built with them, which a build of
+    what new data touches would keep beside a rpt_build_settings saying the project's."""
+    work = working_copy(settings.db_path)
+    first_built_at, alert_z, min_items = _built_settings(work)
+    assert (alert_z, min_items) == (4.0, 10)
+    _execute(work, "update marts.rpt_build_settings set drift_alert_z = 3.0, drift_min_items = 21")
+    plan = plan_build(work, project_fingerprint())
+    assert plan.full_refresh and plan.select is None
+    assert plan.reason == ("the marts were built with other dbt vars than dbt_project.yml's (drift_min_items 21 where "
+                           "dbt_project.yml has 10; drift_alert_z 3.0 where dbt_project.yml has 4.0): every model "
+                           "is rebuilt in full")
+    assert build(settings).ok
+    assert "other dbt vars than dbt_project.yml's" in capfd.readouterr().out
+    built_at, alert_z, min_items = _built_settings(work)
+    assert (alert_z, min_items) == (4.0, 10) and built_at > first_built_at
+    assert plan_build(work, project_fingerprint()).select == (AS_OF_BUILD,)  # agreed again: what is new, only
 
 
 def test_the_build_process_reports_a_warehouse_file_it_could_not_close(monkeypatch):

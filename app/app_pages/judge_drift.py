@@ -8,12 +8,12 @@ import streamlit as st
 
 import components as c
 import db
-from evalhouse.dbt_vars import drift_cutoff_text
 
 UNIVERSAL = ["helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality"]
-ALERT_Z = float(c.dbt_var("drift_alert_z", 4.0))
-BASELINE_WEEKS = int(c.dbt_var("drift_baseline_weeks", 2))
-MIN_ITEMS = int(c.dbt_var("drift_min_items", 10))
+SETTINGS = db.build_settings()  # the vars fct_judge_drift was built with, not dbt_project.yml's now
+ALERT_Z = SETTINGS.drift_alert_z
+BASELINE_WEEKS = SETTINGS.drift_baseline_weeks
+MIN_ITEMS = SETTINGS.drift_min_items
 # fct_judge_drift has no z where every item's bias is the same within each window: the change is exact
 EXACT_CHANGE = "n/a: exact (no spread)"
 
@@ -24,8 +24,8 @@ st.caption(
     f"judge's first {BASELINE_WEEKS} weeks on a dimension, and more until they hold {MIN_ITEMS} items, are its "
     f"**baseline**: those weeks are not tested, having nothing to be held against. A later week raises an "
     f"**alert** when its bias has moved from the baseline by more standard errors of the change than Student's t "
-    f"allows at the tail of a normal {ALERT_Z:g} ({drift_cutoff_text()}). A later week with fewer than {MIN_ITEMS} "
-    f"items is **too few items to test**: no verdict, not \"no drift\"."
+    f"allows at the tail of a normal {ALERT_Z:g} ({SETTINGS.drift_cutoff_text()}). A later week with fewer than "
+    f"{MIN_ITEMS} items is **too few items to test**: no verdict, not \"no drift\"."
 )
 
 judges = db.query(

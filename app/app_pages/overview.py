@@ -11,6 +11,9 @@ import components as c
 import db
 from evalhouse.report import changes as model_changes
 
+# The minimums rpt_weekly_model_changes was built with (marts.rpt_build_settings), as the report quotes them.
+MINIMUMS = db.build_settings()
+
 st.title("This week against last week")
 st.caption(
     "Headline scores with their 95% intervals, reliability over repeated trials, and what needs attention. "
@@ -146,7 +149,7 @@ with top[1].container(border=True):
                   help="Model x eval pairs whose accuracy fell against the week before by more than noise "
                        "(paired on the samples both weeks share: an exact sign test for 0/1 scores, else "
                        "Student's t on n - 1 degrees of freedom; not tested on fewer than "
-                       f"{model_changes.min_changed_samples_to_test()} changed samples).")
+                       f"{MINIMUMS.model_change_min_changed_samples} changed samples).")
         st.caption(f"{_value(this_summary, 'n_improvements')} significant gain(s); {last} drop(s) last week.")
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
         else changes.frame
@@ -223,8 +226,8 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
         "Accuracy over the week's trials (each sample's trials averaged first) with its 95% interval and n samples; "
         "the change against last week is the mean difference on the samples both weeks share, tested on them (an exact "
         "sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom, |t| > 2.26 on 10 samples; not on "
-        f"fewer than {model_changes.min_changed_samples_to_test()} changed samples, nor on fewer than "
-        f"{model_changes.min_samples_to_test()} samples); without shared samples, the change of the two "
+        f"fewer than {MINIMUMS.model_change_min_changed_samples} changed samples, nor on fewer than "
+        f"{MINIMUMS.model_change_min_samples} samples); without shared samples, the change of the two "
         "weeks' means with z, |z| > 1.96. The verdict is the weekly report's. "
         "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
         "of the week reached."
@@ -261,7 +264,7 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
             if r["previous_accuracy"] is None:
                 column.caption(f"n={c.count(r['n_samples'])} samples; last week n/a (no trials)")
             else:
-                verdict, _ = model_changes.verdict(r)
+                verdict, _ = model_changes.verdict(r, MINIMUMS)
                 column.caption(f"n={c.count(r['n_samples'])} samples; last week {c.num(r['previous_accuracy'])}: "
                                f"{c.signed(model_changes.shown_change(r))}{_evidence(r)}, {verdict}")
             if c.is_na(r["pass_k"]):

@@ -18,8 +18,8 @@ import shlex
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from evalhouse.build_settings import BuildSettings
 from evalhouse.build_status import read_status, stale_notice
-from evalhouse.dbt_vars import dbt_var, drift_cutoff_text
 from evalhouse.report import fmt
 from evalhouse.report.document import Bullets, Fact, Paragraph, Report, Section
 from evalhouse.report.render_html import render_html
@@ -146,7 +146,7 @@ def _assemble(reader: Reader, request: ReportRequest) -> Report:
     context = Context(reader, week)
     parts: list[Part] = [module.build(context) for module in SECTION_MODULES]
     glance = Section(GLANCE_ANCHOR, GLANCE_TITLE, (*progress, Bullets(tuple(p.headline for p in parts))))
-    return Report(title, subtitle, facts, generated, (glance, *(p.section for p in parts), _method()))
+    return Report(title, subtitle, facts, generated, (glance, *(p.section for p in parts), _method(context.settings)))
 
 
 def _in_progress_note(week: dt.date, now: dt.datetime, complete_weeks: list[dt.date]) -> Paragraph:
@@ -204,7 +204,7 @@ def _no_data(label: str, warehouse: Row | None, progress: tuple[Paragraph, ...] 
     return Section(NO_DATA_ANCHOR, f"No data for {label}", (*progress, Paragraph(text, "warn"), Paragraph(hint)))
 
 
-def _method() -> Section:
+def _method(settings: BuildSettings) -> Section:
     notes = (
         "Weeks are ISO weeks in UTC; \"the week before\" is the calendar week before, whether or not it has data. "
         "Without --week the report is of the latest complete week with results; a week in progress says so.",
@@ -215,10 +215,10 @@ def _method() -> Section:
         "once. Week-on-week changes are paired on the samples both weeks share (docs/STATS.md, error bars).",
         "pass@k is the chance that at least one of k attempts succeeds, at the largest k every task had trials for.",
         "Judge drift compares a judge's bias against people who rated the same responses independently (reviews "
-        f"of the judge's own verdict left out) with its baseline: its first {dbt_var('drift_baseline_weeks', 2)} "
-        f"weeks with such ratings on a dimension, and more until they hold {dbt_var('drift_min_items', 10)} items; "
+        f"of the judge's own verdict left out) with its baseline: its first {settings.drift_baseline_weeks} "
+        f"weeks with such ratings on a dimension, and more until they hold {settings.drift_min_items} items; "
         "an alert needs a move beyond Student's t at the normal tail of "
-        f"{float(dbt_var('drift_alert_z', 4.0)):g} standard errors ({drift_cutoff_text()}).",
+        f"{settings.drift_alert_z:g} standard errors ({settings.drift_cutoff_text()}).",
         "Everything here comes from the warehouse's marts (marts.rpt_* and the facts they build on): query them "
         "for the rows behind any number.",
     )

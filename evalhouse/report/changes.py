@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from evalhouse.dbt_vars import dbt_var
+from evalhouse.build_settings import BuildSettings
 from evalhouse.report import fmt
 
 Tone = str  # "bad", "good" or "muted", as the report's cells take it
@@ -19,17 +19,6 @@ Tone = str  # "bad", "good" or "muted", as the report's cells take it
 # An untested change this large is worth a person's look: with too few samples to test, a fall of 0.15 is as likely
 # a real regression as noise, and "no regression" alone would hide it.
 BIG_DROP = 0.15
-
-
-def min_samples_to_test() -> int:
-    """rpt_weekly_model_changes tests no change compared on fewer samples than this (dbt var
-    model_change_min_samples)."""
-    return int(dbt_var("model_change_min_samples", 10))
-
-
-def min_changed_samples_to_test() -> int:
-    """...nor a paired change on fewer changed samples than this (dbt var model_change_min_changed_samples)."""
-    return int(dbt_var("model_change_min_changed_samples", 6))
 
 
 def plain(row: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,9 +81,10 @@ def compared(row: Mapping[str, Any]) -> str:
     return f"{fmt.count(int(row['n_compared']))} {row['comparison']}"
 
 
-def verdict(row: Mapping[str, Any]) -> tuple[str, Tone]:
+def verdict(row: Mapping[str, Any], settings: BuildSettings) -> tuple[str, Tone]:
     """'Regression', 'Improvement', 'no significant change' (tested: the statistic is beside it), or why the change
-    was not tested (is_significant NULL)."""
+    was not tested (is_significant NULL), by the minimums the build that tested it used (`settings`: the
+    warehouse's marts.rpt_build_settings)."""
     if row["is_regression"]:
         return "Regression", "bad"
     if row["is_improvement"]:
@@ -105,9 +95,9 @@ def verdict(row: Mapping[str, Any]) -> tuple[str, Tone]:
         n_changed = int(row["n_improved"]) + int(row["n_worsened"])
         if n_changed == 0:
             return "no sample changed", "muted"
-        if row["is_significant"] is None and row["n_compared"] < min_samples_to_test():
+        if row["is_significant"] is None and row["n_compared"] < settings.model_change_min_samples:
             return f"too few samples to test ({compared(row)})", "muted"
-        if row["is_significant"] is None and n_changed < min_changed_samples_to_test():
+        if row["is_significant"] is None and n_changed < settings.model_change_min_changed_samples:
             return f"too few changed samples to test ({n_changed} changed)", "muted"
     if row["change_test"] != "sign test" and row["change_z"] is None:
         return "no variation", "muted"

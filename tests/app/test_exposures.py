@@ -14,6 +14,7 @@ EXPOSURES = APP_DIR.parent / "models" / "marts" / "_app__exposures.yml"
 HELPERS = {
     r"\bc\.weeks_with_data\(|\.week\((?![^)]*weeks=)": {"fct_trials", "fct_ratings"},
     r"\bc\.model_colors\(": {"dim_models"},
+    r"\bdb\.build_settings\(": {"rpt_build_settings"},
 }
 
 

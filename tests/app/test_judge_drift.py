@@ -1,12 +1,14 @@
 """The Judge drift page applies its judge and week: the alerts are the chosen judge's, the chosen week is marked on
 every chart, a judge still forming its baseline is told so (for as many weeks as it takes), the alert cutoff it states
-follows dbt_project.yml's vars, and reviewers' override rate is shown with its interval. The warehouse holds the
-hand-computed forms of tests/models/test_judge_drift.py."""
+follows the vars the build used (marts.rpt_build_settings), and reviewers' override rate is shown with its interval.
+The warehouse holds the hand-computed forms of tests/models/test_judge_drift.py."""
 
 from __future__ import annotations
 
 import json
+import shutil
 
+import duckdb
 import pytest
 
 from evalhouse.build import run_dbt
@@ -17,7 +19,7 @@ from tests.models.test_judge_drift import drift_forms, growing_forms
 pytestmark = pytest.mark.slow
 
 SELECT = ("+fct_judge_drift", "+fct_judge_overrides", "+rpt_weekly_drift_alerts", "+fct_trials", "+fct_ratings",
-          "+dim_models", "+dim_raters")
+          "+dim_models", "+dim_raters", "rpt_build_settings")
 
 
 @pytest.fixture(scope="module")
@@ -91,20 +93,44 @@ def test_a_baseline_that_takes_more_than_two_weeks_is_still_forming_not_no_alert
     assert "(fewer than 10 items this week)" in said
 
 
-def test_the_alert_cutoff_the_page_states_follows_the_vars(drifting, app_env, monkeypatch, tmp_path):
+def test_the_alert_cutoff_the_page_states_follows_the_vars_the_build_used(drifting, app_env, monkeypatch, tmp_path):
     app_env(drifting.path)
     said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
     # t on 9 df at the normal's tail of 4: 6.9986 (macro t_critical_at_z: 6.999)
     assert "up to 7.0 with 10 items a window, nearer 4 with more" in said and "first 2 weeks" in said
+
+    # dbt_project.yml edited after the build: the page still says what the marts were built with
     project = tmp_path / "project"
     project.mkdir()
     (project / "dbt_project.yml").write_text(
-        "vars:\n  drift_baseline_weeks: 3\n  drift_alert_z: 3.0\n  drift_min_items: 21\n")
+        "vars:\n  drift_baseline_weeks: 4\n  drift_alert_z: 5.0\n  drift_min_items: 15\n")
     monkeypatch.setattr("evalhouse.dbt_vars.PROJECT_FILE", project / "dbt_project.yml")
+    app_env(drifting.path)
+    said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
+    assert "up to 7.0 with 10 items a window, nearer 4 with more" in said and "first 2 weeks" in said
+    assert "15 items" not in said  # before: "first 4 weeks ... 15 items", "tail of a normal 5"
+
+    # The judge's marts rebuilt with other vars (dbt's --vars): the page says those
+    rebuilt = tmp_path / "rebuilt.duckdb"
+    shutil.copyfile(drifting.path, rebuilt)
+    result = run_dbt(rebuilt, ("build", "--indirect-selection", "cautious", "--select", "fct_judge_drift",
+                               "rpt_weekly_drift_alerts", "rpt_build_settings",
+                               "--exclude-resource-type", "unit_test", "--vars",
+                               json.dumps({"drift_baseline_weeks": 3, "drift_alert_z": 3.0, "drift_min_items": 21})),
+                     target_path=tmp_path / "target", quiet=True)
+    assert result.ok, result.failures
+    app_env(rebuilt)
     said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
     # t on 20 df at the normal's tail of 3: 3.42
     assert "up to 3.4 with 21 items a window, nearer 3 with more" in said
     assert "first 3 weeks on a dimension, and more until they hold 21 items" in said and "7.0" not in said
+
+    # A warehouse built before rpt_build_settings existed: dbt_project.yml's vars now, the best guess
+    with duckdb.connect(str(rebuilt)) as con:
+        con.execute("drop table marts.rpt_build_settings")
+    app_env(rebuilt)
+    said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
+    assert "first 4 weeks on a dimension, and more until they hold 15 items" in said
 
 
 def test_the_chosen_week_is_marked_on_every_chart_and_bounds_the_alerts(drifting, app_env):

@@ -14,6 +14,7 @@ from typing import Any
 import pandas as pd
 import pytest
 
+from evalhouse import build_settings
 from evalhouse.report import changes, fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
 
@@ -229,13 +230,15 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
         "select * from marts.rpt_weekly_model_changes where week_start = ? and previous_accuracy is not null",
         [LAST_WEEK])
     rows = [changes.plain(r) for r in frame.to_dict("records")]
+    # The minimums the demo's build used, which the page and the report both quote
+    built = build_settings.from_row(demo_warehouse.frame("select * from marts.rpt_build_settings").iloc[0])
     at = run_page("overview", {"week": iso_week(LAST_WEEK)})
     assert not _problems(at)
     shown = [c.value for c in at.caption if "; last week " in c.value]
     assert "within noise" not in " ".join(shown)
     expected = []
     for row in rows:
-        verdict, _ = changes.verdict(row)
+        verdict, _ = changes.verdict(row, built)
         change = changes.shown_change(row)
         expected.append((f"n={row['n_samples']:,} samples; last week {row['previous_accuracy']:.2f}: "
                          f"{change:+.2f}", verdict))
@@ -243,7 +246,7 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
         assert any(s.startswith(start) and s.endswith(f", {verdict}") for s in shown), (start, verdict)
     # The demo has what tells the old page from this one: untested changes of each kind, and paired changes whose
     # mean difference reads otherwise than the change of the two weeks' means.
-    untested = [changes.verdict(r)[0] for r in rows if r["is_significant"] is None]
+    untested = [changes.verdict(r, built)[0] for r in rows if r["is_significant"] is None]
     assert any(v.startswith("too few changed samples to test") for v in untested)
     assert any(v.startswith("too few samples to test") for v in untested)
     assert any(r["comparison"] == "paired" and f"{r['paired_mean_difference']:+.2f}" != f"{r['accuracy_change']:+.2f}"

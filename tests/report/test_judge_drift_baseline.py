@@ -1,6 +1,7 @@
 """The report's judge drift section says a judge's baseline weeks as they are, however many weeks the baseline takes
-(never a quiet week, never "too few items to test"), and the alert cutoff it states follows dbt_project.yml's vars.
-The warehouse holds the hand-computed forms of tests/models/test_judge_drift.py."""
+(never a quiet week, never "too few items to test"), and the alert cutoff it states follows the vars the build used
+(marts.rpt_build_settings; tests/report/test_build_settings.py overrides them). The warehouse holds the
+hand-computed forms of tests/models/test_judge_drift.py."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import duckdb
 import pytest
 
 from evalhouse.build import run_dbt
+from evalhouse.build_settings import BuildSettings
 from evalhouse.dbt_vars import t_critical_at_z
 from evalhouse.report.sections import Context, judge_drift
 from evalhouse.report.warehouse import Reader
@@ -26,7 +28,8 @@ def drifting(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("report_judge_drift")
     warehouse = Warehouse(root / "w.duckdb")
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
-    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts"),
+    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts",
+                                      "rpt_build_settings"),
                      target_path=root / "target", quiet=True)
     assert result.ok, result.failures
     return warehouse
@@ -53,17 +56,26 @@ def test_a_week_with_alerts_names_the_pairs_still_in_their_baseline_weeks(drifti
     part = _part(drifting, W47)
     said = [block.text for block in part.section.blocks if hasattr(block, "text")]
     assert said[0].startswith("1 drift alert in 2026-W47")
+    # The baseline the alert is against, as rpt_weekly_drift_alerts carries it: its weeks and items.
+    assert "on helpfulness, from +1.00 (its baseline: 2 weeks, 20 items) to +4.00" in said[1]
+    alerts = part.section.blocks[-1]
+    assert alerts.columns[6] == "Weeks (baseline)" and [row[6].text for row in alerts.rows] == ["2"]
     # solo#1's first week and growing#1's third (9 items so far), five dimensions each
     assert ("10 judge-dimension pairs (2 judges) were in their baseline weeks (a judge's first 2 weeks with people's "
             "ratings on a dimension, and more until they hold 10 items): not tested yet.") in said
 
 
-def test_the_alert_cutoff_in_the_caption_follows_the_vars(monkeypatch, tmp_path):
-    caption = judge_drift._table([]).caption
+def test_the_alert_cutoff_in_the_caption_follows_the_vars_the_build_used(drifting):
+    with duckdb.connect(str(drifting.path), read_only=True) as con:
+        settings = Context(Reader(con), W47).settings
+    assert settings.built_at is not None  # read from the warehouse's rpt_build_settings
+    caption = judge_drift._table([], settings).caption
+    # The macro's t on 9 df at the normal's tail of 4: 6.999
     assert "with the normal tail of 4 (up to 7.0 with 10 items a window, nearer 4 with more)." in caption
-    (tmp_path / "dbt_project.yml").write_text("vars:\n  drift_alert_z: 3.0\n  drift_min_items: 21\n")
-    monkeypatch.setattr("evalhouse.dbt_vars.PROJECT_FILE", tmp_path / "dbt_project.yml")
-    caption = judge_drift._table([]).caption
+    built = BuildSettings(drift_baseline_weeks=2, drift_min_items=21, drift_alert_z=3.0,
+                          drift_critical_value_at_min_items=3.4223, model_change_min_samples=10,
+                          model_change_min_changed_samples=6, refusal_change_min_items=10)
+    caption = judge_drift._table([], built).caption
     # Student's t on 20 df at the normal's two-sided tail beyond 3 (0.0027): 3.42
     assert "with the normal tail of 3 (up to 3.4 with 21 items a window, nearer 3 with more)." in caption
     assert f"{t_critical_at_z(20, 3.0):.3f}" == "3.422"

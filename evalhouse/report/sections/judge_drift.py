@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from itertools import groupby
 
-from evalhouse.dbt_vars import dbt_var, drift_cutoff_text
+from evalhouse.build_settings import BuildSettings
 from evalhouse.report import fmt
 from evalhouse.report.chart import Band, ChartPoint, line_chart
 from evalhouse.report.document import Cell, Chart, Figure, Paragraph, Record, Section, Subsection, Table
@@ -13,9 +13,6 @@ from evalhouse.report.warehouse import Row
 from evalhouse.report.weeks import iso_week_label
 
 ANCHOR = "judge-drift"
-# A week after the baseline with fewer items is not tested; a baseline takes more weeks until it holds this many.
-MIN_ITEMS_TO_TEST = int(dbt_var("drift_min_items", 10))
-BASELINE_WEEKS = int(dbt_var("drift_baseline_weeks", 2))
 TITLE = "Has an LLM judge drifted from people?"
 
 _ALERTS_SQL = """
@@ -91,16 +88,17 @@ def build(context: Context) -> Part:
     alerts = context.reader.rows(_ALERTS_SQL, [context.week])
     tested = context.reader.one(_TESTED_SQL, [context.week]) or {"n_cells": 0, "n_judges": 0, "n_untested": 0,
                                                                  "n_untested_judges": 0}
-    untested = _untested_sentence(tested)
+    settings = context.settings  # the vars fct_judge_drift was built with
+    untested = _untested_sentence(tested, settings)
     baseline = context.reader.one(_BASELINE_SQL, [context.week] * 3) or {"n_cells": 0, "n_judges": 0,
                                                                          "first_testable_week": None}
-    in_baseline = _baseline_sentence(baseline)
+    in_baseline = _baseline_sentence(baseline, settings)
     if not alerts:
         if tested["n_cells"]:
             text = (f"No judge drift alerts in {context.label}: "
                     f"{fmt.plural(tested['n_cells'], 'judge-dimension pair')} "
                     f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved beyond "
-                    f"the t cutoff ({_tail()})." + "".join(f" {s}" for s in (untested, in_baseline) if s))
+                    f"the t cutoff ({_tail(settings)})." + "".join(f" {s}" for s in (untested, in_baseline) if s))
             tone = "good"
         elif untested:
             text = f"Judge drift not assessed in {context.label}: {untested}" + (f" {in_baseline}" if in_baseline
@@ -112,7 +110,7 @@ def build(context: Context) -> Part:
             text = (f"Judge drift not assessed in {context.label}: baseline weeks. "
                     f"{fmt.plural(baseline['n_cells'], 'judge-dimension pair')} "
                     f"({fmt.plural(baseline['n_judges'], 'judge')}) have a bias against people this week, which "
-                    f"goes into the baseline later weeks are tested against ({_baseline_rule()}); drift can be "
+                    f"goes into the baseline later weeks are tested against ({_baseline_rule(settings)}); drift can be "
                     "tested from " + (iso_week_label(first) if first is not None else
                                       "the week after a baseline is complete") + ".")
             tone = "muted"
@@ -128,13 +126,13 @@ def build(context: Context) -> Part:
     blocks: list = [Paragraph(
         f"{fmt.plural(len(alerts), 'drift alert')} in {context.label}, from {fmt.plural(len(judges), 'judge')}: "
         "a judge's bias against people (judge score minus the mean of the people who rated the same response "
-        f"independently, over items) moved from its baseline weeks beyond the t cutoff ({_tail()}).", "bad")]
+        f"independently, over items) moved from its baseline weeks beyond the t cutoff ({_tail(settings)}).", "bad")]
     for judge, rows in judges:
         blocks.append(Paragraph(_judge_sentence(judge, rows), "bad"))
     for sentence in (untested, in_baseline):
         if sentence:
             blocks.append(Paragraph(sentence, "muted"))
-    blocks.append(_table(alerts))
+    blocks.append(_table(alerts, settings))
 
     subsections = []
     for judge, rows in judges:
@@ -144,33 +142,35 @@ def build(context: Context) -> Part:
     return Part(Section(ANCHOR, TITLE, tuple(blocks), tuple(subsections)), headline)
 
 
-def _tail() -> str:
-    """The alert threshold dbt_project.yml sets, as the sentences say it."""
-    return f"the tail of {float(dbt_var('drift_alert_z', 4.0)):g} standard errors"
+def _tail(settings: BuildSettings) -> str:
+    """The alert threshold the build used, as the sentences say it."""
+    return f"the tail of {settings.drift_alert_z:g} standard errors"
 
 
-def _baseline_rule() -> str:
-    return (f"a judge's first {BASELINE_WEEKS} weeks with people's ratings on a dimension, and more until they hold "
-            f"{MIN_ITEMS_TO_TEST} items")
+def _baseline_rule(settings: BuildSettings) -> str:
+    """What makes a baseline, by the vars the build used: the first weeks, and more until it holds the items that a
+    week after it needs to be tested (fewer: not tested)."""
+    return (f"a judge's first {settings.drift_baseline_weeks} weeks with people's ratings on a dimension, and more "
+            f"until they hold {settings.drift_min_items} items")
 
 
-def _untested_sentence(tested: Row) -> str:
+def _untested_sentence(tested: Row, settings: BuildSettings) -> str:
     """The week's judge-dimension pairs with too few items to test, or '' when there are none."""
     if not tested["n_untested"]:
         return ""
     return (f"{fmt.plural(tested['n_untested'], 'judge-dimension pair')} "
             f"({fmt.plural(tested['n_untested_judges'], 'judge')}) had too few items to test (fewer than "
-            f"{MIN_ITEMS_TO_TEST} in the week): not known to be steady.")
+            f"{settings.drift_min_items} in the week): not known to be steady.")
 
 
-def _baseline_sentence(baseline: Row) -> str:
+def _baseline_sentence(baseline: Row, settings: BuildSettings) -> str:
     """The week's judge-dimension pairs still in their baseline weeks, or '' when there are none: not tested, which
     is not "no drift" either."""
     if not baseline["n_cells"]:
         return ""
     return (f"{fmt.plural(baseline['n_cells'], 'judge-dimension pair')} "
-            f"({fmt.plural(baseline['n_judges'], 'judge')}) were in their baseline weeks ({_baseline_rule()}): not "
-            "tested yet.")
+            f"({fmt.plural(baseline['n_judges'], 'judge')}) were in their baseline weeks "
+            f"({_baseline_rule(settings)}): not tested yet.")
 
 
 def _judge_sentence(judge: str, rows: list[Row]) -> str:
@@ -178,8 +178,16 @@ def _judge_sentence(judge: str, rows: list[Row]) -> str:
     strongest = rows[0]
     return (f"{judge} ({strongest['judge_model']}) rated {direction} than its baseline against people on "
             f"{fmt.plural(len(rows), 'dimension')}; the largest move is on {strongest['dimension']}, from "
-            f"{fmt.signed(strongest['baseline_bias'])} to {fmt.signed(strongest['mean_bias'])} "
-            f"(n = {strongest['n_items']:,} items, z = {_z(strongest)}).")
+            f"{fmt.signed(strongest['baseline_bias'])} {_baseline_extent(strongest)} to "
+            f"{fmt.signed(strongest['mean_bias'])} (n = {strongest['n_items']:,} items, z = {_z(strongest)}).")
+
+
+def _baseline_extent(row: Row) -> str:
+    """'(its baseline: 2 weeks, 20 items)': the weeks it took to hold the items it needs (drift_baseline_weeks, or
+    more where those held too few)."""
+    items = fmt.plural(row["baseline_n_items"], "item")
+    weeks = row.get("baseline_weeks")  # a warehouse built before the alerts carried it has items only
+    return f"(its baseline: {items})" if weeks is None else f"(its baseline: {fmt.plural(weeks, 'week')}, {items})"
 
 
 def _z(row: Row) -> str:
@@ -187,7 +195,7 @@ def _z(row: Row) -> str:
     return "exact, no spread" if row["drift_z"] is None else fmt.z_score(row["drift_z"])
 
 
-def _table(alerts: list[Row]) -> Table:
+def _table(alerts: list[Row], settings: BuildSettings) -> Table:
     body = []
     for row in alerts:
         body.append((
@@ -197,6 +205,7 @@ def _table(alerts: list[Row]) -> Table:
             Cell(fmt.count(row["n_items"]), numeric=True),
             Cell(fmt.plus_minus(row["baseline_bias"], row["baseline_se"]), numeric=True),
             Cell(fmt.count(row["baseline_n_items"]), numeric=True),
+            Cell(fmt.count(row.get("baseline_weeks")), numeric=True),
             Cell(fmt.signed(row["bias_delta"]), "bad", numeric=True),
             Cell(_z(row), "bad", numeric=True),
             Cell(fmt.num(row["exact_agreement"]), numeric=True),
@@ -204,13 +213,15 @@ def _table(alerts: list[Row]) -> Table:
         ))
     return Table(
         ("Judge", "Dimension", "Bias this week ± SE", "n items", "Baseline bias ± SE", "n items (baseline)",
-         "Change", "z", "Exact agreement", "Kappa (quadratic)"),
+         "Weeks (baseline)", "Change", "z", "Exact agreement", "Kappa (quadratic)"),
         tuple(body),
         caption=("Bias: the judge's score minus the mean of the people who rated the same item independently, "
                  "averaged over items; positive means the judge rates higher. A person reviewing the judge's own "
-                 "verdict (a hybrid review) is not counted. z = change / sqrt(SE^2 + SE_baseline^2), a Welch t "
+                 "verdict (a hybrid review) is not counted. The baseline pools the judge's first weeks on the "
+                 "dimension until they hold the items a tested week needs: \"Weeks (baseline)\" says how many it "
+                 "took. z = change / sqrt(SE^2 + SE_baseline^2), a Welch t "
                  "(the week's SE at least the baseline's spread over its n); an alert needs |z| beyond Student's t "
-                 f"with the normal tail of {float(dbt_var('drift_alert_z', 4.0)):g} ({drift_cutoff_text()})."),
+                 f"with the normal tail of {settings.drift_alert_z:g} ({settings.drift_cutoff_text()})."),
     )
 
 

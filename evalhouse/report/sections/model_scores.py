@@ -227,6 +227,7 @@ def _compared(row: Row) -> str:
 
 
 def _table(rows: list[Row], context: Context) -> Table:
+    minimums = context.settings  # the ones rpt_weekly_model_changes was built with
     body = []
     for row in rows:
         tone = "bad" if row["is_regression"] else "good" if row["is_improvement"] else None
@@ -244,7 +245,7 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(changes.test_statistic(row), tone or (None if changes.is_tested(row) else "muted"), numeric=True),
             Cell(fmt.num(row["paired_correlation"]), numeric=True),
             Cell(pass_k, numeric=True),
-            Cell(*changes.verdict(row)),
+            Cell(*changes.verdict(row, minimums)),
         ))
     return Table(
         ("Model", "Eval", f"Pass rate {context.label} [95% CI]", "n samples",
@@ -262,15 +263,15 @@ def _table(rows: list[Row], context: Context) -> Table:
                  "averaged) with Student's t = mean(d) / sqrt(var(d)/n), significant beyond its 0.975 quantile on "
                  "n - 1 degrees of freedom (|t| > 2.26 on 10 shared samples, 2.09 on 20, 2.02 on 40; the normal's "
                  "1.96 would flag 8% of unchanged models on 10); a paired change on fewer than "
-                 f"{changes.min_changed_samples_to_test()} changed samples is not tested (\"too few changed samples "
-                 "to test\": no sign test on fewer than 6 can reach p < 0.05). r is "
+                 f"{minimums.model_change_min_changed_samples} changed samples is not tested (\"too few changed "
+                 "samples to test\": no sign test on fewer than 6 can reach p < 0.05). r is "
                  "the correlation of the two weeks' per-sample scores (from 3 shared samples). "
                  "With fewer than two shared samples the weeks are compared as independent windows (\"unpaired\": "
                  "the change of the means, pooled SE, n the smaller week's samples), tested with z, significant at "
-                 f"|z| > 1.96. \"Compared on\" is that n. Any change is tested from {changes.min_samples_to_test()} "
-                 "samples up (\"too few samples to test\" below that); \"no variation\": every shared sample's "
-                 "score moved by the same amount (usually not at all), so t is undefined. A statistic in brackets is "
-                 "that of a change that was not tested, shown for reference."),
+                 f"|z| > 1.96. \"Compared on\" is that n. Any change is tested from "
+                 f"{minimums.model_change_min_samples} samples up (\"too few samples to test\" below that); \"no "
+                 "variation\": every shared sample's score moved by the same amount (usually not at all), so t is "
+                 "undefined. A statistic in brackets is that of a change that was not tested, shown for reference."),
     )
 
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from evalhouse.dbt_vars import dbt_var
 from evalhouse.report import changes, fmt
 from evalhouse.report.document import Cell, Paragraph, Section, Subsection, Table
 from evalhouse.report.sections import Context, Part, not_available
@@ -124,12 +123,6 @@ def _model_sentence(model: str, rows: list[Row]) -> str:
     return f"{model} violated {'; '.join(hazards)}."
 
 
-def min_items_to_test() -> int:
-    """rpt_weekly_refusal_changes tests no week pair with fewer responses in either week (dbt var
-    refusal_change_min_items)."""
-    return int(dbt_var("refusal_change_min_items", 10))
-
-
 def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
     if not context.reader.has_table("rpt_weekly_refusal_changes"):
         text = not_available("rpt_weekly_refusal_changes")
@@ -147,7 +140,7 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
     untested = [r for r in compared if r["has_significant_change"] is None]
     new = [r for r in rows if r["previous_n_items"] is None]
     big_moves = [r for r in untested if _big_moves(r)]
-    min_items = min_items_to_test()
+    min_items = context.settings.refusal_change_min_items  # what rpt_weekly_refusal_changes was built with
     blocks: list = [Paragraph(_change_sentence(r, context), "warn") for r in changed]
     if untested:
         blocks.append(Paragraph(

@@ -79,6 +79,7 @@ final as (
         alerts.baseline_bias,
         alerts.baseline_se,
         alerts.baseline_n_items,
+        alerts.baseline_weeks,
         alerts.bias_delta,
         alerts.bias_delta_se,
         alerts.drift_z,

@@ -27,7 +27,7 @@
 -- non-zero differences leans on a normal approximation they cannot support. n_improved and n_worsened count the
 -- shared samples that went up and down.
 -- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for.
-{#- The report (evalhouse/report/changes.py) and the app read the same vars, through evalhouse/dbt_vars.py. #}
+{#- The report (evalhouse/report/changes.py) and the app quote the vars as this build used them: rpt_build_settings. #}
 {%- set min_samples_to_test = var('model_change_min_samples') %}
 {%- set min_changed_samples_to_test = var('model_change_min_changed_samples') %}
 with

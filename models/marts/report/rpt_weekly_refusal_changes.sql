@@ -6,7 +6,7 @@
 -- 3 of 10 against 0 of 10 at z = 2.07 where Fisher's exact p is 0.21 (pooled, z = 1.88). As in
 -- rpt_weekly_model_changes, a week pair with fewer than var `refusal_change_min_items` responses in either week is
 -- not tested: the *_is_significant columns and has_significant_change are NULL ("too few responses to test"), never
--- false. The weekly report reads the same var (evalhouse/dbt_vars.py) to say where that line is.
+-- false. The weekly report quotes the var as this build used it (rpt_build_settings) to say where that line is.
 {%- set rates = ['refusal_rate', 'over_refusal_rate', 'under_refusal_rate'] %}
 {%- set min_items_to_test = var('refusal_change_min_items') %}
 with
