@@ -125,6 +125,8 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
         try:
             data.decode("utf-8")
         except UnicodeDecodeError as bad:
+            if unterminated and bad.end == len(data) and bad.reason == "unexpected end of data":
+                return _cut_off()  # the file ends inside a character of several bytes: cut off, not mis-encoded
             byte = data[bad.start:bad.start + 1].hex()
             return ParseFailure(
                 "invalid_utf8", f"invalid UTF-8: byte 0x{byte} at byte {bad.start + 1}; save the file as UTF-8"
@@ -148,14 +150,19 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
             )
     if "end of data" in reason:
         if unterminated:
-            return ParseFailure(
-                "truncated",
-                "the file ends in the middle of this record (an interrupted write?); the record is incomplete: "
-                "write the file again in full and ingest it again (the records already loaded are skipped)",
-            )
+            return _cut_off()
         return ParseFailure("invalid_json", f"the line ends before the JSON value does ({column})")
     snippet = data[max(pos - 20, 0):pos + 20].decode("utf-8", "backslashreplace")
     return ParseFailure("invalid_json", f"invalid JSON at {column}: {reason} (near {snippet!r})")
+
+
+def _cut_off() -> ParseFailure:
+    """The last line of a file that ends inside it."""
+    return ParseFailure(
+        "truncated",
+        "the file ends in the middle of this record (an interrupted write?); the record is incomplete: "
+        "write the file again in full and ingest it again (the records already loaded are skipped)",
+    )
 
 
 def _size(n: int) -> str:

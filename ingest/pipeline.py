@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import re
 import time
 import uuid
 from collections import Counter, defaultdict
@@ -35,6 +36,8 @@ from ingest.sources import (
 from ingest.workers import Classifier, worker_count
 
 ProgressFn = Callable[[Path, int, int], None]  # (file, bytes done, file bytes)
+# The first bytes of a character cut off at a file's end, as a quarantined line's raw_text escapes them ("\xe2\x82")
+_PARTIAL_CHARACTER = re.compile(r"(\\x[0-9a-f]{2}){1,3}$")
 
 
 @dataclass(frozen=True)
@@ -459,7 +462,9 @@ class _FileLoad:
         for line, text in zip(cut.column("source_line").to_pylist(), cut.column("raw_text").to_pylist()):
             if line is None or not text or not any(seen_line == line for seen_line, _ in self.seen.loaded):
                 continue
-            begun = self.store.record_begun(self.source_path, line, text)
+            # A line cut inside a character of several bytes keeps its first bytes, escaped ("\xe2\x82"): the
+            # record's text begins with what precedes them.
+            begun = self.store.record_begun(self.source_path, line, _PARTIAL_CHARACTER.sub("", text))
             if begun is not None:
                 self.cut_off_begins[line] = begun
 

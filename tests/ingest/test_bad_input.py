@@ -392,3 +392,20 @@ def test_a_keyed_record_edited_to_bad_json_and_back_resolves_its_refusals_but_a_
     before = warehouse.row_counts()
     assert warehouse.ingest(path).resolved == 0
     assert warehouse.row_counts() == before
+
+
+def test_a_last_line_cut_inside_a_character_of_several_bytes_is_truncated_not_invalid_utf8(warehouse, tmp_path):
+    """A file cut off mid-write can end inside a character of several bytes ('€' is e2 82 ac): the line is cut off,
+    not mis-encoded. The same bytes inside a line that ends with a newline are invalid UTF-8."""
+    good = json.dumps(_good(1)[0]).encode()
+    euro = json.dumps(instance_record(input={"raw": "2 € + 3 €?", "reference": ["5 €"]}), ensure_ascii=False).encode()
+    cut = euro[:euro.index("€".encode()) + 2]
+    (tmp_path / "cut.jsonl").write_bytes(good + b"\n" + cut)
+    (tmp_path / "bad.jsonl").write_bytes(good + b"\n" + cut + b"\n")
+    warehouse.ingest(tmp_path / "cut.jsonl", tmp_path / "bad.jsonl")
+    rows = {row["source_path"]: row for row in warehouse.quarantine()}
+    cut_row, bad_row = rows[str(tmp_path / "cut.jsonl")], rows[str(tmp_path / "bad.jsonl")]
+    assert (cut_row["error_kind"], cut_row["source_line"]) == ("truncated", 2)
+    assert "ends in the middle of this record" in cut_row["error_message"]
+    assert cut_row["raw_text"].endswith("2 \\xe2\\x82")  # the bytes kept, escaped
+    assert (bad_row["error_kind"], bad_row["source_line"]) == ("invalid_utf8", 2)

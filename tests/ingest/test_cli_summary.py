@@ -64,6 +64,26 @@ def test_a_file_reverted_to_its_cut_off_bytes_after_it_loaded_whole_is_not_still
                      "and eee_instance.ingested_at > quarantine.quarantined_at") == [(1,)]
 
 
+def test_a_copy_cut_inside_a_character_of_several_bytes_names_the_record_loaded_too(tmp_path, capsys):
+    """The cut falls inside '€' (e2 82 ac): the line is truncated, and the record the first run loaded from it begins
+    with the text before that character (its first two bytes, kept escaped in raw_text, are not compared)."""
+    db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
+    euro = json.dumps(instance_record(sample_id="s1", input={"raw": "2 € + 3 €?", "reference": ["5 €"]}),
+                      ensure_ascii=False).encode()
+    first = _records(1)[0].encode()
+    path.write_bytes(first + b"\n" + euro + b"\n")
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    first_run = json.loads(out)["batch_id"]
+    path.write_bytes(first + b"\n" + euro[:euro.index("€".encode()) + 2])
+
+    code, out = _ingest(capsys, db, path, "--output", "json")
+    (read,) = json.loads(out)["files"]
+    assert code == 1
+    assert _rows(db, "select source_line, error_kind from raw.quarantine") == [(2, "truncated")]
+    assert (f"line 2, cut off (the file ends inside it) and quarantined as truncated, begins the record loaded from "
+            f"that line of this path by run {first_run} at ") in read["message"]
+
+
 def test_a_cut_off_copy_of_a_file_that_loaded_whole_is_quarantined_and_names_the_record_loaded(tmp_path, capsys):
     """Loaded whole, then cut off (a copy reverted, or read while being rewritten): the cut-off last line fails
     validation, so it is quarantined as truncated and --fail-on-reject fails on it, as any cut-off line; the file's
