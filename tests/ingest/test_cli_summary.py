@@ -19,6 +19,15 @@ def _ingest(capsys, db: Path, path: Path, *options: str) -> tuple[int, str]:
     return code, capsys.readouterr().out
 
 
+def _ingest_each(capsys, db: Path, path: Path, *contents: str) -> list[int]:
+    """Write each of `contents` to `path` in turn and ingest it: the exit codes (a file's history of edits)."""
+    codes = []
+    for content in contents:
+        path.write_text(content)
+        codes.append(_ingest(capsys, db, path)[0])
+    return codes
+
+
 def _rows(db: Path, sql: str) -> list[tuple]:
     with duckdb.connect(str(working_copy(db)), read_only=True) as con:
         return con.execute(sql).fetchall()
@@ -35,10 +44,7 @@ def test_a_file_reverted_to_its_cut_off_bytes_after_it_loaded_whole_is_not_still
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(2)
     cut, whole = f"{records[0]}\n{records[1][:40]}", f"{records[0]}\n{records[1]}\n"
-    path.write_text(cut)
-    assert _ingest(capsys, db, path)[0] == 1
-    path.write_text(whole)
-    assert _ingest(capsys, db, path)[0] == 0
+    assert _ingest_each(capsys, db, path, cut, whole) == [1, 0]
     path.write_text(cut)
 
     code, out = _ingest(capsys, db, path)
@@ -145,10 +151,7 @@ def test_a_line_corrected_then_reverted_to_its_refused_bytes_is_in_the_warehouse
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(2)
     bad = f"{records[0]}\n{{bad json\n"
-    path.write_text(bad)
-    assert _ingest(capsys, db, path)[0] == 1
-    path.write_text(f"{records[0]}\n{records[1]}\n")
-    assert _ingest(capsys, db, path)[0] == 0
+    assert _ingest_each(capsys, db, path, bad, f"{records[0]}\n{records[1]}\n") == [1, 0]
     path.write_text(bad)
     code, out = _ingest(capsys, db, path)
     assert code == 0
@@ -228,11 +231,8 @@ def test_a_grown_file_corrected_then_skipped_is_not_still_refused_and_reverted_s
     warehouse, so it is not still refused and the run says so."""
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(4)
-    path.write_text(f"{records[0]}\n{{bad json\n")
-    assert _ingest(capsys, db, path)[0] == 1
     grown = f"{records[0]}\n{{bad json\n{records[2]}\n{records[3]}\n"
-    path.write_text(grown)
-    assert _ingest(capsys, db, path)[0] == 1
+    assert _ingest_each(capsys, db, path, f"{records[0]}\n{{bad json\n", grown) == [1, 1]
     path.write_text(f"{records[0]}\n{records[1]}\n{records[2]}\n{records[3]}\n")
     code, answer = _json(capsys, db, path)
     assert (code, *_counts(answer)) == (0, "loaded", 0, 0, 1, 0)
@@ -318,10 +318,7 @@ def test_a_file_whole_again_after_it_was_cut_off_resolves_the_refusal_and_a_thir
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(2)
     whole, cut = f"{records[0]}\n{records[1]}\n", f"{records[0]}\n{records[1][:40]}"
-    path.write_text(whole)
-    assert _ingest(capsys, db, path)[0] == 0
-    path.write_text(cut)
-    assert _ingest(capsys, db, path)[0] == 1
+    assert _ingest_each(capsys, db, path, whole, cut) == [0, 1]
     path.write_text(whole)
 
     code, out = _ingest(capsys, db, path)
@@ -344,10 +341,8 @@ def test_a_line_edited_to_bad_json_and_back_resolves_its_refusal_when_the_file_i
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(4)
     good = "".join(f"{record}\n" for record in records)
-    path.write_text(good)
-    assert _ingest(capsys, db, path)[0] == 0
-    path.write_text(f"{records[0]}\n{records[1]}\n{{bad json\n{records[3]}\n")
-    assert _ingest(capsys, db, path)[0] == 1
+    assert _ingest_each(capsys, db, path, good,
+                        f"{records[0]}\n{records[1]}\n{{bad json\n{records[3]}\n") == [0, 1]
     path.write_text(good)
 
     code, answer = _json(capsys, db, path)
@@ -366,10 +361,8 @@ def test_a_line_edited_back_while_another_line_changed_resolves_its_refusal_as_t
     line 3's refusal and says so in its summary and the manifest. The same bytes again are skipped and add nothing."""
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
     records = _records(5)
-    path.write_text("".join(f"{record}\n" for record in records[:4]))
-    assert _ingest(capsys, db, path)[0] == 0
-    path.write_text(f"{records[0]}\n{records[1]}\n{{bad json\n{records[3]}\n")
-    assert _ingest(capsys, db, path)[0] == 1
+    assert _ingest_each(capsys, db, path, "".join(f"{record}\n" for record in records[:4]),
+                        f"{records[0]}\n{records[1]}\n{{bad json\n{records[3]}\n") == [0, 1]
     path.write_text(f"{records[0]}\n{records[1]}\n{records[2]}\n{records[4]}\n")
 
     code, answer = _json(capsys, db, path)
