@@ -37,13 +37,18 @@ def _records(n: int) -> list[str]:
     return [json.dumps(instance_record(sample_id=f"s{i}")) for i in range(n)]
 
 
+def _whole_and_cut_off() -> tuple[str, str]:
+    """A file of two records, whole, and with its last line cut off (as a write interrupted, or a copy in progress)."""
+    records = _records(2)
+    return f"{records[0]}\n{records[1]}\n", f"{records[0]}\n{records[1][:40]}"
+
+
 def test_a_file_reverted_to_its_cut_off_bytes_after_it_loaded_whole_is_not_still_refused(tmp_path, capsys):
     """Cut off (its last line refused), completed (the line loads: the refusal is loaded later), then reverted to
     the cut-off bytes, which are skipped as loaded before: the line's record is in the warehouse, so the run neither
     counts it still refused nor fails on it, and says that the file on disk holds it cut off again."""
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
-    records = _records(2)
-    cut, whole = f"{records[0]}\n{records[1][:40]}", f"{records[0]}\n{records[1]}\n"
+    whole, cut = _whole_and_cut_off()
     assert _ingest_each(capsys, db, path, cut, whole) == [1, 0]
     path.write_text(cut)
 
@@ -316,8 +321,7 @@ def test_a_file_whole_again_after_it_was_cut_off_resolves_the_refusal_and_a_thir
     the run resolves the refusal (one row of raw.quarantine_resolutions, its batch), says so, and fails nothing. The
     same bytes once more add no row anywhere and resolve nothing: the refusal is resolved once."""
     db, path = tmp_path / "w.duckdb", tmp_path / "f.jsonl"
-    records = _records(2)
-    whole, cut = f"{records[0]}\n{records[1]}\n", f"{records[0]}\n{records[1][:40]}"
+    whole, cut = _whole_and_cut_off()
     assert _ingest_each(capsys, db, path, whole, cut) == [0, 1]
     path.write_text(whole)
 
