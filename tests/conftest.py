@@ -171,8 +171,9 @@ def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
 DEMO_END_DATE = "2026-11-21"  # the demo's last day in tests: the shifted judge's week is 2026-W45
 
 
-def build_warehouse(db_path: Path, inputs: list[Path], target_path: Path) -> None:
-    """Ingest `inputs` into `db_path` and run `dbt build` on it (dbt's own files under `target_path`)."""
+def build_warehouse(db_path: Path, inputs: list[Path]) -> None:
+    """Ingest `inputs` into `db_path` and run `dbt build` on it. dbt's own files go to the session's target
+    (dbt_target_of_this_session), where the project parsed by the first build is reused by the next ones."""
     from evalhouse.build import run_dbt
 
     if inputs:
@@ -181,7 +182,7 @@ def build_warehouse(db_path: Path, inputs: list[Path], target_path: Path) -> Non
         from ingest.load import RawStore
 
         RawStore(db_path).close()  # the raw tables exist, empty
-    result = run_dbt(db_path, target_path=target_path, quiet=True)
+    result = run_dbt(db_path, quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
 
 
@@ -195,7 +196,7 @@ def build_retried_warehouse(root: Path) -> Warehouse:
     warehouse.ingest(renamed)
     warehouse.ingest(renamed.rename(renamed.with_name(LM_EVAL_SAMPLES.name)))
     warehouse.ingest(write_lines(root / "broken.jsonl", ["not json"]))
-    build_warehouse(warehouse.path, [], root / "target")
+    build_warehouse(warehouse.path, [])
     return warehouse
 
 
@@ -214,7 +215,7 @@ def demo_dir(tmp_path_factory) -> Path:
 def demo_warehouse(demo_dir, tmp_path_factory) -> Warehouse:
     """The demo data, ingested and built once per test session. Read it; never write to it."""
     root = tmp_path_factory.mktemp("demo_warehouse")
-    build_warehouse(root / "demo.duckdb", [demo_dir], root / "target")
+    build_warehouse(root / "demo.duckdb", [demo_dir])
     return Warehouse(root / "demo.duckdb")
 
 
@@ -222,5 +223,5 @@ def demo_warehouse(demo_dir, tmp_path_factory) -> Warehouse:
 def empty_warehouse(tmp_path_factory) -> Warehouse:
     """A warehouse with every table and mart, and no data."""
     root = tmp_path_factory.mktemp("empty_warehouse")
-    build_warehouse(root / "empty.duckdb", [], root / "target")
+    build_warehouse(root / "empty.duckdb", [])
     return Warehouse(root / "empty.duckdb")

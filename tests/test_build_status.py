@@ -158,14 +158,13 @@ def test_build_records_its_outcome_and_how_to_see_why_for_the_warehouse_it_built
 # -- end to end: the real ingest, dbt build and publish -------------------------------------------------------------
 
 @pytest.fixture
-def small_builds(monkeypatch, tmp_path):
+def small_builds(monkeypatch):
     """Build only what fct_trials needs (seconds, not a minute), through the real dbt and the real publish."""
     from evalhouse import operations
     from evalhouse.build import run_dbt
 
     monkeypatch.setattr(operations, "build_warehouse", lambda db: run_dbt(
-        db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), target_path=tmp_path / "target",
-        quiet=True))
+        db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), quiet=True))
 
 
 @pytest.mark.slow

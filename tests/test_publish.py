@@ -26,15 +26,14 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(autouse=True)
-def _small_builds(monkeypatch, tmp_path):
+def _small_builds(monkeypatch):
     """Publishing does not depend on which models are built: build only what fct_trials needs (seconds, not a
     minute), through the real dbt and the real publish."""
     from evalhouse import operations
     from evalhouse.build import run_dbt
 
     monkeypatch.setattr(operations, "build_warehouse", lambda db: run_dbt(
-        db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), target_path=tmp_path / "target",
-        quiet=True))
+        db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), quiet=True))
 
 
 def test_ingest_changes_nothing_readers_see_until_a_build_publishes_it(tmp_path):

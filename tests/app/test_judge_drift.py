@@ -31,8 +31,7 @@ def drifting(tmp_path_factory) -> Warehouse:
     warehouse = Warehouse(root / "w.duckdb")
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
     # Cautious: a test that reads a mart left out (relationships to dim_models from the specs marts) is left out too.
-    result = run_dbt(warehouse.path, ("build", "--indirect-selection", "cautious", "--select", *SELECT),
-                     target_path=root / "target", quiet=True)
+    result = run_dbt(warehouse.path, ("build", "--indirect-selection", "cautious", "--select", *SELECT), quiet=True)
     assert result.ok, result.failures
     return warehouse
 
@@ -117,7 +116,7 @@ def test_the_alert_cutoff_the_page_states_follows_the_vars_the_build_used(drifti
                                "rpt_weekly_drift_alerts", "rpt_build_settings",
                                "--exclude-resource-type", "unit_test", "--vars",
                                json.dumps({"drift_baseline_weeks": 3, "drift_alert_z": 3.0, "drift_min_items": 21})),
-                     target_path=tmp_path / "target", quiet=True)
+                     quiet=True)
     assert result.ok, result.failures
     app_env(rebuilt)
     said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))

@@ -254,7 +254,7 @@ def test_leaderboard_filters_by_eval_model_and_dates_and_downloads_what_it_shows
 def lm_eval_warehouse(tmp_path_factory) -> Warehouse:
     """tests/fixtures/lm_eval (a real results and samples file, and generated ones), built."""
     root = tmp_path_factory.mktemp("lm_eval_leaderboard")
-    build_warehouse(root / "lm_eval.duckdb", [FIXTURES / "lm_eval"], root / "target")
+    build_warehouse(root / "lm_eval.duckdb", [FIXTURES / "lm_eval"])
     return Warehouse(root / "lm_eval.duckdb")
 
 

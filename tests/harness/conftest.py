@@ -56,6 +56,6 @@ def harness_warehouse(tmp_path_factory) -> Warehouse:
     summary = ingest_paths([str(INSPECT), str(LM_EVAL), str(nan_score_log(extra / "nan_score.eval")),
                             str(rewritten_log(extra / "rewritten.eval", finished=True))], db_path)
     assert running.quarantined == summary.quarantined == 0, [f.message for f in summary.files]
-    result = run_dbt(db_path, ("build", *TRIAL_MARTS), target_path=root / "target", quiet=True)
+    result = run_dbt(db_path, ("build", *TRIAL_MARTS), quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
     return Warehouse(db_path)

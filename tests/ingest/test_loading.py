@@ -313,7 +313,7 @@ def test_the_same_records_under_other_bytes_are_one_attempt_in_the_marts(tmp_pat
     (tmp_path / "in" / "clean_again.jsonl.gz").write_bytes(gzip.compress(plain.read_bytes()))
     (tmp_path / "in" / "clean_crlf.jsonl").write_bytes(b"\r\n".join(lines) + b"\r\n")
     (tmp_path / "in" / "clean_reordered.jsonl").write_bytes(b"\n".join(reversed(lines)) + b"\n")
-    build_warehouse(tmp_path / "w.duckdb", [tmp_path / "in"], tmp_path / "target")
+    build_warehouse(tmp_path / "w.duckdb", [tmp_path / "in"])
     warehouse = Warehouse(tmp_path / "w.duckdb")
     assert warehouse.rows("select sample_id, trial_index from marts.fct_trials order by 1") == [
         ("s1", 1), ("s2", 1), ("s3", 1), ("s4", 1)]

@@ -31,7 +31,7 @@ def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_sta
                                        "order by 2 desc limit 1")[0]
 
     select = ("build", "--select", "+fct_quarantined_lines")
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     rows = warehouse.rows(
         "select source_path, source_line, loaded_later_at, loaded_later_batch_id, loaded_later_source_format "
         "from marts.fct_quarantined_lines order by source_path, source_line")
@@ -68,7 +68,7 @@ def test_a_refused_line_of_a_file_completed_or_fixed_in_place_is_loaded_later_on
     batches = {completed.batch_id: "cut", fixed.batch_id: "bad"}
 
     select = ("build", "--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     rows = warehouse.rows(
         "select source_path, source_line, error_kind, loaded_later_batch_id, loaded_later_source_format, "
         "loaded_later_at > quarantined_at from marts.fct_quarantined_lines order by source_path, source_line")
@@ -115,7 +115,7 @@ def test_a_refused_line_a_later_run_found_held_loaded_is_marked_loaded_later_by_
     assert warehouse.ingest(paths["cut"]).accepted == 1
 
     select = ("build", "--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     rows = warehouse.rows(
         "select lines.source_path, lines.source_line, lines.error_kind, lines.loaded_later_batch_id, "
         "lines.loaded_later_source_format, lines.loaded_later_at = resolutions.resolved_at "

@@ -76,7 +76,7 @@ def reviewed(tmp_path_factory) -> tuple[Warehouse, dict]:
     summary = warehouse.ingest(write_lines(root / "forms.jsonl", forms))
     assert warehouse.quarantine() == [], summary
     select = ("build", "--select", "+fct_judge_drift", "+fct_judge_overrides")
-    result = run_dbt(warehouse.path, select, target_path=root / "target", quiet=True)
+    result = run_dbt(warehouse.path, select, quiet=True)
     assert result.ok, result.failures
     return warehouse, {"judge": judge, "person": person, "review": review}
 
@@ -212,8 +212,7 @@ def drifting(tmp_path_factory) -> Warehouse:
     warehouse = Warehouse(root / "w.duckdb")
     summary = warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms() + growing_forms()))
     assert warehouse.quarantine() == [], summary
-    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), target_path=root / "target",
-                     quiet=True)
+    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), quiet=True)
     assert result.ok, result.failures
     return warehouse
 
@@ -320,8 +319,7 @@ def test_a_judge_is_compared_with_people_on_the_hazard_verdict_the_rates_count(t
     warehouse = Warehouse(tmp_path / "w.duckdb")
     warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
     assert warehouse.quarantine() == []
-    assert run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), target_path=tmp_path / "target",
-                   quiet=True).ok
+    assert run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), quiet=True).ok
     row = warehouse.rows(
         "select n_pairs, exact_agreement, kappa_unweighted from marts.fct_judge_drift "
         "where judge_id = 'judge-x#1' and dimension = 'hazard.specialized_advice'")

@@ -120,7 +120,7 @@ def test_five_raters_of_one_response_are_one_observation_of_the_model(tmp_path):
     assert warehouse.quarantine() == []
     select = ("build", "--select", "+fct_hazard_rates", "+fct_refusal_calibration", "+fct_pairwise_vs_reference",
               "+dim_raters")
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     low, high = _wilson(1, 2)
     hazard = warehouse.rows(
         "select n_rated, n_items, n_violating, violation_rate, ci_low, ci_high from marts.fct_hazard_rates "
@@ -148,7 +148,7 @@ def test_an_unsure_verdict_is_no_verdict_so_it_neither_dilutes_the_rate_nor_coun
     warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
     assert warehouse.quarantine() == []
     select = ("build", "--select", "+fct_hazard_rates", "+dim_raters")
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     low, high = _wilson(1, 1)
     assert warehouse.rows(
         "select n_rated, n_items, n_violating, n_unsure, violation_rate, ci_low, ci_high from marts.fct_hazard_rates "
@@ -278,14 +278,14 @@ def test_a_hybrid_review_derived_from_a_judge_record_takes_it_out_of_the_queue(t
     judge, untouched = _judge_form(), _judge_form()
     warehouse.ingest(write_lines(tmp_path / "judges.jsonl", [judge, untouched]))
     select = ("build", "--select", "+fct_review_queue")
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     queued = dict(warehouse.rows("select record_id, reasons from marts.fct_review_queue"))
     assert queued == {judge["eval_id"]: "score <= 3: faithfulness", untouched["eval_id"]: "score <= 3: faithfulness"}
 
     review = {**judge, "eval_id": str(uuid.uuid4()), "derived_from": judge["eval_id"],
               "rater": {"type": "hybrid", "id": "h-ana"}, "created_at": "2026-11-17T09:00:00Z"}
     warehouse.ingest(write_lines(tmp_path / "reviews.jsonl", [review]))
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     assert warehouse.rows("select record_id from marts.fct_review_queue") == [(untouched["eval_id"],)]
 
 
@@ -301,7 +301,7 @@ def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the
     rerun = {**waiting, "evaluation_id": "eval_rerun", "created_at": "2026-11-20T08:00:00.000001Z"}
     warehouse.ingest(write_lines(tmp_path / "judged.jsonl", [waiting, other_judge, rerun]))
     select = ("build", "--select", "+fct_review_queue")
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     queued = {r for (r,) in warehouse.rows("select record_id from marts.fct_review_queue")}
     assert queued == {waiting["evaluation_id"], "eval_other_judge", "eval_rerun"}
 
@@ -313,7 +313,7 @@ def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the
     assert warehouse.quarantine() == []
     versions = "select count(*) from raw.cognibench where natural_key = ?"
     assert warehouse.scalar(versions, [waiting["evaluation_id"]]) == 2
-    assert run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True).ok
+    assert run_dbt(warehouse.path, select, quiet=True).ok
     # The other judge's verdict and the later run of the same judge still wait; the completed record never did.
     queued = {r for (r,) in warehouse.rows("select record_id from marts.fct_review_queue")}
     assert queued == {"eval_other_judge", "eval_rerun"}

@@ -73,7 +73,7 @@ def grain_warehouse(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("trial_grain")
     warehouse = Warehouse(root / "trials.duckdb")
     assert warehouse.ingest(TRIALS).quarantined == 0
-    result = run_dbt(warehouse.path, TRIAL_MARTS, target_path=root / "target", quiet=True)
+    result = run_dbt(warehouse.path, TRIAL_MARTS, quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
     return warehouse
 

@@ -37,8 +37,7 @@ def overridden(tmp_path_factory) -> Warehouse:
     result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts",
                                       "rpt_build_settings", "--vars", json.dumps(OVERRIDES),
                                       # the models' unit tests pin their logic on the project's vars
-                                      "--exclude-resource-type", "unit_test"),
-                     target_path=root / "target", quiet=True)
+                                      "--exclude-resource-type", "unit_test"), quiet=True)
     assert result.ok, result.failures
     return warehouse
 

@@ -29,8 +29,7 @@ def drifting(tmp_path_factory) -> Warehouse:
     warehouse = Warehouse(root / "w.duckdb")
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
     result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts",
-                                      "rpt_build_settings"),
-                     target_path=root / "target", quiet=True)
+                                      "rpt_build_settings"), quiet=True)
     assert result.ok, result.failures
     return warehouse
 

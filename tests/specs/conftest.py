@@ -26,7 +26,7 @@ def build_spec_warehouse(root: Path, inputs: tuple[str, ...]) -> Warehouse:
 
     db_path = root / "specs.duckdb"
     ingest_paths([str(SPECS / name) for name in inputs], db_path)
-    result = run_dbt(db_path, ("build", *SPEC_SELECTION), target_path=root / "target", quiet=True)
+    result = run_dbt(db_path, ("build", *SPEC_SELECTION), quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
     return Warehouse(db_path)
 

@@ -316,7 +316,7 @@ def test_a_spec_id_both_kinds_use_leaves_both_unscored_and_listed_and_the_build_
                                                  "acme_worked_example_results.jsonl")), clash)
     select = ("build", "--select", "+path:models/marts/specs", "+dim_models", "+fct_spec_id_conflicts",
               "--indirect-selection", "cautious")
-    result = run_dbt(warehouse.path, select, target_path=tmp_path / "target", quiet=True)
+    result = run_dbt(warehouse.path, select, quiet=True)
     assert result.ok, result.failures
     assert warehouse.rows("select spec_id, spec_kind, spec_version, source_path from marts.fct_spec_id_conflicts "
                           "order by spec_kind") == [
