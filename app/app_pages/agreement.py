@@ -173,16 +173,6 @@ flagged = db.query(
             and list_contains(?, dimension_group)
             and (week_start = ? or ? is null)
     ),
-    latest as (
-        -- Each rater's latest independent rating of a flagged item, as agreement counts them.
-        select r.item_id, r.dimension, r.rater_group, r.rater_id, r.label
-        from flagged
-        inner join marts.fct_ratings as r
-            on r.item_id = flagged.item_id and r.dimension = flagged.dimension
-        where r.rater_group in ('human', 'llm_judge') and r.derived_from is null
-        qualify row_number() over (
-            partition by r.item_id, r.dimension, r.rater_id order by r.rated_at desc, r.rating_id desc) = 1
-    ),
     ratings as (
         select
             item_id,
@@ -191,7 +181,9 @@ flagged = db.query(
                        '  |  ' order by rater_id) as ratings,
             string_agg(case when rater_group = 'llm_judge' then rater_id || ': ' || coalesce(label, 'n/a') end,
                        '  |  ' order by rater_id) as judge_ratings
-        from latest
+        -- Each rater's latest independent rating of a flagged item, as agreement counts them.
+        from marts.fct_flagged_item_ratings
+        inner join flagged using (item_id, dimension)
         group by item_id, dimension
     )
     select flagged.*, ratings.ratings, ratings.judge_ratings

@@ -527,6 +527,31 @@ def test_flagged_items_exist_and_are_below_the_threshold(demo_warehouse):
     assert (flagged.item_agreement < 0.4).all()
 
 
+def test_flagged_item_ratings_are_each_raters_latest_independent_rating_of_a_flagged_item(demo_warehouse):
+    """fct_flagged_item_ratings against fct_ratings: people's and judges' latest ratings of each flagged item, reviews
+    left out; the people's ratings with a value are the ones the flag counted (fct_item_disagreement's n_ratings)."""
+    ratings = demo_warehouse.frame(
+        "select item_id, dimension, rater_id, rater_group, label, score, rated_at, rating_id from marts.fct_ratings "
+        "where rater_group in ('human', 'llm_judge') and derived_from is null and rater_id is not null "
+        "and value is not null")
+    latest = ratings.sort_values(["rated_at", "rating_id"], ascending=False).drop_duplicates(
+        ["item_id", "dimension", "rater_id"])
+    flagged = demo_warehouse.frame(
+        "select item_id, dimension, n_ratings from marts.fct_item_disagreement where is_flagged")
+    expected = latest.merge(flagged[["item_id", "dimension"]], on=["item_id", "dimension"])
+    columns = ["item_id", "dimension", "rater_id", "rater_group", "label", "score"]
+    mart = demo_warehouse.frame(f"select {', '.join(columns)}, counts_in_flag from marts.fct_flagged_item_ratings")
+
+    def ordered(frame: pd.DataFrame) -> pd.DataFrame:
+        return frame[columns].sort_values(columns[:3]).reset_index(drop=True)
+
+    assert set(mart.rater_group) == {"human", "llm_judge"}
+    pd.testing.assert_frame_equal(ordered(mart), ordered(expected), check_dtype=False)
+    assert (mart.counts_in_flag == ((mart.rater_group == "human") & (mart.label != "unsure"))).all()
+    counted = mart[mart.counts_in_flag].groupby(["item_id", "dimension"]).size().rename("n_counted").reset_index()
+    assert (flagged.merge(counted, how="left").fillna({"n_counted": 0}).eval("n_counted == n_ratings")).all()
+
+
 def test_dimensions_describe_every_model_and_rater(demo_warehouse):
     assert demo_warehouse.scalar("select count(*) from marts.dim_models") == 4
     raters = dict(demo_warehouse.rows("select rater_id, rater_type from marts.dim_raters"))

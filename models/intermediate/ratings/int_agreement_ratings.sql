@@ -1,7 +1,7 @@
 -- One row per (dimension, item, rater) as agreement counts it: each rater once per item (the latest rating),
 -- reviews left out, and every rating of an item in the week of the item's first rating (item_week: the
 -- earliest of all its ratings, superseded ones included, so that a re-rating never moves the item to a later week).
--- The rules of fct_rater_agreement and fct_item_disagreement, kept in one place; the marts count these rows into
+-- The rules of fct_rater_agreement, fct_item_disagreement and fct_flagged_item_ratings, kept in one place; the marts count these rows into
 -- their groups (a rater group and 'all', a week and all time) themselves, on counts rather than on copies of rows.
 -- value is the rating as agreement compares it (macros/declared_labels.sql: agreement_value, with each scale's
 -- reasons): a hazard verdict is violating or not (not_applicable counts as non_violating), and 'unsure', a rater
@@ -88,6 +88,7 @@ final as (
         latest.item_id as unit_id,
         latest.rater_id,
         {{ agreement_value('latest.scale', 'latest.label', 'latest.value') }} as value,
+        latest.label,
         latest.score,
         latest.model_id,
         latest.task_id,

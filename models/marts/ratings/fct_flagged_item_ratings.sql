@@ -1,0 +1,43 @@
+-- One row per item flagged for rubric clarification (fct_item_disagreement), dimension and rater: the ratings behind
+-- each flag, so that the agreement page and an analyst can read them side by side without searching all ratings for
+-- the few flagged items (on the benchmark, 0.23 s of the page's 0.4 s went to finding 14,338 items' ratings among
+-- 3.9 million).
+--
+-- Ratings as agreement counts them (int_agreement_ratings): each rater's latest independent rating of the item,
+-- reviews of a judge's verdict left out. People's ratings make the flag; LLM judges' ratings are here to compare and
+-- do not count in it (a judge that disagrees with people is judge drift: fct_judge_drift). A rating with no value
+-- for agreement (a hazard verdict unsure) is listed with its label: it is the rater's latest word on the item.
+--
+-- A table rebuilt in full by every build, as fct_item_disagreement is: which items are flagged moves with each batch
+-- (an item's agreement is measured against its dimension's expected disagreement over all ratings).
+with
+
+flagged as (
+    select item_id, dimension, dimension_group, week_start, item_agreement
+    from {{ ref('fct_item_disagreement') }}
+    where is_flagged
+),
+
+ratings as (
+    select * from {{ ref('int_agreement_ratings') }}
+),
+
+final as (
+    select
+        flagged.item_id,
+        flagged.dimension,
+        flagged.dimension_group,
+        flagged.week_start,
+        flagged.item_agreement,
+        ratings.rater_id,
+        ratings.rater_group,
+        ratings.label,
+        ratings.score,
+        ratings.rater_group = 'human' and ratings.value is not null as counts_in_flag
+    from flagged
+    inner join ratings
+        on ratings.unit_id = flagged.item_id
+        and ratings.dimension = flagged.dimension
+)
+
+select * from final
