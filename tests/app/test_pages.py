@@ -316,6 +316,15 @@ def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(
     judged = {part.split(": ")[0] for cell in flagged["LLM judges' ratings (not counted)"] if cell
               for part in cell.split("  |  ")}
     assert SHIFTED_JUDGE_ID in judged and not judged & people
+    # Each cell lists the raters in order, each with the label of their latest rating (the least agreed item first).
+    cells = list(flagged["people's ratings, side by side"]) + [c for c in flagged["LLM judges' ratings (not counted)"]
+                                                                if c]
+    assert all((raters := [part.split(": ")[0] for part in cell.split("  |  ")]) == sorted(raters) for cell in cells)
+    least = demo_warehouse.rows(
+        "select rater_id || ': ' || label from marts.fct_flagged_item_ratings where rater_group = 'human' and "
+        "(item_id, dimension) = (select (item_id, dimension) from marts.fct_flagged_item_ratings "
+        "order by item_agreement, week_start desc, item_id, dimension limit 1) order by rater_id")
+    assert flagged["people's ratings, side by side"].iloc[0] == "  |  ".join(r for (r,) in least)
 
     at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
     assert not _problems(at)

@@ -529,7 +529,8 @@ def test_flagged_items_exist_and_are_below_the_threshold(demo_warehouse):
 
 def test_flagged_item_ratings_are_each_raters_latest_independent_rating_of_a_flagged_item(demo_warehouse):
     """fct_flagged_item_ratings against fct_ratings: people's and judges' latest ratings of each flagged item, reviews
-    left out; the people's ratings with a value are the ones the flag counted (fct_item_disagreement's n_ratings)."""
+    left out; the people's ratings with a value are the ones the flag counted (fct_item_disagreement's n_ratings),
+    and each row repeats its item's figures."""
     ratings = demo_warehouse.frame(
         "select item_id, dimension, rater_id, rater_group, label, score, rated_at, rating_id from marts.fct_ratings "
         "where rater_group in ('human', 'llm_judge') and derived_from is null and rater_id is not null "
@@ -550,6 +551,14 @@ def test_flagged_item_ratings_are_each_raters_latest_independent_rating_of_a_fla
     assert (mart.counts_in_flag == ((mart.rater_group == "human") & (mart.label != "unsure"))).all()
     counted = mart[mart.counts_in_flag].groupby(["item_id", "dimension"]).size().rename("n_counted").reset_index()
     assert (flagged.merge(counted, how="left").fillna({"n_counted": 0}).eval("n_counted == n_ratings")).all()
+
+    figures = ["dimension_group", "scale", "agreement_level", "model_id", "task_id", "week_start", "n_ratings",
+               "spread", "item_agreement"]
+    repeated = demo_warehouse.frame(f"select distinct item_id, dimension, {', '.join(figures)} "
+                                    "from marts.fct_flagged_item_ratings order by item_id, dimension")
+    items = demo_warehouse.frame(f"select item_id, dimension, {', '.join(figures)} from marts.fct_item_disagreement "
+                                 "where is_flagged order by item_id, dimension")
+    pd.testing.assert_frame_equal(repeated, items)
 
 
 def test_dimensions_describe_every_model_and_rater(demo_warehouse):
