@@ -15,6 +15,10 @@ record says so:
      "running": {"at": ..., "pid": 4242, "host": "box",      a build started and not ended, written before it
                  "command": "evalhouse build",               runs; its end replaces it. Found with its process
                  "published_ino": 1311},                     gone, it was killed (SIGKILL, a power cut)
+     "ingest": {"at": ..., "pid": 4343, "host": "box",       an `evalhouse ingest` started and not ended, written
+                "command": "evalhouse ingest /data/run9"},   before it loads; its end removes it. Each file it loads
+                                                             is added to "unpublished" as it is loaded, so killed
+                                                             (its process gone), what it loaded is counted there
      "unpublished": {"first_at": ..., "last_at": ..., "rebuild": false,   ingested since that publish
                      "n_files": 10000, "records": 12400000, "quarantined": 3,
                      "files": [["/data/run9999.jsonl", 1240], ...]},  the last KEPT_FILES files loaded, named
@@ -23,13 +27,14 @@ record says so:
 
 The record stays small whatever an ingest loads: files beyond the last KEPT_FILES are counted (n_files, records),
 not named. Version 1 records (every file named, `files` a {path: records} object, no `running` or `discarded`)
-are read as the same.
+are read as the same. `ingest` came later within version 2: readers that predate it ignore it (and say what they
+said before it was kept), so it needed no new version.
 
 Only writers write it, under the writer lock (ingest, build, rebuild, the API), each time whole: a temporary file
 renamed over it, so a reader reads the old record or the new one. Readers only read it; a missing or unreadable
 record (a warehouse built before the record was kept) is "unknown", and says nothing. What the record cannot say
-by itself is looked at when it is read (observe): whether the process of a build it says started still runs, and
-whether the working copy still holds what it says is unpublished.
+by itself is looked at when it is read (observe): whether the process of a build or an ingest it says started still
+runs, and whether the working copy still holds what it says is unpublished.
 """
 
 from __future__ import annotations
@@ -82,6 +87,19 @@ class BuildStart:
 
 
 @dataclass(frozen=True)
+class IngestStart:
+    """An `evalhouse ingest` (or a save of the app, which runs one) that started and has recorded no end: under way,
+    or killed before it could. What it loaded is in `unpublished` already, file by file; the rest of its files it
+    did not load, and running its command again loads them (it skips the files already loaded)."""
+
+    at: dt.datetime
+    pid: int
+    host: str
+    command: str  # what started it, to run it again ("evalhouse ingest /data/run9 --strict")
+    under_way: bool | None = None  # as BuildStart's: looked at when the record is read, never stored
+
+
+@dataclass(frozen=True)
 class Unpublished:
     """What ingests loaded into the working copy since the last publish: not in the marts readers read."""
 
@@ -130,6 +148,7 @@ class BuildStatus:
     unpublished: Unpublished | None = None
     running: BuildStart | None = None
     discarded: Discarded | None = None
+    ingest: IngestStart | None = None
 
     @property
     def killed(self) -> bool:
@@ -137,10 +156,15 @@ class BuildStatus:
         return self.running is not None and self.running.under_way is False
 
     @property
+    def ingest_killed(self) -> bool:
+        """An ingest started and its process is gone without recording its end: it loaded part of its files."""
+        return self.ingest is not None and self.ingest.under_way is False
+
+    @property
     def up_to_date(self) -> bool:
         """Nothing ingested since the last publish or lost with the working copy, and the last build passed (none
         was killed since): readers see everything."""
-        return (self.unpublished is None and self.discarded is None and not self.killed
+        return (self.unpublished is None and self.discarded is None and not self.killed and not self.ingest_killed
                 and (self.last_build is None or self.last_build.passed))
 
 
@@ -184,9 +208,12 @@ def observe(status: BuildStatus, published: Path) -> BuildStatus:
     from evalhouse.lock import writer_active
     from evalhouse.publish import working_copy
 
-    if status.running is None and (status.unpublished is None or working_copy(published).exists()):
+    if (status.running is None and status.ingest is None
+            and (status.unpublished is None or working_copy(published).exists())):
         return status
     writer = writer_active(published)
+    if status.ingest is not None:
+        status = replace(status, ingest=replace(status.ingest, under_way=_under_way(status.ingest, writer)))
     running = status.running
     if running is not None:
         running = replace(running, under_way=_under_way(running, writer))
@@ -194,8 +221,9 @@ def observe(status: BuildStatus, published: Path) -> BuildStatus:
         if running.under_way is False and _inode(published) not in (None, running.published_ino):
             at = _mtime(published) or running.at
             return BuildStatus(published_at=at, last_build=BuildAttempt(at, True, see_why=running.command))
-    if status.unpublished is not None and writer is False and not working_copy(published).exists():
-        status = _discarding(status, None)
+    if writer is False and not working_copy(published).exists():
+        # What a killed ingest loaded went with the working copy: it is counted as discarded with the rest.
+        status = _discarding(replace(status, ingest=None if status.ingest_killed else status.ingest), None)
     return status
 
 
@@ -210,6 +238,8 @@ def stale_notice(status: BuildStatus | None, *, now: dt.datetime | None = None) 
     build = status.last_build
     running = status.running
     under_way = running is not None and running.under_way is True
+    ingest = status.ingest
+    ingesting = ingest is not None and ingest.under_way is True
     source = f"the build of {_when(status.published_at)}" if status.published_at else "the last build that passed"
     if status.discarded is not None:
         parts.append(_discarded_text(status.discarded, now, SHOWN_FILES))
@@ -227,17 +257,49 @@ def stale_notice(status: BuildStatus | None, *, now: dt.datetime | None = None) 
                      + (f"; dbt's log is {build.log}." if build.log else "."))
         if under_way:
             parts.append(f"A build started at {_moment(running.at, now)} is under way.")
+    elif status.ingest_killed:
+        parts.append(_ingest_killed_text(ingest, now) + " What it loaded before it stopped is in the working copy, "
+                     "not published" + (f"; in all, {_pending_text(pending, now)}." if pending is not None else "."))
+        parts.append(f"`evalhouse build` publishes {'it' if pending is None or pending.n_files == 1 else 'them'}; "
+                     f"running `{ingest.command}` again loads what it had not.")
+        return " ".join(parts)
     elif pending is not None:
-        then = (f"a build started at {_moment(running.at, now)} is under way" if under_way
-                else "run `evalhouse build`")
-        if pending.rebuild:
-            parts.append(f"A rebuild from {_plural(pending.n_files, 'file')}, loaded at "
-                         f"{_moment(pending.last_at, now)}, is not in these figures yet: {then}.")
+        if under_way:
+            then = f"a build started at {_moment(running.at, now)} is under way"
+        elif ingesting:
+            then = (f"an ingest started at {_moment(ingest.at, now)} is under way; run `evalhouse build` once it "
+                    f"ends to publish {'it' if pending.rebuild or pending.n_files == 1 else 'them'}")
         else:
-            parts.append(f"{_loaded(pending)} ingested {_moment(pending.first_at, now, pending.last_at)} "
-                         f"{_are(pending)} not in these figures yet: "
-                         f"{then}{'' if under_way else ' to publish them'}.")
+            then = "run `evalhouse build`" + ("" if pending.rebuild else " to publish them")
+        parts.append(f"{_pending_text(pending, now)[0].upper()}{_pending_text(pending, now)[1:]} yet: {then}.")
+        return " ".join(parts) or None
+    if status.ingest_killed:
+        parts.append(_ingest_killed_text(ingest, now) + " What it loaded before it stopped is in the working copy, "
+                     f"not published; running `{ingest.command}` again loads what it had not.")
+    elif ingesting and parts:
+        parts.append(f"An ingest started at {_moment(ingest.at, now)} is under way.")
     return " ".join(parts) or None
+
+
+def _pending_text(pending: Unpublished, now: dt.datetime | None) -> str:
+    """'a rebuild ... is not in these figures' or '3 files (...) ingested ... are not in these figures'."""
+    if pending.rebuild:
+        return (f"a rebuild from {_plural(pending.n_files, 'file')}, loaded at {_moment(pending.last_at, now)}, is "
+                f"not in these figures")
+    return (f"{_loaded(pending)} ingested {_moment(pending.first_at, now, pending.last_at)} {_are(pending)} not in "
+            f"these figures")
+
+
+def _ingest_killed_text(ingest: IngestStart, now: dt.datetime | None) -> str:
+    return (f"An ingest started at {_moment(ingest.at, now)} by `{ingest.command}` did not finish (it stopped "
+            f"without recording an end: killed, interrupted, or the machine stopped).")
+
+
+def unfinished_ingest_note(ingest: IngestStart) -> str:
+    """What an ingest that finds an earlier one did not finish says to whoever runs it (the record stops naming
+    that one: this one replaces it)."""
+    return (f"{_ingest_killed_text(ingest, _now())} What it loaded is in the working copy; if this ingest is not the "
+            f"same, run `{ingest.command}` again to load what it had not.")
 
 
 def discarded_note(discarded: Discarded) -> str:
@@ -260,6 +322,30 @@ def record_ingest(published: Path, loaded: Iterable[tuple[str, int, int]], *, at
     pending = before.adding(((path, records) for path, records, _ in loaded), at)
     pending = replace(pending, quarantined=before.quarantined + sum(q for _, _, q in loaded))
     _write(published, replace(status, unpublished=pending))
+
+
+def record_file(published: Path, outcome: Any, *, at: dt.datetime | None = None) -> None:
+    """record_ingest of one file an ingest has just loaded (its FileOutcome, ingest/pipeline.py), as `evalhouse
+    ingest` records each: killed after it, the file is counted."""
+    record_ingest(published, [(str(outcome.path), outcome.accepted, outcome.quarantined)], at=at)
+
+
+def record_ingest_start(published: Path, command: str, *, at: dt.datetime | None = None) -> IngestStart | None:
+    """An ingest is about to load, in this process: record_ingest_end, its end, removes this. Killed before it, it
+    stays, and readers who find its process gone say the ingest did not finish. Returns the ingest this replaces
+    that did not finish (its files loaded are counted in `unpublished`; the writer says to run it again), if any."""
+    status = _current(published)
+    killed = status.ingest if status.ingest_killed else None
+    _write(published, replace(status, ingest=IngestStart(at or _now(), os.getpid(), socket.gethostname(), command)))
+    return killed
+
+
+def record_ingest_end(published: Path) -> None:
+    """This process's ingest ended (loaded everything it could, or stopped by an exception it reports itself, each
+    file it loaded recorded by record_file): readers are no longer told of it."""
+    status = _current(published)
+    if _ours(status.ingest):
+        _write(published, replace(status, ingest=None))
 
 
 def record_summary(published: Path, summary: Any, *, at: dt.datetime | None = None) -> None:
@@ -381,6 +467,10 @@ def _to_json(status: BuildStatus) -> dict[str, Any]:
             "at": _iso(running.at), "pid": running.pid, "host": running.host, "command": running.command,
             "published_ino": running.published_ino,
         },
+        "ingest": None if status.ingest is None else {
+            "at": _iso(status.ingest.at), "pid": status.ingest.pid, "host": status.ingest.host,
+            "command": status.ingest.command,
+        },
         "unpublished": _pending_to_json(status.unpublished),
         "discarded": None if discarded is None else {
             "at": _iso(discarded.at), "unpublished": _pending_to_json(discarded.unpublished),
@@ -400,6 +490,7 @@ def _from_json(data: dict[str, Any]) -> BuildStatus | None:
     if data.get("version") not in READABLE_VERSIONS:
         return None  # written by another version of evalhouse: unknown
     build, running, discarded = data.get("last_build"), data.get("running"), data.get("discarded")
+    ingest = data.get("ingest")
     return BuildStatus(
         published_at=_time(data.get("published_at")),
         last_build=None if build is None else BuildAttempt(
@@ -411,6 +502,8 @@ def _from_json(data: dict[str, Any]) -> BuildStatus | None:
             None if running.get("published_ino") is None else int(running["published_ino"])),
         discarded=None if discarded is None else Discarded(
             _pending_from_json(discarded["unpublished"]), _time(discarded.get("at"))),
+        ingest=None if ingest is None else IngestStart(
+            _time(ingest["at"]), int(ingest["pid"]), str(ingest["host"]), str(ingest["command"])),
     )
 
 
@@ -445,7 +538,7 @@ def _now() -> dt.datetime:
 
 # -- what the record cannot say by itself -------------------------------------------------------------------------
 
-def _under_way(running: BuildStart, writer: bool | None) -> bool | None:
+def _under_way(running: BuildStart | IngestStart, writer: bool | None) -> bool | None:
     """Whether the build's process still runs it: alive, and (where that can be told) the writer lock held, so a
     pid the system has given to another process since does not pass for the build."""
     if running.host != socket.gethostname():
@@ -455,7 +548,7 @@ def _under_way(running: BuildStart, writer: bool | None) -> bool | None:
     return writer is not False
 
 
-def _ours(running: BuildStart | None) -> bool:
+def _ours(running: BuildStart | IngestStart | None) -> bool:
     return running is not None and running.pid == os.getpid() and running.host == socket.gethostname()
 
 

@@ -38,6 +38,7 @@ REPORTS_DIR = PROJECT_ROOT / "reports"  # where `evalhouse demo` writes the defa
 # records) while they serve the demo's warehouse (saves_folder). A demo run replaces it.
 DEMO_FOLDER = "demo"
 APP_HOST = "localhost"  # where `evalhouse serve` listens
+SHOWN_PATHS = 5  # an ingest's paths named in the command the build status keeps to run it again
 
 
 class DemoRefused(Exception):
@@ -50,17 +51,51 @@ class NotBuilt(Exception):
 
 def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptions | None = None,
            progress: ProgressFn | None = None, wait_seconds: float = 0) -> RunSummary:
-    """Validate and load files into the working copy (published by the next build)."""
+    """Validate and load files into the working copy (published by the next build). The build status beside the
+    warehouse tells readers what is loaded and not published: it records the ingest's start before it loads, and
+    each file as it is loaded, so an ingest killed part way is told too (evalhouse/build_status.py)."""
     from ingest.pipeline import IngestOptions, ingest_paths
 
     options = options if options is not None else IngestOptions()
     with writer_lock(settings.db_path, "ingest", wait_seconds):
         _note_if_working_copy_gone(settings)
         work = prepare_working_copy(settings.db_path)
-        with _held_is_busy(settings.db_path):
-            summary = ingest_paths(paths, work, options, progress, landing=settings.landing)
-        build_status.record_summary(settings.db_path, summary)  # readers' notice: loaded, not published yet
+        unfinished = build_status.record_ingest_start(settings.db_path, _ingest_command(settings, paths, options))
+        if unfinished is not None:
+            print(f"evalhouse: note: {build_status.unfinished_ingest_note(unfinished)}", file=sys.stderr)
+        loaded: list[Path] = []
+
+        def record(outcome) -> None:  # each file as it is loaded: killed after it, it is counted
+            build_status.record_file(settings.db_path, outcome)
+            if outcome.accepted or outcome.quarantined:
+                loaded.append(outcome.path)
+
+        try:
+            with _held_is_busy(settings.db_path):
+                summary = ingest_paths(paths, work, options, progress, landing=settings.landing, loaded=record)
+        except BaseException:
+            # Stopped part way (Ctrl+C, an error of the whole run) after loading files: readers are told it did not
+            # finish, as for a killed ingest. Before loading any (busy, a path that does not exist), nothing to tell.
+            if not loaded:
+                build_status.record_ingest_end(settings.db_path)
+            raise
+        build_status.record_ingest_end(settings.db_path)
         return summary
+
+
+def _ingest_command(settings: Settings, paths: Sequence[str | Path], options: IngestOptions) -> str:
+    """The command that runs this ingest again, from any folder (its paths made absolute; more than SHOWN_PATHS of
+    them counted, to keep the build status small), for the notice of an ingest that did not finish."""
+    from ingest.sources import DEFAULT_MAX_RECORD_BYTES
+
+    words = ["evalhouse", *(["--db", str(settings.db_path)] if settings.db_path != DEFAULT_DB else []), "ingest"]
+    words += ["--strict"] if options.strict else []
+    words += ["--format", options.forced_format] if options.forced_format else []
+    words += ["--max-record-bytes", str(options.max_record_bytes)] \
+        if options.max_record_bytes != DEFAULT_MAX_RECORD_BYTES else []
+    shown = [os.path.abspath(p) for p in paths[:SHOWN_PATHS]]
+    more = len(paths) - len(shown)
+    return shlex.join(words + shown) + (f" … (and {more:,} more paths)" if more else "")
 
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:

@@ -146,9 +146,11 @@ def ingest_paths(
     progress: ProgressFn | None = None,
     *,
     landing: Path | None = None,
+    loaded: Callable[[FileOutcome], None] | None = None,
 ) -> RunSummary:
     """Ingest files, folders and globs into the warehouse at `db_path`. The caller holds the writer lock.
-    `landing`: the landing folder, whose files' place in it the manifest keeps (raw.ingest_files.path_in_landing)."""
+    `landing`: the landing folder, whose files' place in it the manifest keeps (raw.ingest_files.path_in_landing).
+    `loaded`: called with each file's outcome once it is in the warehouse (or not, whole), before the next file."""
     if options.forced_format is not None and options.forced_format not in FORMATS:
         raise ValueError(f"unknown format {options.forced_format!r}; known formats: {', '.join(FORMATS)}")
     files = expand_paths(str(p) for p in paths)
@@ -160,7 +162,11 @@ def ingest_paths(
     )
     store = RawStore(db_path)
     try:
-        outcomes = [_ingest_file(store, classifier, options, batch_id, f, progress, landing) for f in files]
+        outcomes = []
+        for f in files:
+            outcomes.append(_ingest_file(store, classifier, options, batch_id, f, progress, landing))
+            if loaded is not None:
+                loaded(outcomes[-1])
     finally:
         store.close()
         classifier.close()
