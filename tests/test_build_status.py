@@ -17,7 +17,8 @@ import pytest
 
 from evalhouse import build_status
 from evalhouse.build_status import (
-    read_record, read_status, record_build, record_ingest, record_start, stale_notice, start_rebuild, status_path,
+    read_record, read_status, record_build, record_ingest, record_ingest_end, record_ingest_start, record_start,
+    stale_notice, start_rebuild, status_path,
 )
 from evalhouse.lock import writer_lock
 from evalhouse.operations import build, ingest
@@ -315,6 +316,162 @@ def test_a_build_killed_with_sigkill_is_told_to_readers_as_not_finished(tmp_path
     assert notice.startswith("The last build, started at ") and "did not finish" in notice
     assert "1 file (1 record) ingested since" in notice
     assert notice.endswith(f"Run `evalhouse --db {settings.db_path} build` again.")
+
+
+# -- an ingest that did not finish -------------------------------------------------------------------------------------
+
+def _ingest_started_by(db, pid: int) -> None:
+    """The record says an ingest started in process `pid`."""
+    data = json.loads(status_path(db).read_text())
+    data["ingest"]["pid"] = pid
+    status_path(db).write_text(json.dumps(data))
+
+
+def test_an_ingest_whose_process_is_gone_did_not_finish_until_a_build_publishes_what_it_loaded(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    record_ingest_start(db, "evalhouse ingest /data", at=_at(60))
+    record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(61))  # as it records each file it loads
+    record_ingest(db, [("/data/b.jsonl", 2, 1)], at=_at(62))
+    _ingest_started_by(db, _ended_pid())
+    status = read_status(db)
+    assert status.ingest_killed and not status.up_to_date and json.loads(status_path(db).read_text())["version"] == 2
+    assert stale_notice(status, now=_at(67)) == (
+        "An ingest started at Mon 23 Nov 2026 10:10 UTC (7 min ago) by `evalhouse ingest /data` did not finish (it "
+        "stopped without recording an end: killed, interrupted, or the machine stopped). What it loaded before it "
+        "stopped is in the working copy, not published; in all, 2 files (5 records, 1 line quarantined) ingested "
+        "from Mon 23 Nov 2026 10:11 UTC to Mon 23 Nov 2026 10:12 UTC (5 min ago) are not in these figures. "
+        "`evalhouse build` publishes them; running `evalhouse ingest /data` again loads what it had not.")
+    # A build that fails keeps it (nothing was published), and says both.
+    record_build(db, passed=False, failures=FAILURES[:1], at=_at(70))
+    notice = stale_notice(read_status(db))
+    assert notice.startswith("The last build, at ") and "2 files (5 records, 1 line quarantined) ingested" in notice
+    assert notice.endswith("An ingest started at Mon 23 Nov 2026 10:10 UTC by `evalhouse ingest /data` did not "
+                           "finish (it stopped without recording an end: killed, interrupted, or the machine "
+                           "stopped). What it loaded before it stopped is in the working copy, not published; "
+                           "running `evalhouse ingest /data` again loads what it had not.")
+    record_build(db, passed=True, at=_at(80))  # publishes what it loaded
+    assert read_status(db).ingest is None and stale_notice(read_status(db)) is None
+
+
+def test_an_ingest_killed_before_it_recorded_a_file_is_told_without_counts(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    record_ingest_start(db, "evalhouse ingest /data/a.jsonl", at=_at(60))
+    _ingest_started_by(db, _ended_pid())
+    assert stale_notice(read_status(db)) == (
+        "An ingest started at Mon 23 Nov 2026 10:10 UTC by `evalhouse ingest /data/a.jsonl` did not finish (it "
+        "stopped without recording an end: killed, interrupted, or the machine stopped). What it loaded before it "
+        "stopped is in the working copy, not published. `evalhouse build` publishes it; running `evalhouse ingest "
+        "/data/a.jsonl` again loads what it had not.")
+
+
+def test_an_ingest_under_way_is_said_to_be_and_is_no_news_before_it_loads(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    with writer_lock(db, "ingest"):  # as `evalhouse ingest` holds it for the whole ingest
+        record_ingest_start(db, "evalhouse ingest /data", at=_at(1))
+        assert not read_status(db).ingest_killed and stale_notice(read_status(db)) is None
+        record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(2))
+        assert stale_notice(read_status(db), now=_at(3)) == (
+            "1 file (3 records) ingested at Mon 23 Nov 2026 09:12 UTC (1 min ago) is not in these figures yet: an "
+            "ingest started at Mon 23 Nov 2026 09:11 UTC (2 min ago) is under way; run `evalhouse build` once it "
+            "ends to publish it.")
+        record_ingest_end(db)
+    assert read_status(db).ingest is None
+    assert stale_notice(read_status(db)).endswith("is not in these figures yet: run `evalhouse build` to publish them.")
+
+
+def test_a_killed_build_is_still_told_after_an_ingest_and_a_killed_ingest_with_it(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    record_start(db, "evalhouse build", at=_at(1))
+    _started_by(db, _ended_pid())
+    record_ingest_start(db, "evalhouse ingest /data", at=_at(2))
+    record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(3))
+    _ingest_started_by(db, _ended_pid())
+    status = read_status(db)
+    assert status.killed and status.ingest_killed
+    notice = stale_notice(status)
+    assert notice.startswith("The last build, started at Mon 23 Nov 2026 09:11 UTC by `evalhouse build`, did not "
+                             "finish") and "Run `evalhouse build` again. An ingest started at " in notice
+    assert notice.endswith("running `evalhouse ingest /data` again loads what it had not.")
+
+
+def test_an_ingest_killed_with_its_working_copy_deleted_since_is_told_as_discarded(tmp_path):
+    db = _warehouse(tmp_path)
+    record_build(db, passed=True, at=T0)
+    record_ingest_start(db, "evalhouse ingest /data", at=_at(60))
+    record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(61))
+    _ingest_started_by(db, _ended_pid())
+    working_copy(db).unlink()
+    status = read_status(db)
+    assert status.ingest is None and status.discarded.unpublished.records == 3
+    assert "in the working copy, not published" not in stale_notice(status)
+
+
+def test_a_new_ingest_after_one_that_did_not_finish_says_so_to_whoever_runs_it(tmp_path, monkeypatch, capsys):
+    """Without dbt: each file is counted as it is loaded, so the ingest that did not finish is counted whole."""
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    a = write_lines(tmp_path / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(2)])
+    ingest(settings, [a])
+    assert read_status(settings.db_path).ingest is None  # ended: removed
+    record_ingest_start(settings.db_path, f"evalhouse --db {settings.db_path} ingest {a}")  # then killed
+    _ingest_started_by(settings.db_path, _ended_pid())
+    capsys.readouterr()
+    ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
+    assert capsys.readouterr().err.startswith(
+        f"evalhouse: note: An ingest started at {read_status(settings.db_path).unpublished.first_at:%a}")
+    status = read_status(settings.db_path)
+    assert status.ingest is None and (status.unpublished.n_files, status.unpublished.records) == (2, 3)
+
+
+@pytest.mark.slow
+def test_an_ingest_killed_with_sigkill_is_told_to_readers_with_what_it_loaded(tmp_path, monkeypatch):
+    """A real `evalhouse ingest` of many small files, killed once the record counts a file it loaded: the notice
+    says it did not finish, counts what it loaded, and how to load the rest and publish it all; a build that
+    passes (without dbt here) then publishes it, and the notice goes."""
+    from evalhouse import operations
+    from evalhouse.build import BuildResult
+
+    settings = Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for i in range(300):  # each its own transaction: far more than load between a file's record and the kill
+        write_lines(inputs / f"run{i:03}.jsonl", [instance_record(sample_id=str(i))])
+    process = subprocess.Popen([sys.executable, "-m", "evalhouse.cli", "--db", str(settings.db_path), "ingest",
+                                str(inputs)], cwd=PROJECT_ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 120
+    while process.poll() is None:
+        record = read_record(settings.db_path)
+        if record is not None and record.unpublished is not None:
+            break
+        assert time.monotonic() < deadline, "the ingest never recorded a file it loaded"
+        time.sleep(0.05)
+    assert process.poll() is None, "the ingest ended before it could be killed"
+    process.send_signal(signal.SIGKILL)
+    process.wait()
+    status = read_status(settings.db_path)
+    assert status.ingest_killed and status.ingest.pid == process.pid
+    with duckdb.connect(str(working_copy(settings.db_path)), read_only=True) as con:
+        loaded = con.execute("select count(*) from raw.ingest_files where status = 'loaded'").fetchone()[0]
+    assert 0 < loaded < 300
+    # Each file is recorded once loaded; the kill can fall between a file's load and its record, not more.
+    assert status.unpublished.n_files in (loaded - 1, loaded)
+    command = f"evalhouse --db {settings.db_path} ingest {inputs}"
+    notice = stale_notice(status)
+    assert notice.startswith("An ingest started at ") and f"by `{command}` did not finish" in notice
+    assert f"What it loaded before it stopped is in the working copy, not published; in all, " \
+           f"{status.unpublished.n_files} files ({status.unpublished.n_files} records) ingested " in notice
+    assert notice.endswith(f"`evalhouse build` publishes them; running `{command}` again loads what it had not.")
+
+    summary = ingest(settings, [inputs])  # the same ingest again: loads what it had not
+    assert sum(f.accepted for f in summary.files) == 300 - loaded  # all but what it loaded
+    with duckdb.connect(str(working_copy(settings.db_path)), read_only=True) as con:
+        assert con.execute("select count(*) from raw.eee_instance").fetchone()[0] == 300
+    assert not read_status(settings.db_path).ingest_killed
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: BuildResult(True, (), ()))
+    assert build(settings).ok and stale_notice(read_status(settings.db_path)) is None
 
 
 # -- a working copy deleted by hand -----------------------------------------------------------------------------------

@@ -10,7 +10,9 @@ import sys
 
 import pytest
 
-from evalhouse.build_status import record_build, record_ingest, record_start, status_path
+from evalhouse.build_status import (
+    record_build, record_ingest, record_ingest_end, record_ingest_start, record_start, status_path,
+)
 from evalhouse.lock import writer_lock
 from evalhouse.publish import working_copy
 from ingest.load import RawStore
@@ -109,6 +111,51 @@ def test_a_build_that_did_not_finish_is_noted_until_a_build_ends(warehouse, app_
     record_build(warehouse, passed=True, at=NOW - dt.timedelta(hours=1))
     at.run()
     assert _notices(at) == []
+
+
+def test_an_ingest_that_did_not_finish_is_noted_until_a_build_publishes_what_it_loaded(warehouse, app_env):
+    """Under way, it is said to be; its process gone without an end recorded (killed): the record does not change,
+    the notice does."""
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
+    app_env(warehouse)
+    ingest = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        with writer_lock(warehouse, "ingest"):  # as the ingest's process holds it
+            record_ingest_start(warehouse, "evalhouse ingest /data", at=NOW - dt.timedelta(hours=2))
+            data = json.loads(status_path(warehouse).read_text())
+            data["ingest"]["pid"] = ingest.pid
+            status_path(warehouse).write_text(json.dumps(data))
+            at = run_page("overview")
+            assert _notices(at) == []  # nothing loaded yet: the figures are the latest
+            record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=NOW - dt.timedelta(hours=1))
+            at.run()
+            assert _notices(at) == [
+                "1 file (40 records) ingested at Mon 23 Nov 2026 06:00 UTC (1 h ago) is not in these figures yet: an "
+                "ingest started at Mon 23 Nov 2026 05:00 UTC (2 h ago) is under way; run `evalhouse build` once it "
+                "ends to publish it."]
+    finally:
+        ingest.communicate(b"")  # the ingest's process ends, its end unrecorded
+    at.run()
+    assert _notices(at) == [
+        "An ingest started at Mon 23 Nov 2026 05:00 UTC (2 h ago) by `evalhouse ingest /data` did not finish (it "
+        "stopped without recording an end: killed, interrupted, or the machine stopped). What it loaded before it "
+        "stopped is in the working copy, not published; in all, 1 file (40 records) ingested at Mon 23 Nov 2026 "
+        "06:00 UTC (1 h ago) is not in these figures. `evalhouse build` publishes it; running `evalhouse ingest "
+        "/data` again loads what it had not."]
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(minutes=30))
+    at.run()
+    assert _notices(at) == []
+
+
+def test_an_ingest_that_ended_is_no_longer_noted(warehouse, app_env):
+    record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
+    record_ingest_start(warehouse, "evalhouse ingest /data", at=NOW - dt.timedelta(hours=2))
+    record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=NOW - dt.timedelta(hours=1))
+    record_ingest_end(warehouse)  # this process's, as `evalhouse ingest` ends
+    app_env(warehouse)
+    assert _notices(run_page("overview")) == [
+        "1 file (40 records) ingested at Mon 23 Nov 2026 06:00 UTC (1 h ago) is not in these figures yet: run "
+        "`evalhouse build` to publish them."]
 
 
 def test_records_gone_with_a_deleted_working_copy_are_noted_as_gone(warehouse, app_env):

@@ -4,11 +4,14 @@ yet, or a last build that failed), and the note `evalhouse report` prints with i
 from __future__ import annotations
 
 import datetime as dt
+import json
 import shutil
+import subprocess
+import sys
 
 import pytest
 
-from evalhouse.build_status import record_build, record_ingest
+from evalhouse.build_status import record_build, record_ingest, record_ingest_start, status_path
 from evalhouse.cli import main
 from evalhouse.publish import working_copy
 from evalhouse.report import ReportRequest, build_report, render
@@ -68,3 +71,22 @@ def test_the_report_command_prints_the_line_for_whoever_sends_the_report(warehou
     _failed_build(warehouse)
     assert main(["--db", str(warehouse), "report", "--week", "2026-W47", "--out", str(tmp_path / "r.html")]) == 0
     assert capsys.readouterr().err == f"evalhouse: note: {FAILED_LINE}\n"
+
+
+def test_the_report_says_an_ingest_did_not_finish_and_what_to_run(warehouse):
+    record_build(warehouse, passed=True, at=GENERATED_AT - dt.timedelta(days=1))
+    record_ingest_start(warehouse, "evalhouse ingest /data", at=GENERATED_AT - dt.timedelta(hours=3))
+    record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=GENERATED_AT - dt.timedelta(hours=3))
+    ended = subprocess.Popen([sys.executable, "-c", "pass"])
+    ended.wait()
+    data = json.loads(status_path(warehouse).read_text())
+    data["ingest"]["pid"] = ended.pid  # killed: its process gone without an end recorded
+    status_path(warehouse).write_text(json.dumps(data))
+    report = build_report(ReportRequest(warehouse, week=dt.date(2026, 11, 16), generated_at=GENERATED_AT))
+    assert report.stale == (
+        "An ingest started at Mon 23 Nov 2026 04:00 UTC by `evalhouse ingest /data` did not finish (it stopped "
+        "without recording an end: killed, interrupted, or the machine stopped). What it loaded before it stopped "
+        "is in the working copy, not published; in all, 1 file (40 records) ingested at Mon 23 Nov 2026 04:00 UTC "
+        "is not in these figures. `evalhouse build` publishes it; running `evalhouse ingest /data` again loads what "
+        "it had not.")
+    assert '<p class="stale" role="alert">An ingest started at ' in render(report, "html")
