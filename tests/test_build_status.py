@@ -461,9 +461,11 @@ def test_an_ingest_killed_with_sigkill_is_told_to_readers_with_what_it_loaded(tm
     command = f"evalhouse --db {settings.db_path} ingest {inputs}"
     notice = stale_notice(status)
     assert notice.startswith("An ingest started at ") and f"by `{command}` did not finish" in notice
-    assert f"What it loaded before it stopped is in the working copy, not published; in all, " \
-           f"{status.unpublished.n_files} files ({status.unpublished.n_files} records) ingested " in notice
-    assert notice.endswith(f"`evalhouse build` publishes them; running `{command}` again loads what it had not.")
+    n, s = status.unpublished.n_files, "" if status.unpublished.n_files == 1 else "s"  # one record in each file
+    assert f"What it loaded before it stopped is in the working copy, not published; in all, {n} file{s} ({n} " \
+           f"record{s}) ingested " in notice
+    assert notice.endswith(f"`evalhouse build` publishes {'them' if s else 'it'}; running `{command}` again loads "
+                           "what it had not.")
 
     summary = ingest(settings, [inputs])  # the same ingest again: loads what it had not
     assert sum(f.accepted for f in summary.files) == 300 - loaded  # all but what it loaded
