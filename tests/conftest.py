@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import copy
+import fcntl
 import json
+import os
+import shutil
+import traceback
 import uuid
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -200,28 +204,67 @@ def build_retried_warehouse(root: Path) -> Warehouse:
     return warehouse
 
 
+class SharedBuildFailed(Exception):
+    """What built_once raises in a worker whose shared build failed in another worker: that build's error."""
+
+
+def built_once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Path:
+    """The directory `name`, made by build(directory) once for the whole test session. `make test` runs the tests in
+    parallel workers (pytest-xdist), each a pytest session with session fixtures of its own, and each had built the
+    demo warehouse (30 to 40 s) for itself. The first worker to ask builds it, holding an exclusive lock on a file
+    in the directory the workers' temporary directories share (pytest-xdist's "Making session-scoped fixtures
+    execute only once"); the others wait for the lock and use what it built. A failed build is recorded and fails
+    every test that asks for it, in every worker, with the build's error (none waits for or repeats it); a worker
+    killed while building leaves no record, and the next one to ask builds afresh. What this makes is shared:
+    tests read it and never write to it (DuckDB lets processes open a file together read-only, but a process that
+    opens it to write fails while another has it open, and makes the others' opens fail): a test that writes
+    works on a copy of its own."""
+    basetemp = tmp_path_factory.getbasetemp()
+    shared = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+    directory, built, failed = shared / name, shared / f"{name}.built", shared / f"{name}.failed"
+    with (shared / f"{name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when this worker dies
+        if failed.exists():
+            raise SharedBuildFailed(f"{name}, built once for this test session, failed in another test worker "
+                                    f"(the error below): fix that and run the tests again\n{failed.read_text()}")
+        if not built.exists():
+            shutil.rmtree(directory, ignore_errors=True)  # what a worker killed while building left
+            directory.mkdir()
+            try:
+                build(directory)
+            except Exception:
+                failed.write_text(traceback.format_exc())
+                raise
+            built.touch()
+    return directory
+
+
 @pytest.fixture(scope="session")
 def demo_dir(tmp_path_factory) -> Path:
+    """The demo's landing folder, generated once per test session (built_once). Read it; never write to it."""
     import datetime as dt
 
     from evalhouse.demo.generate import generate_demo
 
-    out = tmp_path_factory.mktemp("demo") / "landing"
-    generate_demo(out, end_date=dt.date.fromisoformat(DEMO_END_DATE))
-    return out
+    def generate(directory: Path) -> None:
+        generate_demo(directory / "landing", end_date=dt.date.fromisoformat(DEMO_END_DATE))
+
+    return built_once(tmp_path_factory, "demo", generate) / "landing"
 
 
 @pytest.fixture(scope="session")
 def demo_warehouse(demo_dir, tmp_path_factory) -> Warehouse:
-    """The demo data, ingested and built once per test session. Read it; never write to it."""
-    root = tmp_path_factory.mktemp("demo_warehouse")
-    build_warehouse(root / "demo.duckdb", [demo_dir])
+    """The demo data, ingested and built once per test session (built_once), shared by the workers. Read it;
+    never write to it, nor give its path to anything that opens it to write (dbt does): copy it."""
+    root = built_once(tmp_path_factory, "demo_warehouse",
+                      lambda directory: build_warehouse(directory / "demo.duckdb", [demo_dir]))
     return Warehouse(root / "demo.duckdb")
 
 
 @pytest.fixture(scope="session")
 def empty_warehouse(tmp_path_factory) -> Warehouse:
-    """A warehouse with every table and mart, and no data."""
-    root = tmp_path_factory.mktemp("empty_warehouse")
-    build_warehouse(root / "empty.duckdb", [])
+    """A warehouse with every table and mart, and no data, built once per test session (built_once). Read it;
+    never write to it: copy it."""
+    root = built_once(tmp_path_factory, "empty_warehouse",
+                      lambda directory: build_warehouse(directory / "empty.duckdb", []))
     return Warehouse(root / "empty.duckdb")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -15,9 +16,18 @@ APP_PAGES = Path(__file__).resolve().parents[2] / "app" / "app_pages"
 
 
 @pytest.fixture(scope="module")
-def docs(demo_warehouse, tmp_path_factory):
+def demo_copy(demo_warehouse, tmp_path_factory) -> Path:
+    """The demo warehouse copied, for dbt to open: dbt opens its file to write, which the session's shared demo
+    warehouse must never be (another test worker may be reading it)."""
+    copy = tmp_path_factory.mktemp("docs_warehouse") / "demo.duckdb"
+    shutil.copyfile(demo_warehouse.path, copy)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def docs(demo_copy, tmp_path_factory):
     target = tmp_path_factory.mktemp("docs_target")
-    result = run_dbt(demo_warehouse.path, ("docs", "generate"), target_path=target, quiet=True)
+    result = run_dbt(demo_copy, ("docs", "generate"), target_path=target, quiet=True)
     assert result.ok, result.failures
     return json.loads((target / "manifest.json").read_text()), json.loads((target / "catalog.json").read_text())
 
@@ -106,14 +116,14 @@ def test_the_warehouse_carries_every_description_as_a_comment(docs, demo_warehou
     assert wrong == []
 
 
-def test_no_view_carries_a_value_of_the_build_that_compiled_it(docs, demo_warehouse, tmp_path):
+def test_no_view_carries_a_value_of_the_build_that_compiled_it(docs, demo_copy, tmp_path):
     """A build of what new data touches leaves the views as they are (evalhouse/build.py, BuildPlan.exclude), which
     is right only if a view compiled later is the same SQL: compiled again now, every view's code is unchanged."""
     manifest, _ = docs
     views = {uid: node["compiled_code"] for uid, node in manifest["nodes"].items()
              if node["resource_type"] == "model" and node["config"]["materialized"] == "view"}
     assert len(views) >= 10
-    result = run_dbt(demo_warehouse.path, ("compile", "--select", "config.materialized:view"),
+    result = run_dbt(demo_copy, ("compile", "--select", "config.materialized:view"),
                      target_path=tmp_path / "target", quiet=True)
     assert result.ok, result.failures
     again = json.loads((tmp_path / "target" / "manifest.json").read_text())["nodes"]

@@ -68,10 +68,10 @@ def test_every_demo_spec_file_passes_its_schema(demo_dir):
     assert failures == []
 
 
-def test_spec_record_counts_are_those_written(demo_dir):
+def test_spec_record_counts_are_those_written(tmp_path):
     from evalhouse.demo.generate import generate_demo
 
-    summary = generate_demo(demo_dir.parent / "again", end_date=date.fromisoformat(DEMO_END_DATE))
+    summary = generate_demo(tmp_path / "again", end_date=date.fromisoformat(DEMO_END_DATE))
     counts = summary.spec_record_counts
     lines = sum(len(p.read_text().splitlines()) for p in (summary.out_dir / "specs/results").glob("*.jsonl"))
     runs = sum(len(json.loads(p.read_text())) for p in (summary.out_dir / "specs/results").glob("*.json"))
