@@ -8,15 +8,15 @@ import pytest
 
 from tests.app.conftest import run_page
 from tests.conftest import Warehouse
-from tests.specs.conftest import build_spec_warehouse
-from tests.specs.test_spec_decisions import DECIDE_INPUTS
+from tests.specs.conftest import decide_warehouse_built_once
 
 pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
 def decided(tmp_path_factory) -> Warehouse:
-    return build_spec_warehouse(tmp_path_factory.mktemp("specs_page"), DECIDE_INPUTS)
+    """The warehouse tests/specs/test_spec_decisions.py reads, built once per test session."""
+    return decide_warehouse_built_once(tmp_path_factory)
 
 
 def _problems(at) -> list[str]:

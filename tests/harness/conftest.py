@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.pipeline import ingest_paths
-from tests.conftest import FIXTURES, Warehouse
+from tests.conftest import FIXTURES, Warehouse, built_once
 from tests.harness.archives import DEFLATED, members_of, rewrite, write_archive
 
 INSPECT = FIXTURES / "inspect_ai"
@@ -45,10 +45,14 @@ def rewritten_log(out: Path, *, finished: bool, model: str = REWRITTEN_MODEL) ->
 
 @pytest.fixture(scope="session")
 def harness_warehouse(tmp_path_factory) -> Warehouse:
-    """The harness fixtures, ingested and built once per session. Read it; never write to it."""
+    """The harness fixtures, ingested and built once per test session (tests/conftest.py, built_once). Read it;
+    never write to it."""
+    return Warehouse(built_once(tmp_path_factory, "harness_warehouse", _build_harness_warehouse) / "harness.duckdb")
+
+
+def _build_harness_warehouse(root: Path) -> None:
     from evalhouse.build import run_dbt
 
-    root = tmp_path_factory.mktemp("harness_warehouse")
     db_path = root / "harness.duckdb"
     extra = root / "made"
     extra.mkdir()
@@ -58,4 +62,3 @@ def harness_warehouse(tmp_path_factory) -> Warehouse:
     assert running.quarantined == summary.quarantined == 0, [f.message for f in summary.files]
     result = run_dbt(db_path, ("build", *TRIAL_MARTS), quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
-    return Warehouse(db_path)

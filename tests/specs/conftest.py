@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.pipeline import ingest_paths
-from tests.conftest import FIXTURES, Warehouse
+from tests.conftest import FIXTURES, Warehouse, built_once
 
 SPECS = FIXTURES / "specs"
 SPEC_INPUTS = (
@@ -31,7 +31,23 @@ def build_spec_warehouse(root: Path, inputs: tuple[str, ...]) -> Warehouse:
     return Warehouse(db_path)
 
 
+# Hand-worked promotion decisions (tests/fixtures/specs/decide_*): tests/specs/test_spec_decisions.py and the specs
+# page (tests/app/test_specs_page.py) read them.
+DECIDE_INPUTS = ("decide_specs.json", "decide_suite.yaml", "decide_results.jsonl")
+
+
 @pytest.fixture(scope="session")
 def spec_warehouse(tmp_path_factory) -> Warehouse:
-    """The spec fixtures, ingested and built once per session. Read it; never write to it."""
-    return build_spec_warehouse(tmp_path_factory.mktemp("spec_warehouse"), SPEC_INPUTS)
+    """The spec fixtures, ingested and built once per test session (tests/conftest.py, built_once). Read it; never
+    write to it."""
+    root = built_once(tmp_path_factory, "spec_warehouse",
+                      lambda directory: build_spec_warehouse(directory, SPEC_INPUTS))
+    return Warehouse(root / "specs.duckdb")
+
+
+def decide_warehouse_built_once(tmp_path_factory) -> Warehouse:
+    """The specs that test decisions (DECIDE_INPUTS), built once per test session (built_once) for the two modules
+    that read them (tests/specs/test_spec_decisions.py, tests/app/test_specs_page.py). Read it; never write to it."""
+    root = built_once(tmp_path_factory, "decide_warehouse",
+                      lambda directory: build_spec_warehouse(directory, DECIDE_INPUTS))
+    return Warehouse(root / "specs.duckdb")

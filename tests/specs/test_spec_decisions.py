@@ -11,15 +11,14 @@ import pandas as pd
 import pytest
 
 from tests.conftest import Warehouse
-from tests.specs.conftest import build_spec_warehouse
-
-DECIDE_INPUTS = ("decide_specs.json", "decide_suite.yaml", "decide_results.jsonl")
+from tests.specs.conftest import decide_warehouse_built_once
 
 
 @pytest.fixture(scope="module")
 def decide_warehouse(tmp_path_factory) -> Warehouse:
-    """The build itself is the first check: it used to stop on the composite's contract (SE set, interval NULL)."""
-    return build_spec_warehouse(tmp_path_factory.mktemp("decide_warehouse"), DECIDE_INPUTS)
+    """The build itself is the first check: it used to stop on the composite's contract (SE set, interval NULL).
+    Built once per test session, shared with the specs page's tests (tests/app/test_specs_page.py)."""
+    return decide_warehouse_built_once(tmp_path_factory)
 
 
 def _decision(warehouse: Warehouse, spec_id: str, model_id: str) -> dict:
