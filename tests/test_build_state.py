@@ -16,7 +16,7 @@ from evalhouse.build import AS_OF_BUILD, built_fingerprint, plan_build, project_
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
 from evalhouse.settings import Settings
-from tests.conftest import UNIT_TESTS_OFF, eval_form_record, instance_record, write_lines
+from tests.conftest import UNIT_TESTS_OFF, built_once, eval_form_record, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -36,21 +36,45 @@ def _count(path) -> int:
 @pytest.fixture(scope="module")
 def five_trials_built(tmp_path_factory) -> tuple[Path, int]:
     """A warehouse of five trials after its first build (everything: there was no earlier one), and how many nodes
-    that build ran; built once, each test works on a copy."""
-    root = tmp_path_factory.mktemp("five_trials")
-    settings = Settings(db_path=root / "w.duckdb", landing=root / "landing")
-    ingest(settings, [write_lines(root / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
-    result = build(settings)
-    assert result.ok
-    return root, result.n_nodes
+    that build ran; built once per test session (the test workers share it: tests/conftest.py, built_once), each
+    test works on a copy."""
+
+    def first_build(root: Path) -> None:
+        settings = Settings(db_path=root / "w.duckdb", landing=root / "landing")
+        ingest(settings, [write_lines(root / "a.jsonl", [instance_record(sample_id=str(i)) for i in range(5)])])
+        result = build(settings)
+        assert result.ok, result.failures
+        (root / "n_nodes").write_text(str(result.n_nodes))
+
+    root = built_once(tmp_path_factory, "five_trials_built", first_build)
+    return root, int((root / "n_nodes").read_text())
+
+
+@pytest.fixture(scope="module")
+def warehouse_dir(tmp_path_factory) -> Path:
+    """Where each test's copy of the warehouse is: one directory for this module's tests, emptied before each. dbt
+    reuses its saved parse of the project only for a warehouse at the same path (the path is part of its profile),
+    so at a path of its own each test's first build parsed the whole project again (4 to 7 s)."""
+    return tmp_path_factory.mktemp("build_state")
+
+
+@pytest.fixture(scope="module")
+def in_process_target(tmp_path_factory) -> Path:
+    """dbt's target for the dbt commands these tests run in this process (on the warehouse in warehouse_dir): the
+    first parses the project and the others reuse that parse. Not the session's target, where the builds saved
+    their parse with the fingerprint among their vars: a run without it there would make dbt parse everything
+    again, and so would the next build after it."""
+    return tmp_path_factory.mktemp("in_process_target")
 
 
 @pytest.fixture
-def settings(five_trials_built, tmp_path) -> Settings:
+def settings(five_trials_built, warehouse_dir) -> Settings:
     root, _ = five_trials_built
+    shutil.rmtree(warehouse_dir)
+    warehouse_dir.mkdir()
     for name in ("w.duckdb", "w.work.duckdb"):
-        shutil.copyfile(root / name, tmp_path / name)
-    return Settings(db_path=tmp_path / "w.duckdb", landing=tmp_path / "landing")
+        shutil.copyfile(root / name, warehouse_dir / name)
+    return Settings(db_path=warehouse_dir / "w.duckdb", landing=warehouse_dir / "landing")
 
 
 def test_a_build_after_the_project_changed_rebuilds_every_model_in_full(settings, capfd):
@@ -231,7 +255,7 @@ def test_the_fingerprint_follows_the_files_that_decide_what_models_compute(tmp_p
     assert project_fingerprint() != before
 
 
-def test_a_full_refresh_of_the_counted_ratings_alone_has_every_item_recounted(settings, tmp_path):
+def test_a_full_refresh_of_the_counted_ratings_alone_has_every_item_recounted(settings, tmp_path, in_process_target):
     """int_agreement_units recounts the items int_agreement_ratings stamped after its last read (counted_in). A
     full refresh of int_agreement_ratings on its own continues the stamps, so every item is recounted, including
     one whose new rating reached fct_ratings while the agreement models were not built."""
@@ -254,8 +278,7 @@ def test_a_full_refresh_of_the_counted_ratings_alone_has_every_item_recounted(se
 
     second = eval_form_record(rater={"type": "human", "id": "h-ben"})  # a second person on the same item
     ingest(settings, [write_lines(tmp_path / "second.jsonl", [second])])
-    target = tmp_path / "target"
-    run = dict(command=("run",), target_path=target, quiet=True)  # models only: the others stay as they were
+    run = dict(command=("run",), target_path=in_process_target, quiet=True)  # models only: the others stay as they were
     assert run_dbt(work, select=["+fct_ratings"], **run).ok  # the new rating, not yet counted
     assert run_dbt(work, select=["int_agreement_ratings"], full_refresh=True, **run).ok
     assert stamps("int_agreement_ratings") == (before + 1, before + 1)  # numbering continued, every row restamped
@@ -295,7 +318,8 @@ def test_a_uniqueness_test_scoped_to_new_batches_checks_them_until_a_build_passe
         assert con.execute(f"select count(*) from ({new_batches})").fetchone()[0] == 1  # still unread
 
 
-def test_a_uniqueness_test_scoped_by_stamp_checks_the_rows_stamped_after_the_last_passed_build(settings, tmp_path):
+def test_a_uniqueness_test_scoped_by_stamp_checks_the_rows_stamped_after_the_last_passed_build(
+        settings, tmp_path, in_process_target):
     """int_agreement_ratings' grain test checks the rows stamped (counted_in) above the highest stamp the table
     held when the last build passed, against every row. A repeated row carrying an old stamp was checked by the
     build that wrote it and is not looked at again; one carrying a newer stamp fails the build. Without a record
@@ -320,8 +344,7 @@ def test_a_uniqueness_test_scoped_by_stamp_checks_the_rows_stamped_after_the_las
     result = build(settings)
     assert not result.ok and [name for name in _failed_tests(result) if name.startswith(scoped)]
 
-    target = tmp_path / "target"
-    test = dict(command=("test",), select=["int_agreement_ratings"], target_path=target, quiet=True)
+    test = dict(command=("test",), select=["int_agreement_ratings"], target_path=in_process_target, quiet=True)
     _execute(work, "delete from intermediate.int_agreement_ratings where counted_in > 100")
     assert run_dbt(work, **test).ok  # the repeat with the old stamp is not looked at
     _execute(work, "drop table main.evalhouse_build_stamps")
