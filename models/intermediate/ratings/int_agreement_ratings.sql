@@ -1,8 +1,9 @@
 -- One row per (dimension, item, rater) as agreement counts it: each rater once per item (the latest rating),
 -- reviews left out, and every rating of an item in the week of the item's first rating (item_week: the
 -- earliest of all its ratings, superseded ones included, so that a re-rating never moves the item to a later week).
--- The rules of fct_rater_agreement, fct_item_disagreement and fct_flagged_item_ratings, kept in one place; the marts count these rows into
--- their groups (a rater group and 'all', a week and all time) themselves, on counts rather than on copies of rows.
+-- The rules of fct_rater_agreement, fct_item_disagreement and fct_flagged_item_ratings, kept in one place; the
+-- agreement marts count these rows into their groups (a rater group and 'all', a week and all time) themselves, on
+-- counts rather than on copies of rows.
 -- value is the rating as agreement compares it (macros/declared_labels.sql: agreement_value, with each scale's
 -- reasons): a hazard verdict is violating or not (not_applicable counts as non_violating), and 'unsure', a rater
 -- saying they cannot judge, is no value (NULL). Such a rating keeps its row, after it has superseded the rater's
