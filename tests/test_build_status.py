@@ -241,10 +241,10 @@ def _ended_pid() -> int:
     return child.pid
 
 
-def _started_by(db, pid: int) -> None:
-    """The record says a build started in process `pid`."""
+def _started_by(db, pid: int, entry: str = "running") -> None:
+    """The record says a build (entry "running") or an ingest (entry "ingest") started in process `pid`."""
     data = json.loads(status_path(db).read_text())
-    data["running"]["pid"] = pid
+    data[entry]["pid"] = pid
     status_path(db).write_text(json.dumps(data))
 
 
@@ -320,20 +320,13 @@ def test_a_build_killed_with_sigkill_is_told_to_readers_as_not_finished(tmp_path
 
 # -- an ingest that did not finish -------------------------------------------------------------------------------------
 
-def _ingest_started_by(db, pid: int) -> None:
-    """The record says an ingest started in process `pid`."""
-    data = json.loads(status_path(db).read_text())
-    data["ingest"]["pid"] = pid
-    status_path(db).write_text(json.dumps(data))
-
-
 def test_an_ingest_whose_process_is_gone_did_not_finish_until_a_build_publishes_what_it_loaded(tmp_path):
     db = _warehouse(tmp_path)
     record_build(db, passed=True, at=T0)
     record_ingest_start(db, "evalhouse ingest /data", at=_at(60))
     record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(61))  # as it records each file it loads
     record_ingest(db, [("/data/b.jsonl", 2, 1)], at=_at(62))
-    _ingest_started_by(db, _ended_pid())
+    _started_by(db, _ended_pid(), "ingest")
     status = read_status(db)
     assert status.ingest_killed and not status.up_to_date and json.loads(status_path(db).read_text())["version"] == 2
     assert stale_notice(status, now=_at(67)) == (
@@ -358,7 +351,7 @@ def test_an_ingest_killed_before_it_recorded_a_file_is_told_without_counts(tmp_p
     db = _warehouse(tmp_path)
     record_build(db, passed=True, at=T0)
     record_ingest_start(db, "evalhouse ingest /data/a.jsonl", at=_at(60))
-    _ingest_started_by(db, _ended_pid())
+    _started_by(db, _ended_pid(), "ingest")
     assert stale_notice(read_status(db)) == (
         "An ingest started at Mon 23 Nov 2026 10:10 UTC by `evalhouse ingest /data/a.jsonl` did not finish (it "
         "stopped without recording an end: killed, interrupted, or the machine stopped). What it loaded before it "
@@ -389,7 +382,7 @@ def test_a_killed_build_is_still_told_after_an_ingest_and_a_killed_ingest_with_i
     _started_by(db, _ended_pid())
     record_ingest_start(db, "evalhouse ingest /data", at=_at(2))
     record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(3))
-    _ingest_started_by(db, _ended_pid())
+    _started_by(db, _ended_pid(), "ingest")
     status = read_status(db)
     assert status.killed and status.ingest_killed
     notice = stale_notice(status)
@@ -403,7 +396,7 @@ def test_an_ingest_killed_with_its_working_copy_deleted_since_is_told_as_discard
     record_build(db, passed=True, at=T0)
     record_ingest_start(db, "evalhouse ingest /data", at=_at(60))
     record_ingest(db, [("/data/a.jsonl", 3, 0)], at=_at(61))
-    _ingest_started_by(db, _ended_pid())
+    _started_by(db, _ended_pid(), "ingest")
     working_copy(db).unlink()
     status = read_status(db)
     assert status.ingest is None and status.discarded.unpublished.records == 3
@@ -417,7 +410,7 @@ def test_a_new_ingest_after_one_that_did_not_finish_says_so_to_whoever_runs_it(t
     ingest(settings, [a])
     assert read_status(settings.db_path).ingest is None  # ended: removed
     record_ingest_start(settings.db_path, f"evalhouse --db {settings.db_path} ingest {a}")  # then killed
-    _ingest_started_by(settings.db_path, _ended_pid())
+    _started_by(settings.db_path, _ended_pid(), "ingest")
     capsys.readouterr()
     ingest(settings, [write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="b")])])
     assert capsys.readouterr().err.startswith(

@@ -34,6 +34,13 @@ def warehouse(tmp_path):
     return db_path
 
 
+def _started_by(warehouse, pid: int, entry: str) -> None:
+    """The record says a build (entry "running") or an ingest (entry "ingest") started in process `pid`."""
+    data = json.loads(status_path(warehouse).read_text())
+    data[entry]["pid"] = pid
+    status_path(warehouse).write_text(json.dumps(data))
+
+
 def _notices(at) -> list[str]:
     return [w.value for w in at.warning if "these figures" in w.value]
 
@@ -93,9 +100,7 @@ def test_a_build_that_did_not_finish_is_noted_until_a_build_ends(warehouse, app_
     try:
         with writer_lock(warehouse, "build"):  # as the build's process holds it
             record_start(warehouse, "evalhouse build", at=NOW - dt.timedelta(hours=2))
-            data = json.loads(status_path(warehouse).read_text())
-            data["running"]["pid"] = build.pid
-            status_path(warehouse).write_text(json.dumps(data))
+            _started_by(warehouse, build.pid, "running")
             at = run_page("overview")
             assert _notices(at) == [
                 "1 file (40 records) ingested at Mon 23 Nov 2026 04:00 UTC (3 h ago) is not in these figures yet: a "
@@ -122,9 +127,7 @@ def test_an_ingest_that_did_not_finish_is_noted_until_a_build_publishes_what_it_
     try:
         with writer_lock(warehouse, "ingest"):  # as the ingest's process holds it
             record_ingest_start(warehouse, "evalhouse ingest /data", at=NOW - dt.timedelta(hours=2))
-            data = json.loads(status_path(warehouse).read_text())
-            data["ingest"]["pid"] = ingest.pid
-            status_path(warehouse).write_text(json.dumps(data))
+            _started_by(warehouse, ingest.pid, "ingest")
             at = run_page("overview")
             assert _notices(at) == []  # nothing loaded yet: the figures are the latest
             record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=NOW - dt.timedelta(hours=1))
