@@ -7,6 +7,8 @@ import datetime as dt
 import json
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -32,6 +34,18 @@ def warehouse(tmp_path):
     RawStore(db_path).close()
     working_copy(db_path).touch()
     return db_path
+
+
+@contextmanager
+def _writer_running(warehouse, command: str) -> Iterator[int]:
+    """The pid of a process standing in for a running `evalhouse <command>`, the writer lock held as it holds it.
+    On leaving, the lock is released and the process ends without recording an end, as a killed one does."""
+    process = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    try:
+        with writer_lock(warehouse, command):
+            yield process.pid
+    finally:
+        process.communicate(b"")
 
 
 def _started_by(warehouse, pid: int, entry: str) -> None:
@@ -96,17 +110,13 @@ def test_a_build_that_did_not_finish_is_noted_until_a_build_ends(warehouse, app_
     record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
     record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=NOW - dt.timedelta(hours=3))
     app_env(warehouse)
-    build = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
-    try:
-        with writer_lock(warehouse, "build"):  # as the build's process holds it
-            record_start(warehouse, "evalhouse build", at=NOW - dt.timedelta(hours=2))
-            _started_by(warehouse, build.pid, "running")
-            at = run_page("overview")
-            assert _notices(at) == [
-                "1 file (40 records) ingested at Mon 23 Nov 2026 04:00 UTC (3 h ago) is not in these figures yet: a "
-                "build started at Mon 23 Nov 2026 05:00 UTC (2 h ago) is under way."]
-    finally:
-        build.communicate(b"")  # the build's process ends, its end unrecorded
+    with _writer_running(warehouse, "build") as pid:
+        record_start(warehouse, "evalhouse build", at=NOW - dt.timedelta(hours=2))
+        _started_by(warehouse, pid, "running")
+        at = run_page("overview")
+        assert _notices(at) == [
+            "1 file (40 records) ingested at Mon 23 Nov 2026 04:00 UTC (3 h ago) is not in these figures yet: a "
+            "build started at Mon 23 Nov 2026 05:00 UTC (2 h ago) is under way."]
     at.run()
     assert _notices(at) == [
         "The last build, started at Mon 23 Nov 2026 05:00 UTC (2 h ago) by `evalhouse build`, did not finish (its "
@@ -123,21 +133,17 @@ def test_an_ingest_that_did_not_finish_is_noted_until_a_build_publishes_what_it_
     the notice does."""
     record_build(warehouse, passed=True, at=NOW - dt.timedelta(days=1))
     app_env(warehouse)
-    ingest = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
-    try:
-        with writer_lock(warehouse, "ingest"):  # as the ingest's process holds it
-            record_ingest_start(warehouse, "evalhouse ingest /data", at=NOW - dt.timedelta(hours=2))
-            _started_by(warehouse, ingest.pid, "ingest")
-            at = run_page("overview")
-            assert _notices(at) == []  # nothing loaded yet: the figures are the latest
-            record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=NOW - dt.timedelta(hours=1))
-            at.run()
-            assert _notices(at) == [
-                "1 file (40 records) ingested at Mon 23 Nov 2026 06:00 UTC (1 h ago) is not in these figures yet: an "
-                "ingest started at Mon 23 Nov 2026 05:00 UTC (2 h ago) is under way; run `evalhouse build` once it "
-                "ends to publish it."]
-    finally:
-        ingest.communicate(b"")  # the ingest's process ends, its end unrecorded
+    with _writer_running(warehouse, "ingest") as pid:
+        record_ingest_start(warehouse, "evalhouse ingest /data", at=NOW - dt.timedelta(hours=2))
+        _started_by(warehouse, pid, "ingest")
+        at = run_page("overview")
+        assert _notices(at) == []  # nothing loaded yet: the figures are the latest
+        record_ingest(warehouse, [("/data/run.jsonl", 40, 0)], at=NOW - dt.timedelta(hours=1))
+        at.run()
+        assert _notices(at) == [
+            "1 file (40 records) ingested at Mon 23 Nov 2026 06:00 UTC (1 h ago) is not in these figures yet: an "
+            "ingest started at Mon 23 Nov 2026 05:00 UTC (2 h ago) is under way; run `evalhouse build` once it "
+            "ends to publish it."]
     at.run()
     assert _notices(at) == [
         "An ingest started at Mon 23 Nov 2026 05:00 UTC (2 h ago) by `evalhouse ingest /data` did not finish (it "
