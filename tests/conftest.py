@@ -167,7 +167,31 @@ def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DBT_TARGET_PATH", str(target))  # inherited by the build processes the tests start
         patch.setenv(UNIT_TESTS_OFF, "unit_test")
+        _reuse_the_parse_across_warehouse_paths(patch)
         yield target
+
+
+def _reuse_the_parse_across_warehouse_paths(patch: pytest.MonkeyPatch) -> None:
+    """dbt saves its parse of the project and reuses it while the profile stays the same, and the DuckDB file's
+    path is part of the profile (dbt-duckdb's connection keys). A user builds one warehouse at one path; the tests
+    build hundreds, each at a path of its own, so every in-process build parsed the whole project again (4 to 7
+    s; 33 of the 66 full parses in a CI run). The path is left out of what this process's dbt compares. Nothing
+    that dbt parses depends on it: no model or macro reads target.path (tests/test_conftest.py checks), and the
+    database name the nodes carry, the file's name, stays in the comparison. Builds in processes of their own
+    (`evalhouse build`) compare the path as dbt does."""
+    from dbt.adapters.duckdb.credentials import DuckDBCredentials
+
+    keys = DuckDBCredentials._connection_keys
+    if "path" not in keys(DuckDBCredentials(path=":memory:")):
+        raise RuntimeError("dbt-duckdb's connection keys no longer name the path: tests/conftest.py's "
+                           "_reuse_the_parse_across_warehouse_paths needs to follow that change")
+    patch.setattr(DuckDBCredentials, "_connection_keys",
+                  lambda self: tuple(key for key in keys(self) if key != "path"))
+
+
+# What dbt parses: the project's SQL, Jinja and YAML (tests/test_conftest.py reads them for target.path).
+PROJECT_FILES_DBT_PARSES = ("dbt_project.yml", "profiles.yml", "models/**/*.sql", "models/**/*.yml",
+                            "macros/**/*.sql", "macros/**/*.yml", "tests/dbt/**/*.sql", "seeds/**/*.yml")
 
 
 # -- built warehouses, shared by the tests that read marts ------------------------------------------------------

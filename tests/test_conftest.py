@@ -1,16 +1,18 @@
 """tests/conftest.py's built_once: what the test workers share (the demo warehouse) is built by one of them, once,
-and a build that failed fails the tests of every worker with its error rather than being waited for or repeated."""
+and a build that failed fails the tests of every worker with its error rather than being waited for or repeated.
+And its reuse of dbt's parse across warehouse paths: right only while nothing dbt parses reads the path."""
 
 from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SharedBuildFailed, built_once
+from tests.conftest import PROJECT_FILES_DBT_PARSES, SharedBuildFailed, built_once
 
 
 class _Worker:
@@ -95,3 +97,20 @@ def test_without_workers_the_session_builds_in_its_own_temporary_directory(tmp_p
     monkeypatch.delenv("PYTEST_XDIST_WORKER", raising=False)
     session = _Worker(tmp_path, "session")
     assert built_once(session, "demo", lambda d: None) == session.basetemp / "demo"
+
+
+def test_nothing_dbt_parses_reads_the_warehouse_path():
+    """The tests reuse dbt's saved parse for warehouses at other paths (tests/conftest.py,
+    _reuse_the_parse_across_warehouse_paths): a model, macro or test reading target.path would make that parse
+    wrong for the next path."""
+    reads = re.compile(r"target\s*(\.\s*path\b|\[\s*['\"]path['\"])")
+    files = [f for pattern in PROJECT_FILES_DBT_PARSES for f in Path(__file__).parents[1].glob(pattern)]
+    assert len(files) > 100
+    assert [str(f) for f in files if reads.search(f.read_text(encoding="utf-8"))] == []
+
+
+def test_dbt_compares_every_connection_key_but_the_path_in_this_test_session():
+    from dbt.adapters.duckdb.credentials import DuckDBCredentials
+
+    keys = DuckDBCredentials(path="/data/w.duckdb")._connection_keys()
+    assert "path" not in keys and "database" in keys
