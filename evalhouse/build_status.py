@@ -258,8 +258,8 @@ def stale_notice(status: BuildStatus | None, *, now: dt.datetime | None = None) 
         if under_way:
             parts.append(f"A build started at {_moment(running.at, now)} is under way.")
     elif status.ingest_killed:
-        parts.append(_ingest_killed_text(ingest, now) + " What it loaded before it stopped is in the working copy, "
-                     "not published" + (f"; in all, {_pending_text(pending, now)}." if pending is not None else "."))
+        parts.append(_ingest_killed_text(ingest, now) + _KILLED_INGEST_LOADED
+                     + (f"; in all, {_pending_text(pending, now)}." if pending is not None else "."))
         parts.append(f"`evalhouse build` publishes {'it' if pending is None or pending.n_files == 1 else 'them'}; "
                      f"running `{ingest.command}` again loads what it had not.")
         return " ".join(parts)
@@ -271,11 +271,12 @@ def stale_notice(status: BuildStatus | None, *, now: dt.datetime | None = None) 
                     f"ends to publish {'it' if pending.rebuild or pending.n_files == 1 else 'them'}")
         else:
             then = "run `evalhouse build`" + ("" if pending.rebuild else " to publish them")
-        parts.append(f"{_pending_text(pending, now)[0].upper()}{_pending_text(pending, now)[1:]} yet: {then}.")
+        pending_text = _pending_text(pending, now)
+        parts.append(f"{pending_text[0].upper()}{pending_text[1:]} yet: {then}.")
         return " ".join(parts) or None
     if status.ingest_killed:
-        parts.append(_ingest_killed_text(ingest, now) + " What it loaded before it stopped is in the working copy, "
-                     f"not published; running `{ingest.command}` again loads what it had not.")
+        parts.append(_ingest_killed_text(ingest, now) + _KILLED_INGEST_LOADED
+                     + f"; running `{ingest.command}` again loads what it had not.")
     elif ingesting and parts:
         parts.append(f"An ingest started at {_moment(ingest.at, now)} is under way.")
     return " ".join(parts) or None
@@ -288,6 +289,9 @@ def _pending_text(pending: Unpublished, now: dt.datetime | None) -> str:
                 f"not in these figures")
     return (f"{_loaded(pending)} ingested {_moment(pending.first_at, now, pending.last_at)} {_are(pending)} not in "
             f"these figures")
+
+
+_KILLED_INGEST_LOADED = " What it loaded before it stopped is in the working copy, not published"
 
 
 def _ingest_killed_text(ingest: IngestStart, now: dt.datetime | None) -> str:

@@ -63,12 +63,12 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
         unfinished = build_status.record_ingest_start(settings.db_path, _ingest_command(settings, paths, options))
         if unfinished is not None:
             print(f"evalhouse: note: {build_status.unfinished_ingest_note(unfinished)}", file=sys.stderr)
-        loaded: list[Path] = []
+        loaded_any = False
 
         def record(outcome) -> None:  # each file as it is loaded: killed after it, it is counted
+            nonlocal loaded_any
             build_status.record_file(settings.db_path, outcome)
-            if outcome.accepted or outcome.quarantined:
-                loaded.append(outcome.path)
+            loaded_any = loaded_any or bool(outcome.accepted or outcome.quarantined)
 
         try:
             with _held_is_busy(settings.db_path):
@@ -76,7 +76,7 @@ def ingest(settings: Settings, paths: Sequence[str | Path], options: IngestOptio
         except BaseException:
             # Stopped part way (Ctrl+C, an error of the whole run) after loading files: readers are told it did not
             # finish, as for a killed ingest. Before loading any (busy, a path that does not exist), nothing to tell.
-            if not loaded:
+            if not loaded_any:
                 build_status.record_ingest_end(settings.db_path)
             raise
         build_status.record_ingest_end(settings.db_path)
@@ -88,14 +88,14 @@ def _ingest_command(settings: Settings, paths: Sequence[str | Path], options: In
     them counted, to keep the build status small), for the notice of an ingest that did not finish."""
     from ingest.sources import DEFAULT_MAX_RECORD_BYTES
 
-    words = ["evalhouse", *(["--db", str(settings.db_path)] if settings.db_path != DEFAULT_DB else []), "ingest"]
-    words += ["--strict"] if options.strict else []
+    words = ["--strict"] if options.strict else []
     words += ["--format", options.forced_format] if options.forced_format else []
     words += ["--max-record-bytes", str(options.max_record_bytes)] \
         if options.max_record_bytes != DEFAULT_MAX_RECORD_BYTES else []
     shown = [os.path.abspath(p) for p in paths[:SHOWN_PATHS]]
     more = len(paths) - len(shown)
-    return shlex.join(words + shown) + (f" … (and {more:,} more paths)" if more else "")
+    return (f"{_command(settings, 'ingest')} {shlex.join(words + shown)}".rstrip()
+            + (f" … (and {more:,} more paths)" if more else ""))
 
 
 def build(settings: Settings, wait_seconds: float = 0) -> BuildResult:
