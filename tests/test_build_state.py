@@ -6,6 +6,7 @@ tests/models/test_incremental.py holds the marts of such builds equal to one ful
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -207,6 +208,24 @@ def test_a_build_after_marts_were_built_with_other_vars_rebuilds_every_model_wit
     built_at, alert_z, min_items = _built_settings(work)
     assert (alert_z, min_items) == (4.0, 10) and built_at > first_built_at
     assert plan_build(work, project_fingerprint()).select == (AS_OF_BUILD,)  # agreed again: what is new, only
+
+
+def test_every_var_the_models_read_is_one_the_plan_compares(empty_warehouse):
+    """plan_build tells marts built with other vars by marts.rpt_build_settings' columns: a var added to
+    dbt_project.yml without a column there would go unnoticed, and a build after `dbt run --vars` would keep marts
+    computed with it. project_fingerprint is the build's own (plan_build compares it first)."""
+    import yaml
+
+    from evalhouse.settings import PROJECT_ROOT
+
+    declared = set(yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"])
+    read = {name for path in [*PROJECT_ROOT.glob("models/**/*.sql"), *PROJECT_ROOT.glob("macros/**/*.sql")]
+            for name in re.findall(r"""\bvar\(\s*['"](\w+)['"]""", path.read_text())}
+    columns = {name for (name,) in empty_warehouse.rows(
+        "select column_name from information_schema.columns "
+        "where table_schema = 'marts' and table_name = 'rpt_build_settings'")}
+    assert read - {"project_fingerprint"} <= declared  # dbt fails on an undeclared var without a default anyway
+    assert (read | declared) - {"project_fingerprint"} <= columns
 
 
 def test_the_build_process_reports_a_warehouse_file_it_could_not_close(monkeypatch):
