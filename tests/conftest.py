@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import fcntl
+import hashlib
 import json
 import os
 import shutil
@@ -156,18 +157,29 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 UNIT_TESTS_OFF = "DBT_EXCLUDE_RESOURCE_TYPES"
 
 
+# dbt's own setting: how much its file log (logs/dbt.log in the target) keeps. At debug, dbt's default, it writes
+# every statement of every node, about a tenth of a small warehouse's build in this suite (11.3 against 10.1 s for
+# the demo's, three builds each, alternating); at info it keeps what the console shows and why dbt parsed in full.
+# A test about the statements dbt ran sets debug for itself.
+DBT_FILE_LOG_LEVEL = "DBT_LOG_LEVEL_FILE"
+
+
 @pytest.fixture(scope="session", autouse=True)
 def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
     """dbt's files (manifest, partial parse, logs) for the builds a test starts without a target path, as
     `evalhouse build` does: in this session's temporary directory, not the project's target/. `make test` runs
     the tests in parallel workers (pytest-xdist), each a session of its own, and two builds writing one
     target/ at once could read each other's half-written partial parse. And the dbt unit tests are left out
-    (UNIT_TESTS_OFF), in this process's builds and in those of the processes it starts."""
+    (UNIT_TESTS_OFF) and dbt's file log keeps info, not debug (DBT_FILE_LOG_LEVEL), in this process's builds and in
+    those of the processes it starts."""
     target = tmp_path_factory.mktemp("dbt_target")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DBT_TARGET_PATH", str(target))  # inherited by the build processes the tests start
         patch.setenv(UNIT_TESTS_OFF, "unit_test")
+        if DBT_FILE_LOG_LEVEL not in os.environ:  # a developer's own setting wins (debug: every statement)
+            patch.setenv(DBT_FILE_LOG_LEVEL, "info")
         _reuse_the_parse_across_warehouse_paths(patch)
+        _keep_a_saved_parse_per_profile_and_vars(patch, _shared_directory(tmp_path_factory) / "dbt_parses")
         yield target
 
 
@@ -187,6 +199,46 @@ def _reuse_the_parse_across_warehouse_paths(patch: pytest.MonkeyPatch) -> None:
                            "_reuse_the_parse_across_warehouse_paths needs to follow that change")
     patch.setattr(DuckDBCredentials, "_connection_keys",
                   lambda self: tuple(key for key in keys(self) if key != "path"))
+
+
+def _keep_a_saved_parse_per_profile_and_vars(patch: pytest.MonkeyPatch, kept: Path) -> None:
+    """dbt keeps one saved parse, in the target directory, and parses the whole project again when the next run's
+    profile (the database name: the file's stem), vars or target differ from the saved one's, or when the target
+    directory is new. The tests' builds take turns: a warehouse named incremental.duckdb, then full.duckdb; a build
+    with the project's fingerprint (--vars), then one without; a target of a test's own for its artifacts. So this
+    session keeps one saved parse per state dbt compares (ManifestLoader's state check: the vars, profile,
+    project env vars and dbt_project.yml, and the project's folder), in `kept`, shared by the test workers, and
+    gives each in-process run the one matching it before dbt reads its target's. dbt still checks every project
+    file against it and reparses what differs: the saved parse only saves the parse of what did not change."""
+    from dbt.parser.manifest import ManifestLoader
+
+    kept.mkdir(exist_ok=True)
+    read, write = ManifestLoader.read_manifest_for_partial_parse, ManifestLoader.write_manifest_for_partial_parse
+
+    def paths(loader: ManifestLoader) -> tuple[Path, Path]:
+        check = loader.manifest.state_check
+        state = (loader.root_project.project_root, check.vars_hash.checksum, check.profile_hash.checksum,
+                 check.project_env_vars_hash.checksum, sorted((name, h.checksum) for name, h in
+                                                             check.project_hashes.items()))
+        key = hashlib.sha256(repr(state).encode()).hexdigest()[:20]
+        return kept / f"{key}.msgpack", Path(loader.root_project.project_target_path) / "partial_parse.msgpack"
+
+    def reading(loader: ManifestLoader):
+        saved, target = paths(loader)
+        if saved.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(saved, target)
+        return read(loader)
+
+    def writing(loader: ManifestLoader) -> None:
+        write(loader)
+        saved, target = paths(loader)
+        partial = saved.with_name(f"{saved.name}.{os.getpid()}")
+        shutil.copyfile(target, partial)
+        os.replace(partial, saved)  # whole, for the other worker reading it at the same moment
+
+    patch.setattr(ManifestLoader, "read_manifest_for_partial_parse", reading)
+    patch.setattr(ManifestLoader, "write_manifest_for_partial_parse", writing)
 
 
 # What dbt parses: the project's SQL, Jinja and YAML (tests/test_conftest.py reads them for target.path).
@@ -228,6 +280,12 @@ def build_retried_warehouse(root: Path) -> Warehouse:
     return warehouse
 
 
+def _shared_directory(tmp_path_factory) -> Path:
+    """The temporary directory of the whole test session: with workers (pytest-xdist), the one their own share."""
+    basetemp = tmp_path_factory.getbasetemp()
+    return basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+
+
 class SharedBuildFailed(Exception):
     """What built_once raises in a worker whose shared build failed in another worker: that build's error."""
 
@@ -243,8 +301,7 @@ def built_once(tmp_path_factory, name: str, build: Callable[[Path], None]) -> Pa
     tests read it and never write to it (DuckDB lets processes open a file together read-only, but a process that
     opens it to write fails while another has it open, and makes the others' opens fail): a test that writes
     works on a copy of its own."""
-    basetemp = tmp_path_factory.getbasetemp()
-    shared = basetemp.parent if os.environ.get("PYTEST_XDIST_WORKER") else basetemp
+    shared = _shared_directory(tmp_path_factory)
     directory, built, failed = shared / name, shared / f"{name}.built", shared / f"{name}.failed"
     with (shared / f"{name}.lock").open("w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or when this worker dies

@@ -1,6 +1,7 @@
 """tests/conftest.py's built_once: what the test workers share (the demo warehouse) is built by one of them, once,
 and a build that failed fails the tests of every worker with its error rather than being waited for or repeated.
-And its reuse of dbt's parse across warehouse paths: right only while nothing dbt parses reads the path."""
+And its reuse of dbt's parse across warehouse paths (right only while nothing dbt parses reads the path) and across
+target directories."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import PROJECT_FILES_DBT_PARSES, SharedBuildFailed, built_once
+from tests.conftest import DBT_FILE_LOG_LEVEL, PROJECT_FILES_DBT_PARSES, SharedBuildFailed, built_once
 
 
 class _Worker:
@@ -114,3 +115,24 @@ def test_dbt_compares_every_connection_key_but_the_path_in_this_test_session():
 
     keys = DuckDBCredentials(path="/data/w.duckdb")._connection_keys()
     assert "path" not in keys and "database" in keys
+
+
+@pytest.mark.slow
+def test_a_run_in_a_new_target_starts_from_the_parse_the_session_saved_for_its_profile_and_vars(tmp_path,
+                                                                                             monkeypatch):
+    """A test's own target directory starts without dbt's saved parse; the session gives it the one saved by an
+    earlier run with the same profile and vars, so dbt parses only what changed (nothing here). A warehouse name
+    no other test uses: its first run parses in full."""
+    from evalhouse.build import run_dbt
+
+    monkeypatch.setenv(DBT_FILE_LOG_LEVEL, "debug")  # what dbt did with a saved parse it found
+
+    def parse(name: str) -> str:
+        target = tmp_path / name
+        assert run_dbt(tmp_path / name / "kept_parse_probe.duckdb", ("parse",), target_path=target, quiet=True).ok
+        return (target / "logs" / "dbt.log").read_text()
+
+    assert "Unable to do partial parsing because saved manifest not found" in parse("first")
+    second = parse("second")
+    assert "Unable to do partial parsing" not in second
+    assert "Partial parsing enabled, no changes found, skipping parsing" in second

@@ -26,6 +26,8 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from tests.conftest import DBT_FILE_LOG_LEVEL
+
 MACROS = Path(__file__).resolve().parents[2] / "macros"
 
 pytestmark = pytest.mark.slow
@@ -116,7 +118,8 @@ def _build(project: Path, **variables) -> list[str]:
     args = ["build", "--project-dir", str(project), "--profiles-dir", str(project),
             "--target-path", str(project / "target"), "--quiet", "--vars", json.dumps(variables)]
     done = subprocess.run([sys.executable, "-c", RUN_DBT, *args], capture_output=True, text=True, timeout=300,
-                          env={**os.environ, "DBT_LOG_PATH": str(project / "logs")})
+                          env={**os.environ, "DBT_LOG_PATH": str(project / "logs"),
+                               DBT_FILE_LOG_LEVEL: "debug"})  # the statements dbt ran, which the test reads
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout.strip().splitlines()[-1])
 
