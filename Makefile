@@ -30,12 +30,13 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
-# One worker per core (pytest-xdist): the suite took 11.6 minutes in CI on a fresh clone on 2026-11-24 (05:21, a quiet
-# machine), against 15.8 to 19.5 before the shared warehouses and the reused dbt parse below, as the shared machine's
-# speed moved. Each worker is a pytest session of its own; tests/conftest.py gives each its own dbt target directory,
-# reuses dbt's parse across warehouse paths in process, runs the slow tests first and leaves the dbt unit tests out of
-# the builds (tests/models/test_dbt_unit_tests.py runs them once); the warehouses many tests read are built once, by the
-# first worker that needs one, and shared (built_once).
+# One worker per core (pytest-xdist): the suite took 11.0 to 11.5 minutes in CI on a fresh clone on 2026-11-24 (657
+# to 687 s, four runs), against 15.8 to 19.5 before the shared warehouses and the reused dbt parse below, as the shared
+# machine's speed moved. Each worker is a pytest session of its own; tests/conftest.py gives each its own dbt target
+# directory, keeps one saved dbt parse per profile and vars for both, reuses it across warehouse paths in process,
+# runs the slow tests first and leaves the dbt unit tests out of the builds (tests/models/test_dbt_unit_tests.py runs
+# them once); the warehouses many tests read are built once, by the first worker that needs one, and shared
+# (built_once).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto
 

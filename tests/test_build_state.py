@@ -12,11 +12,12 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import yaml
 
 from evalhouse.build import AS_OF_BUILD, built_fingerprint, plan_build, project_fingerprint, run_dbt
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
-from evalhouse.settings import Settings
+from evalhouse.settings import PROJECT_ROOT, Settings
 from tests.conftest import UNIT_TESTS_OFF, built_once, eval_form_record, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
@@ -214,10 +215,6 @@ def test_every_var_the_models_read_is_one_the_plan_compares(empty_warehouse):
     """plan_build tells marts built with other vars by marts.rpt_build_settings' columns: a var added to
     dbt_project.yml without a column there would go unnoticed, and a build after `dbt run --vars` would keep marts
     computed with it. project_fingerprint is the build's own (plan_build compares it first)."""
-    import yaml
-
-    from evalhouse.settings import PROJECT_ROOT
-
     declared = set(yaml.safe_load((PROJECT_ROOT / "dbt_project.yml").read_text())["vars"])
     read = {name for path in [*PROJECT_ROOT.glob("models/**/*.sql"), *PROJECT_ROOT.glob("macros/**/*.sql")]
             for name in re.findall(r"""\bvar\(\s*['"](\w+)['"]""", path.read_text())}
