@@ -159,7 +159,8 @@ UNIT_TESTS_OFF = "DBT_EXCLUDE_RESOURCE_TYPES"
 
 # dbt's own setting: how much its file log (logs/dbt.log in the target) keeps. At debug, dbt's default, it writes
 # every statement of every node, about a tenth of a small warehouse's build in this suite (11.3 against 10.1 s for
-# the demo's, three builds each, alternating); at info it keeps what the console shows and why dbt parsed in full.
+# the demo's, six builds each, in two alternating rounds); at info it keeps what the console shows and why dbt
+# parsed in full.
 # A test about the statements dbt ran sets debug for itself.
 DBT_FILE_LOG_LEVEL = "DBT_LOG_LEVEL_FILE"
 
