@@ -208,8 +208,8 @@ def _method(settings: BuildSettings) -> Section:
     notes = (
         "Weeks are ISO weeks in UTC; \"the week before\" is the calendar week before, whether or not it has data. "
         "Without --week the report is of the latest complete week with results; a week in progress says so.",
-        "Every interval is 95%. A number's n sits beside it; a dash means the statistic is undefined (too few "
-        "samples, or no variation), never zero.",
+        "Every interval in brackets is 95%; a ± or an SE is one standard error. A number's n sits beside it; a "
+        "dash means the statistic is undefined (too few samples, or no variation), never zero.",
         "Pass rates (the share of trials the source marked as passed: accuracy only where the metric is) "
         "average each sample's trials within the week first: a question answered four times counts "
         "once. Week-on-week changes are paired on the samples both weeks share (docs/STATS.md, error bars).",

@@ -51,6 +51,8 @@ def test_regression_comes_first_in_a_plain_sentence_with_n_and_t(last_week_html)
     assert f"{escape(REGRESSING_MODEL)} fell from 0.71 to 0.56 on {REGRESSING_EVAL}" in first_paragraph
     # Scores averaged over trials: the paired t (not a z), to two decimals.
     assert "n = 40 shared samples" in first_paragraph and "t = -4.27" in first_paragraph
+    # The difference's standard error is named as one: a bare "± 0.04" reads as the 95% interval, twice as wide.
+    assert "mean difference -0.16 (SE 0.04), t = -4.27" in first_paragraph and "±" not in first_paragraph
     assert "1 better, 17 worse" in first_paragraph
     first_row = scores[scores.index("<tbody><tr>"):scores.index("</tr>", scores.index("<tbody><tr>"))]
     assert escape(REGRESSING_MODEL) in first_row and "Regression" in first_row

@@ -193,7 +193,7 @@ def change_sentence(row: Row, previous_label: str) -> str:
                     f"exact sign test {fmt.p_value(row['sign_test_p'])}")
     elif row["comparison"] == "paired":
         evidence = (f"paired on n = {row['n_shared_samples']:,} shared samples, {_changed(row)}, "
-                    f"mean difference {fmt.plus_minus(row['paired_mean_difference'], row['paired_se'])}, "
+                    f"mean difference {fmt.signed(row['paired_mean_difference'])}{_se(row['paired_se'])}, "
                     f"{changes.test_statistic(row)}")
     else:
         evidence = (f"too few shared samples to pair, n = {row['n_samples']:,} this week and "
@@ -204,6 +204,11 @@ def change_sentence(row: Row, previous_label: str) -> str:
                   f"to {fmt.num(row['pass_at_k'])}")
     return (f"{row['model_id']} {verb} from {fmt.num(row['previous_accuracy'])} to {fmt.num(row['accuracy'])} "
             f"on {row['eval_label']} ({evidence}{pass_k}).")
+
+
+def _se(se: float | None) -> str:
+    """' (SE 0.04)' after a value in a sentence, where a bare '± 0.04' would read as a 95% interval."""
+    return "" if se is None else f" (SE {fmt.num(se)})"
 
 
 def short_change(row: Row) -> str:

@@ -135,5 +135,6 @@ final as (
 
 select
     *,
+    -- item_agreement is NULL only when the dimension's ratings all carry one label: the item's agree, not flagged.
     coalesce(item_agreement < flag_below, false) as is_flagged
 from final
