@@ -43,10 +43,13 @@
     answered several times. The Wilson interval is taken on the effective sample size, the n at which a proportion
     would have this standard error (Korn and Graubard 1998, "Confidence intervals for proportions with small
     expected number of positive counts estimated from survey data"):
-        p = (mean - min) / (max - min),   n_eff = p (1 - p) / (se / (max - min))^2 = (mean - min)(max - mean) / se^2
+        p = (mean - min) / (max - min),   n_eff = p (1 - p) / (se / (max - min))^2 * n / (n - 1)
         bound = min + (max - min) * wilson(p * n_eff, n_eff)
-    so its half-width is about z * se, and it never leaves [min, max]. A metric on another bounded scale (1 to 5)
-    is mapped onto [0, 1] and back.
+    so its half-width is about z * se * sqrt((n - 1) / n), and it never leaves [min, max]. A metric on another
+    bounded scale (1 to 5) is mapped onto [0, 1] and back. The factor n / (n - 1) undoes var_samp's (the binomial
+    p (1 - p) / n divides by n): n questions answered once, each right or wrong, get n_eff = n, the plain Wilson
+    interval on n that a rate of the same answers gets elsewhere (int_spec_component_scores), not the one on n - 1.
+    Without n above 1 the standard error is taken as it is.
 
     Edge cases: where n_eff is undefined (se 0 or NULL, or the mean at a bound: every value equal) the Wilson
     interval on `n` (the number of observations) stands in; NULL when that is NULL or 0 too, when the mean lies
@@ -70,6 +73,7 @@
         (case
             when {{ s }} > 0 and {{ m }} > {{ lo }} and {{ m }} < {{ hi }}
                 then ({{ m }} - {{ lo }}) * ({{ hi }} - {{ m }}) / nullif({{ s }} * {{ s }}, 0)
+                    * (case when {{ n }} > 1 then cast({{ n }} as double) / (cast({{ n }} as double) - 1) else 1 end)
             else cast({{ n }} as double)
         end)
     {%- endset -%}

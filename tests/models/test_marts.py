@@ -398,8 +398,8 @@ def _wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
 
 
 def _wilson_from_se(mean: float, se: float, n: int) -> tuple[float, float]:
-    """Wilson on the effective sample size p(1 - p) / se^2 (on n where that is undefined)."""
-    effective_n = mean * (1 - mean) / se ** 2 if se and 0 < mean < 1 else n
+    """Wilson on the effective sample size p(1 - p) / se^2 * n / (n - 1) (on n where that is undefined)."""
+    effective_n = mean * (1 - mean) / se ** 2 * n / (n - 1) if se and 0 < mean < 1 else n
     return _wilson(mean * effective_n, effective_n)
 
 
@@ -423,6 +423,29 @@ def test_computed_accuracy_averages_samples_first_and_uses_wilson_on_the_effecti
         low, high = _wilson_from_se(values.mean(), se, len(values))
         assert abs(row.ci_low - low) <= TOLERANCE and abs(row.ci_high - high) <= TOLERANCE
         assert row.interval_method == "wilson" and (row.min_score, row.max_score) == (0, 1)
+
+
+def test_a_run_of_questions_scored_0_or_1_gets_the_plain_wilson_interval_on_its_n(demo_warehouse):
+    """The specs page gives a rate Wilson's interval on n (int_spec_component_scores); the leaderboard's interval of
+    the same answers, from their standard error, must be the same one: 9 of 10 is [0.596, 0.982] on both, not
+    [0.577, 0.983] (Wilson on n - 1, the effective n of var_samp's standard error without the factor n / (n - 1))."""
+    results = demo_warehouse.frame(
+        "select * from marts.fct_benchmark_results where result_origin = 'computed' and metric_name = 'accuracy'")
+    trials = demo_warehouse.frame(
+        "select run_id, model_id, evaluation_name, trial_metric, sample_id, is_correct from marts.fct_trials "
+        "where is_correct is not null")
+    keys = ["run_id", "model_id", "evaluation_name", "trial_metric"]
+    samples = trials.assign(ok=trials.is_correct.astype(float)).groupby([*keys, "sample_id"])["ok"].mean()
+    per_run = samples.reset_index().groupby(keys)["ok"]
+    compared = 0
+    for row in results.itertuples():
+        values = per_run.get_group((row.run_id, row.model_id, row.evaluation_name, row.trial_metric))
+        if not set(values) <= {0.0, 1.0} or len(values) < 2:
+            continue
+        low, high = _wilson(values.sum(), len(values))
+        assert abs(row.ci_low - low) <= TOLERANCE and abs(row.ci_high - high) <= TOLERANCE, (row, low, high)
+        compared += 1
+    assert compared >= 20
 
 
 def test_computed_accuracys_interval_agrees_with_its_standard_error(demo_warehouse):

@@ -164,7 +164,8 @@ def _proportions(rng: np.random.Generator) -> list[tuple]:
 
 def _bounded_means(rng: np.random.Generator) -> list[tuple]:
     """(case_id, mean, se, n, min_value, max_value, z): the edge cases, then bounded means with any SE, then
-    proportions s/n with their binomial SE (where the interval is the plain Wilson interval on n)."""
+    proportions s/n with the standard error of their 0/1 values (where the interval is the plain Wilson interval on
+    n)."""
     rows = [
         (0, 0.5, 0.5, 2, 0.0, 1.0, 1.96),  # 0.5 +- 1.96 * 0.5 would be [-0.48, 1.48]
         (1, 0.9, 0.1, 10, 0.0, 1.0, 1.96),  # would end at 1.096
@@ -190,7 +191,8 @@ def _bounded_means(rng: np.random.Generator) -> list[tuple]:
         n = int(rng.integers(2, 2000))
         successes = int(rng.integers(1, n))
         p = successes / n
-        rows.append((case, p, math.sqrt(p * (1 - p) / n), n, 0.0, 1.0, float(rng.uniform(0.5, 3.5))))
+        # The standard error of n values scored 0 or 1, sqrt(var_samp / n): sqrt(p (1 - p) / (n - 1)).
+        rows.append((case, p, math.sqrt(p * (1 - p) / (n - 1)), n, 0.0, 1.0, float(rng.uniform(0.5, 3.5))))
     return rows
 
 
@@ -420,10 +422,12 @@ def _wilson(successes, n, z):
 
 
 def _wilson_from_se(mean, se, n, low, high, z):
-    """The Wilson interval on the effective sample size (mean - low)(high - mean) / se^2, on [low, high]."""
+    """The Wilson interval on the effective sample size (mean - low)(high - mean) / se^2 * n / (n - 1), on [low,
+    high] (se is var_samp's: the factor puts back the binomial variance's n)."""
     if mean is None or low is None or high is None or high <= low or not low <= mean <= high:
         return None, None
-    effective_n = (mean - low) * (high - mean) / se ** 2 if se and low < mean < high else n
+    bessel = n / (n - 1) if n is not None and n > 1 else 1
+    effective_n = (mean - low) * (high - mean) / se ** 2 * bessel if se and low < mean < high else n
     if not effective_n:
         return None, None
     p = (mean - low) / (high - low)
@@ -774,12 +778,14 @@ def test_wilson_from_se_stays_within_the_bounds_and_agrees_with_the_standard_err
                 continue
             compared += 1
             assert bounds[0] - 1e-12 <= got[0] <= mean + 1e-12 and mean - 1e-12 <= got[1] <= bounds[1] + 1e-12, row
-        if row["case_id"] >= 300:  # a proportion with its binomial SE: the plain Wilson interval on n
+        if row["case_id"] >= 300:  # n answers scored 0 or 1 and their SE: the plain Wilson interval on n
             low_n, high_n = _wilson(mean * n, n, z)
             assert _close(row["low_z"], low_n, 1e-9) and _close(row["high_z"], high_n, 1e-9), row
         elif row["case_id"] >= 20 and se and (mean - low) * (high - mean) / se ** 2 > 2000 and \
-                0.2 < (mean - low) / (high - low) < 0.8:  # many effective observations: about mean +- 1.96 SE
-            assert abs((row["high_95"] - row["low_95"]) / 2 - 1.96 * se) <= 0.01 * 1.96 * se, row
+                0.2 < (mean - low) / (high - low) < 0.8:  # many effective observations: about mean +- 1.96 SE,
+            # the SE taken back to the binomial variance's n as Wilson's is: n 0/1 values give sqrt(p (1 - p) / n)
+            half_width = 1.96 * se * (math.sqrt((n - 1) / n) if n > 1 else 1)
+            assert abs((row["high_95"] - row["low_95"]) / 2 - half_width) <= 0.01 * half_width, row
             near_normal += 1
     got = {row["case_id"]: row for row in probe.dicts("wilson_from_se")}
     for case in (6, 8, 9, 10):

@@ -64,9 +64,9 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
         assert _close(row.accuracy, this.mean())
         se = this.std(ddof=1) / math.sqrt(len(this)) if len(this) > 1 else None
         assert _close(row.accuracy_se, se)
-        # Wilson on the effective sample size p(1 - p) / se^2 (on n_samples where that is undefined)
+        # Wilson on the effective sample size p(1 - p) / se^2 * n / (n - 1) (on n_samples where that is undefined)
         p = this.mean()
-        effective_n = p * (1 - p) / se ** 2 if se and 0 < p < 1 else len(this)
+        effective_n = p * (1 - p) / se ** 2 * len(this) / (len(this) - 1) if se and 0 < p < 1 else len(this)
         centre = (p + 1.96 ** 2 / (2 * effective_n)) / (1 + 1.96 ** 2 / effective_n)
         half = 1.96 * math.sqrt(p * (1 - p) / effective_n + 1.96 ** 2 / (4 * effective_n ** 2)) / (
             1 + 1.96 ** 2 / effective_n)

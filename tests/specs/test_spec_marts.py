@@ -160,12 +160,12 @@ def test_acme_components_carry_units_thresholds_and_intervals(spec_warehouse):
 
 # The judges' 1-5 groundedness scores of the fixture's ten requests per agent, and the interval of each normalised
 # mean by hand: p = (mean - 1) / 4, its SE sqrt(var_samp / 10) / 4, Wilson's interval on the effective sample size
-# n_eff = p (1 - p) / SE^2 (agent-c: 8 fives and 2 fours, p = 0.95, SE = 0.0333, n_eff = 42.75). The old
+# n_eff = p (1 - p) / SE^2 * 10 / 9 (agent-c: 8 fives and 2 fours, p = 0.95, SE = 0.0333, n_eff = 47.5). The old
 # p +- 1.96 SE gave agent-c [0.885, 1.015], above the scale's top.
 ACME_GROUNDEDNESS = {
-    "acme/agent-a": ([5, 4, 4, 5, 4, 4, 5, 4, 5, 4], (0.7534108688, 0.9131180527)),
-    "acme/agent-b": ([4, 4, 3, 4, 4, 5, 4, 3, 4, 4], (0.6298876738, 0.8033027860)),
-    "acme/agent-c": ([5, 5, 5, 4, 5, 5, 4, 5, 5, 5], (0.8401420493, 0.9856505828)),
+    "acme/agent-a": ([5, 4, 4, 5, 4, 4, 5, 4, 5, 4], (0.7590878376, 0.9106434595)),
+    "acme/agent-b": ([4, 4, 3, 4, 4, 5, 4, 3, 4, 4], (0.6350326861, 0.7997820038)),
+    "acme/agent-c": ([5, 5, 5, 4, 5, 5, 4, 5, 5, 5], (0.8478609113, 0.9847972061)),
 }
 
 
@@ -174,7 +174,7 @@ def test_a_judge_scales_interval_is_wilsons_on_the_effective_n_within_0_and_1(sp
     scores, pinned = ACME_GROUNDEDNESS[model]
     p = (np.mean(scores) - 1) / 4
     se = np.std(scores, ddof=1) / math.sqrt(len(scores)) / 4
-    n_eff = p * (1 - p) / se**2
+    n_eff = p * (1 - p) / se**2 * len(scores) / (len(scores) - 1)
     low, high = _wilson(p * n_eff, n_eff)
     assert (low, high) == pytest.approx(pinned, abs=1e-9)
     groundedness = _scores(spec_warehouse, ACME, model)["groundedness"]
