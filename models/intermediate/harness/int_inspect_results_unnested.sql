@@ -2,7 +2,8 @@
 -- stderr metric as its standard error. The first scorer's metrics keep their names, so the reported accuracy lines
 -- up with the accuracy computed from the trials (which carry the first scorer's value); another scorer's metrics
 -- are named <scorer>/<metric>. trial_metric names the scorer, as a trial scored by it names its metric.
--- n_samples counts samples, not sample-epochs (completed sample-epochs / epochs).
+-- n_samples counts samples, not sample-epochs (completed sample-epochs / epochs); dataset_n_samples is the dataset's
+-- size (eval.dataset.samples), of which the eval may have run a few.
 with
 
 logs as (
@@ -25,6 +26,7 @@ scores as (
         logs.created_at,
         logs.completed_samples,
         logs.epochs,
+        logs.dataset_samples,
         logs.source_path,
         logs.source_line,
         score_index,
@@ -77,6 +79,7 @@ final as (
         metrics.metric_value as score,
         standard_errors.standard_error,
         cast(metrics.completed_samples / coalesce(metrics.epochs, 1) as bigint) as n_samples,
+        metrics.dataset_samples as dataset_n_samples,
         metrics.created_at as evaluated_at,
         metrics.source_path,
         metrics.source_line

@@ -1,7 +1,8 @@
 -- One row per result an lm-evaluation-harness results file reports: one task (or group), metric and filter
 -- ("exact_match,strict-match": value), with "<metric>_stderr,<filter>" as its standard error (lm-eval writes "N/A"
 -- where it computed none: NULL here). The eval is named as the trials name it: the task, or task/filter when the
--- filter is not "none". n_samples is the task's effective sample count; lower_is_better from higher_is_better.
+-- filter is not "none". n_samples is the task's effective sample count (after --limit), dataset_n_samples its original
+-- one (the task's documents); lower_is_better from higher_is_better.
 -- trial_metric is the metric: a samples line whose primary metric it is carries it as its trial's metric.
 with
 
@@ -52,7 +53,8 @@ sample_counts as (
     select
         tasks.record_id,
         tasks.task_name,
-        cast({{ json_text('count_value', '$.effective') }} as bigint) as n_effective
+        cast({{ json_text('count_value', '$.effective') }} as bigint) as n_effective,
+        cast({{ json_text('count_value', '$.original') }} as bigint) as n_original
     from tasks
     {{ json_object_entries('tasks.n_samples_json', 'count') }}
     where count_key = tasks.task_name
@@ -97,6 +99,7 @@ final as (
         metric_values.value as score,
         standard_errors.value as standard_error,
         sample_counts.n_effective as n_samples,
+        sample_counts.n_original as dataset_n_samples,
         tasks.evaluated_at,
         tasks.source_path,
         tasks.source_line

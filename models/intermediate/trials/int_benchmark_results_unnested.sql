@@ -14,6 +14,12 @@
 -- are [0, 1]). evaluated_at is the result's or its record's evaluation_timestamp (a harness's run time), else, for an
 -- aggregate that has none (HELM's leaderboard exports), when it was retrieved, else when it was ingested: a result
 -- with no time would fall out of every date filter. evaluated_at_source says which.
+-- n_samples is the samples (questions) the score is over, the n its interval is built on: an Every Eval Ever result's
+-- source_data.sample_ids ("sample ids used for evaluation"), counted once each, else its
+-- score_details.uncertainty.num_samples ("samples used to compute the uncertainty estimates"; 0, which the Inspect
+-- converter writes when it read no samples, is no count), else NULL. Never source_data.samples_number: that is
+-- "the number of samples in the dataset" (ai2_arc's 2376 for a score over 3), kept as dataset_n_samples, as are an
+-- Inspect log's eval.dataset.samples and an lm-eval task's n-samples original.
 {%- set run_keys = ['source_path', 'file_sha256', 'evaluation_id', 'model_id'] %}
 with
 
@@ -83,10 +89,15 @@ typed as (
             {{ json_text('result_element', '$.score_details.uncertainty.confidence_interval.upper') }},
             {{ json_text('result_element', '$.score_details.confidence_interval.upper') }}
         ) as double) as ci_high,
-        cast(coalesce(
-            {{ json_text('result_element', '$.score_details.uncertainty.num_samples') }},
-            {{ json_text('result_element', '$.source_data.samples_number') }}
-        ) as bigint) as n_samples,
+        nullif(
+            cast({{ json_text('result_element', '$.score_details.uncertainty.num_samples') }} as bigint), 0
+        ) as stated_n_samples,
+        cast({{ json_text('result_element', '$.source_data.samples_number') }} as bigint) as dataset_n_samples,
+        -- an array only: anything else (a repaired record's stray value) lists no ids
+        case
+            when left(ltrim({{ json_fragment('result_element', '$.source_data.sample_ids') }}), 1) = '['
+                then {{ json_fragment('result_element', '$.source_data.sample_ids') }}
+        end as sample_ids_json,
         coalesce(
             {{ epoch_to_utc(json_text('result_element', '$.evaluation_timestamp')) }},
             run_evaluated_at,
@@ -103,6 +114,17 @@ typed as (
         source_path,
         source_line
     from results
+),
+
+listed_samples as (
+    -- the distinct sample ids a result lists; an empty list gives no row (no count, not a count of 0)
+    select
+        aggregate_record_id,
+        result_index,
+        count(distinct sample_id_element) as n_listed_samples
+    from typed
+    {{ json_array_elements('typed.sample_ids_json', 'sample_id') }}
+    group by aggregate_record_id, result_index
 ),
 
 aliases as (
@@ -158,12 +180,16 @@ aggregate_results as (
         typed.standard_error,
         typed.ci_low,
         typed.ci_high,
-        typed.n_samples,
+        coalesce(listed_samples.n_listed_samples, typed.stated_n_samples) as n_samples,
+        typed.dataset_n_samples,
         typed.evaluated_at,
         typed.evaluated_at_source,
         typed.source_path,
         typed.source_line
     from typed
+    left join listed_samples
+        on typed.aggregate_record_id = listed_samples.aggregate_record_id
+        and typed.result_index = listed_samples.result_index
     left join links on typed.aggregate_record_id = links.aggregate_record_id
     left join instance_metrics on typed.aggregate_record_id = instance_metrics.aggregate_record_id
     left join aliases on coalesce(links.instance_evaluation_name, typed.reported_evaluation_name) = aliases.alias
@@ -224,6 +250,7 @@ harness_final as (
         cast(null as double) as ci_low,
         cast(null as double) as ci_high,
         n_samples,
+        dataset_n_samples,
         evaluated_at,
         case when evaluated_at is not null then 'record' end as evaluated_at_source,
         source_path,

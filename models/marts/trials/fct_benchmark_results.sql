@@ -9,6 +9,10 @@
 --             own metric and every trial's score is its verdict, 0 or 1 (lm-eval's exact_match: the share of docs
 --             matched), the mean_score is given under the reported name too, so the two sit side by side. Other
 --             scores are not: a reported F1 or perplexity need not be the mean of its samples' values.
+-- n_samples: the samples (questions) the score is over, which its interval is built on: a reported result's as
+-- int_benchmark_results_unnested counts them (the sample ids it lists, else the count it states), a computed one's
+-- samples with a trial. dataset_n_samples: the size of the dataset a reported result drew them from (Every Eval Ever's
+-- samples_number: ai2_arc's 2376 for a score over 3 of them); NULL for computed results.
 -- evaluated_at: a reported result's (int_benchmark_results_unnested: its record's time, else when it was retrieved,
 -- else ingested); a computed result's earliest trial's. evaluated_at_source says which.
 -- The 95% interval stays within the metric's bounds (min_score, max_score) where it has them:
@@ -51,6 +55,7 @@ reported_results as (
         min_score,
         max_score,
         n_samples,
+        dataset_n_samples,
         lower_is_better,
         evaluated_at,
         evaluated_at_source
@@ -192,6 +197,7 @@ computed_results as (
         cast(0 as double) as min_score,
         cast(1 as double) as max_score,
         computed_accuracy.n_samples,
+        cast(null as bigint) as dataset_n_samples,
         false as lower_is_better,
         computed_accuracy.evaluated_at,
         computed_accuracy.evaluated_at_source
@@ -223,6 +229,7 @@ computed_results as (
             case when computed_mean_score.scores_are_verdicts then 1.0 end
         ) as max_score,
         computed_mean_score.n_samples,
+        cast(null as bigint) as dataset_n_samples,
         coalesce(vocabulary.lower_is_better, false) as lower_is_better,
         computed_mean_score.evaluated_at,
         computed_mean_score.evaluated_at_source
@@ -258,6 +265,7 @@ bounded as (
         case when coalesce(min_score < max_score, true) then min_score end as min_score,
         case when coalesce(min_score < max_score, true) then max_score end as max_score,
         n_samples,
+        dataset_n_samples,
         lower_is_better,
         evaluated_at,
         evaluated_at_source
@@ -320,6 +328,7 @@ final as (
         min_score,
         max_score,
         n_samples,
+        dataset_n_samples,
         lower_is_better,
         evaluated_at,
         evaluated_at_source,

@@ -29,6 +29,7 @@ renamed as (
         {{ iso_to_utc(json_text('record_json', '$.stats.completed_at')) }} as completed_at,
         cast({{ json_text('record_json', '$.eval.config.epochs') }} as integer) as epochs,
         {{ json_text('record_json', '$.eval.dataset.name') }} as dataset_name,
+        cast({{ json_text('record_json', '$.eval.dataset.samples') }} as bigint) as dataset_samples,
         {{ json_text('record_json', '$.eval.packages.inspect_ai') }} as inspect_version,
         -- The scorer whose value is a trial's score: the first the log reports results for, else the first declared.
         coalesce(

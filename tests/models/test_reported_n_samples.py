@@ -1,0 +1,149 @@
+"""A reported result's n_samples is the samples its score is over, not its dataset's size, and its interval is built on
+that n. Built from the real Every Eval Ever files of tests/fixtures/every_eval_ever (copied from the shared reference
+set: see PROVENANCE.md there): ai2_arc reports a score over sample_ids [1, 2, 3] of a dataset of samples_number 2376,
+GAIA one over 2 sample ids of 165. Variants of them made here take out the published interval, so that the interval
+is the warehouse's own, from the reported standard error and n."""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from evalhouse.build import run_dbt
+from tests.conftest import FIXTURES, Warehouse
+
+pytestmark = pytest.mark.slow
+
+EXAMPLES = FIXTURES / "every_eval_ever"
+ARC = EXAMPLES / "9563d156-9b7e-41b9-b50a-6430637937ed.json"
+ARC_INSTANCES = EXAMPLES / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
+GAIA = EXAMPLES / "7c57f847-1098-4472-9fd8-75a7f3995ed0.json"
+GAIA_INSTANCES = EXAMPLES / "GAIA_openai_azure_gpt-4.1-mini-2025-04-14_1770463617.jsonl"
+MARTS = ("build", "--select", "+fct_benchmark_results", "--indirect-selection", "cautious")
+TOLERANCE = 1e-9
+
+
+def _wilson(successes: float, n: float, z: float = 1.96) -> tuple[float, float]:
+    p = successes / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return centre - half, centre + half
+
+
+def _variant(path: Path, tag: str, change) -> dict:
+    """The aggregate at path as a run of its own (its evaluation_id tagged), unlinked from its instance file, with
+    its one result's published interval taken out and change(result) applied."""
+    record = copy.deepcopy(json.loads(path.read_text()))
+    record["evaluation_id"] += f"/{tag}"
+    del record["detailed_evaluation_results"]
+    (result,) = record["evaluation_results"]
+    del result["score_details"]["confidence_interval"]
+    change(result)
+    return record
+
+
+def _arc_with_standard_error(result: dict) -> None:
+    # the standard error of 1 right of 3 (sqrt(var_samp / n) = 1/3), as the computed row beside it has it; an id
+    # listed twice is one sample
+    result["score_details"]["uncertainty"] = {"standard_error": {"value": 1 / 3}}
+    result["source_data"]["sample_ids"] = [1, 2, 3, 3]
+
+
+def _gaia_with_standard_error_0(result: dict) -> None:
+    result["score_details"]["uncertainty"] = {"standard_error": {"value": 0.0}}
+
+
+def _arc_counted_by_num_samples(result: dict) -> None:
+    del result["source_data"]["sample_ids"]
+    result["score_details"]["uncertainty"] = {"standard_error": {"value": 1 / 3}, "num_samples": 3}
+
+
+def _arc_with_its_dataset_size_only(result: dict) -> None:
+    # the count the Inspect converter writes when it read no samples: 0, no count
+    del result["source_data"]["sample_ids"]
+    result["score_details"]["uncertainty"] = {"standard_error": {"value": 1 / 3}, "num_samples": 0}
+
+
+VARIANTS = {
+    "with_se": (ARC, _arc_with_standard_error),
+    "with_se_0": (GAIA, _gaia_with_standard_error_0),
+    "num_samples": (ARC, _arc_counted_by_num_samples),
+    "dataset_only": (ARC, _arc_with_its_dataset_size_only),
+}
+
+
+@pytest.fixture(scope="module")
+def warehouse(tmp_path_factory) -> Warehouse:
+    root = tmp_path_factory.mktemp("reported_n_samples")
+    made = []
+    for tag, (path, change) in VARIANTS.items():
+        made.append(root / f"{tag}.json")
+        made[-1].write_text(json.dumps(_variant(path, tag, change)))
+    built = Warehouse(root / "reported.duckdb")
+    assert built.ingest(ARC, ARC_INSTANCES, GAIA, GAIA_INSTANCES, *made).quarantined == 0
+    result = run_dbt(built.path, MARTS, target_path=root / "target", quiet=True)
+    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+    return built
+
+
+def _results(warehouse: Warehouse, run_id_like: str) -> dict[str, dict]:
+    frame = warehouse.frame(
+        "select * from marts.fct_benchmark_results where run_id like ? and metric_name = 'accuracy'", [run_id_like])
+    return {row["result_origin"]: row for row in frame.to_dict("records")}
+
+
+def _is_null(value) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))
+
+
+@pytest.mark.parametrize(("run", "n", "dataset_n"), [("ai2_arc/%/1761001924.0", 3, 2376),
+                                                     ("GAIA/%/1770463617.0", 2, 165)])
+def test_a_reported_result_counts_the_sample_ids_it_lists_not_its_dataset(warehouse, run, n, dataset_n):
+    rows = _results(warehouse, run)
+    assert (rows["reported"]["n_samples"], rows["reported"]["dataset_n_samples"]) == (n, dataset_n)
+    # the same samples as the trials computed beside it, which have no dataset size of their own
+    assert rows["computed"]["n_samples"] == n and _is_null(rows["computed"]["dataset_n_samples"])
+
+
+def test_a_published_interval_stays_as_published(warehouse):
+    reported = _results(warehouse, "ai2_arc/%/1761001924.0")["reported"]
+    assert reported["interval_method"] == "reported"
+    assert (reported["ci_low"], reported["ci_high"]) == (0.0, pytest.approx(0.9866666666666668, abs=TOLERANCE))
+
+
+def test_an_interval_from_a_reported_standard_error_is_built_on_the_samples_scored(warehouse):
+    """ai2_arc's 1 right of 3 with the standard error its trials give (1/3) gets the interval its computed row gets,
+    Wilson's on 3 (n_eff = p(1 - p) / SE^2 x n / (n - 1) = 3): [0.061, 0.792]. On the dataset's 2376 the factor
+    n / (n - 1) was 1 where it is 1.5, and the interval read [0.045, 0.841], Wilson's on 2."""
+    reported = _results(warehouse, "ai2_arc/%/with_se")["reported"]
+    computed = _results(warehouse, "ai2_arc/%/1761001924.0")["computed"]
+    expected = _wilson(1, 3)
+    assert reported["n_samples"] == 3 and reported["interval_method"] == "wilson_from_reported_se"
+    assert reported["ci_low"] == pytest.approx(expected[0], abs=TOLERANCE)
+    assert reported["ci_high"] == pytest.approx(expected[1], abs=TOLERANCE)
+    assert (reported["ci_low"], reported["ci_high"]) == pytest.approx((computed["ci_low"], computed["ci_high"]),
+                                                                      abs=TOLERANCE)
+
+
+def test_a_standard_error_of_0_gives_the_wilson_interval_on_the_samples_scored(warehouse):
+    """GAIA's 0 right of 2 with standard error 0: Wilson's interval on 2, [0, 0.658], as its computed row has it; on
+    the dataset's 165 it read [0, 0.023], a certainty two questions cannot give."""
+    reported = _results(warehouse, "GAIA/%/with_se_0")["reported"]
+    computed = _results(warehouse, "GAIA/%/1770463617.0")["computed"]
+    assert reported["n_samples"] == 2 and reported["dataset_n_samples"] == 165
+    assert reported["ci_low"] == pytest.approx(0.0, abs=TOLERANCE)
+    assert reported["ci_high"] == pytest.approx(_wilson(0, 2)[1], abs=TOLERANCE)
+    assert reported["ci_high"] == pytest.approx(computed["ci_high"], abs=TOLERANCE)
+
+
+def test_without_sample_ids_the_stated_num_samples_counts_and_a_0_is_no_count(warehouse):
+    """A num_samples of 0 beside a score (the Inspect converter's when it read no samples) read as n_samples 0."""
+    stated = _results(warehouse, "ai2_arc/%/num_samples")["reported"]
+    assert (stated["n_samples"], stated["dataset_n_samples"]) == (3, 2376)
+    assert (stated["ci_low"], stated["ci_high"]) == pytest.approx(_wilson(1, 3), abs=TOLERANCE)
+    unknown = _results(warehouse, "ai2_arc/%/dataset_only")["reported"]
+    assert _is_null(unknown["n_samples"]) and unknown["dataset_n_samples"] == 2376
