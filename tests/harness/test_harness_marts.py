@@ -56,13 +56,15 @@ def test_log_streaming_per_sample_pass_at_1_is_half_and_one(harness_warehouse):
 
 def test_log_streaming_reports_its_own_accuracy_of_0_75_beside_the_computed_one(harness_warehouse):
     rows = _records(harness_warehouse,
-        "select result_origin, score, standard_error, n_samples, run_id from marts.fct_benchmark_results "
-        "where model_id = ? and metric_name = 'accuracy' order by result_origin", [STREAMING_MODEL])
+        "select result_origin, score, standard_error, n_samples, dataset_n_samples, run_id "
+        "from marts.fct_benchmark_results where model_id = ? and metric_name = 'accuracy' order by result_origin",
+        [STREAMING_MODEL])
     computed, reported = rows
     assert reported["result_origin"] == "reported"
     assert reported["score"] == pytest.approx(0.75, abs=1e-12)
     assert reported["standard_error"] == pytest.approx(0.25, abs=1e-12)  # the log's stderr metric
     assert reported["n_samples"] == 2  # 4 sample-epochs over 2 epochs
+    assert reported["dataset_n_samples"] == 100  # eval.dataset.samples: the log ran sample_ids [1, 2] of them
     assert computed["score"] == pytest.approx(0.75, abs=1e-12)
     assert computed["run_id"] == reported["run_id"]  # trials and the header name the same run
 
@@ -151,9 +153,10 @@ def test_the_popularity_log_gives_its_ten_samples_and_its_reported_accuracy(harn
         "where model_id = 'openai/gpt-4o-mini'")
     assert trials == [(10, 8)]
     reported = harness_warehouse.rows(
-        "select score, standard_error from marts.fct_benchmark_results where model_id = 'openai/gpt-4o-mini' "
-        "and result_origin = 'reported'")
-    assert reported == [(pytest.approx(0.8), pytest.approx(0.13333333333333333))]
+        "select score, standard_error, n_samples, dataset_n_samples from marts.fct_benchmark_results "
+        "where model_id = 'openai/gpt-4o-mini' and result_origin = 'reported'")
+    # the ten samples it ran of the dataset's 100 (eval.dataset.samples)
+    assert reported == [(pytest.approx(0.8), pytest.approx(0.13333333333333333), 10, 100)]
 
 
 # --- lm-evaluation-harness --------------------------------------------------------------------------------------
@@ -175,13 +178,13 @@ def test_the_real_samples_file_gives_its_ten_trials_with_the_scores_it_holds(har
 
 def test_the_real_results_file_gives_its_reported_values_and_standard_errors(harness_warehouse):
     rows = harness_warehouse.rows(
-        "select evaluation_name, metric_name, score, standard_error, n_samples, lower_is_better "
+        "select evaluation_name, metric_name, score, standard_error, n_samples, dataset_n_samples, lower_is_better "
         "from marts.fct_benchmark_results where model_id = ? and result_origin = 'reported' "
         "order by evaluation_name", [MATH_MODEL])
-    assert rows == [
-        ("math_perturbed_full", "exact_match", 0.0, 0.0, 5000, False),
+    assert rows == [  # n-samples effective and original
+        ("math_perturbed_full", "exact_match", 0.0, 0.0, 5000, 5000, False),
         ("math_rephrased_full", "exact_match", pytest.approx(0.0004), pytest.approx(0.0002828144211304471), 5000,
-         False),
+         5000, False),
     ]
 
 
