@@ -13,7 +13,9 @@ st.caption(
     "Each eval run's score with its 95% interval. **Reported** is what the harness published in its aggregate record; "
     "**computed** is what the warehouse computes from the run's own trials (each sample's trials averaged first, "
     "the error taken over samples), one metric at a time: an eval whose responses are scored on several rubrics or "
-    "metrics shows each (eval · metric). A gap between the two is worth a look."
+    "metrics shows each (eval · metric). A gap between the two is worth a look. n samples is the samples a score is "
+    "over, and its interval's n; a reported run's says of how many in its dataset (\"3 of 2,376\") where the record "
+    "gives that."
 )
 
 options = db.query(
@@ -49,7 +51,7 @@ results = db.query(
     """
     select
         evaluation_name, trial_metric, model_id, metric_name, result_origin, run_id, score, standard_error, ci_low,
-        ci_high, interval_method, n_samples, lower_is_better, evaluated_at, week_start
+        ci_high, interval_method, n_samples, dataset_n_samples, lower_is_better, evaluated_at, week_start
     from marts.fct_benchmark_results
     where metric_name = ?
         and list_contains(?, evaluation_name)
@@ -89,6 +91,14 @@ several = runs.groupby("evaluation_name")["trial_metric"].transform("nunique") >
 runs["eval"] = runs["evaluation_name"].where(~several, runs["evaluation_name"] + " · " + runs["trial_metric"])
 lower_is_better = bool(runs["lower_is_better"].fillna(False).any())
 
+
+def samples_of(n: object, dataset_n: object) -> str:
+    """'3 of 2,376': the samples a score is over, of its dataset's (a reported run's, when the record says)."""
+    return c.count(n) if c.is_na(dataset_n) else f"{c.count(n)} of {c.count(dataset_n)}"
+
+
+runs["samples"] = [samples_of(n, d) for n, d in zip(runs["n_samples"], runs["dataset_n_samples"])]
+
 # -- the latest run in the range, per model and eval (and metric) -----------------------------------------------
 latest_run = (runs.sort_values("evaluated_at").groupby(["eval", "model_id"])["run_id"].last()
               .rename("latest_run_id").reset_index())
@@ -106,7 +116,7 @@ chart = c.interval_chart(
     color_scale=alt.Scale(domain=["reported", "computed"], range=["#9aa5b1", "#1f77b4"]), offset="origin",
     facet="eval", facet_title=None, domain=(0, 1) if metric == "accuracy" else None,
     tooltip=["eval", "model_id", "origin", alt.Tooltip("shown:N", title=metric),
-             alt.Tooltip("n_samples:Q", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
+             alt.Tooltip("samples:N", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
              alt.Tooltip("run_day:N", title="evaluated"), "run_id"],
 )
 c.show_chart(chart)
@@ -137,11 +147,12 @@ if computed["run_id"].nunique() > computed["model_id"].nunique():
 st.subheader("Reported against computed, run by run")
 keys = ["evaluation_name", "eval", "trial_metric", "model_id", "run_id"]
 wide = runs.pivot_table(index=keys, columns="result_origin",
-                        values=["score", "ci_low", "ci_high", "n_samples", "evaluated_at"], aggfunc="first")
+                        values=["score", "ci_low", "ci_high", "n_samples", "dataset_n_samples", "evaluated_at"],
+                        aggfunc="first")
 wide.columns = [f"{origin}_{value}" for value, origin in wide.columns]
 wide = wide.reset_index()
 for origin in ("reported", "computed"):
-    for column in ("score", "ci_low", "ci_high", "n_samples", "evaluated_at"):
+    for column in ("score", "ci_low", "ci_high", "n_samples", "dataset_n_samples", "evaluated_at"):
         if f"{origin}_{column}" not in wide.columns:
             wide[f"{origin}_{column}"] = pd.NA
 wide["evaluated_at"] = pd.to_datetime(wide["computed_evaluated_at"]).combine_first(
@@ -167,8 +178,8 @@ def why_missing(row: pd.Series) -> str:
 wide["note"] = [why_missing(row) for _, row in wide.iterrows()] if len(wide) else []
 shown = wide[[
     "eval", "trial_metric", "model_id", "evaluated_at", "reported_score", "reported_ci_low", "reported_ci_high",
-    "computed_score", "computed_ci_low", "computed_ci_high", "computed_minus_reported", "computed_n_samples", "note",
-    "run_id",
+    "reported_n_samples", "reported_dataset_n_samples", "computed_score", "computed_ci_low", "computed_ci_high",
+    "computed_minus_reported", "computed_n_samples", "note", "run_id",
 ]].sort_values(["eval", "model_id", "evaluated_at"], ascending=[True, True, False])
 # The table shows text, so an undefined number reads "n/a" (the note says why); the CSV keeps the numbers.
 table = pd.DataFrame({
@@ -180,8 +191,10 @@ table = pd.DataFrame({
                                 zip(shown["reported_score"], shown["reported_ci_low"], shown["reported_ci_high"])],
     "computed [95% interval]": [c.with_interval(v, lo, hi, digits=3) for v, lo, hi in
                                 zip(shown["computed_score"], shown["computed_ci_low"], shown["computed_ci_high"])],
+    "reported n samples": [samples_of(n, d) for n, d in
+                           zip(shown["reported_n_samples"], shown["reported_dataset_n_samples"])],
+    "computed n samples": [c.count(v) for v in shown["computed_n_samples"]],
     "computed - reported": [c.signed(v, digits=3) for v in shown["computed_minus_reported"]],
-    "n samples": [c.count(v) for v in shown["computed_n_samples"]],
     "why n/a": shown["note"],
     "run": shown["run_id"],
 })

@@ -267,6 +267,8 @@ def test_leaderboard_shows_lm_evals_reported_exact_match_beside_the_computed_one
     assert len(table) == 1
     assert table["reported [95% interval]"].iloc[0] != "n/a" and table["computed [95% interval]"].iloc[0] != "n/a"
     assert table["why n/a"].iloc[0] == ""
+    # the results file's n-samples effective of original; the samples file here holds 10 of its docs
+    assert (table["reported n samples"].iloc[0], table["computed n samples"].iloc[0]) == ("5,000 of 5,000", "10")
     at.selectbox(key="leaderboard.metric").set_value("accuracy").run()
     assert not _problems(at)
     assert at.dataframe[-1].value["why n/a"].tolist() == [
