@@ -2,7 +2,8 @@
 that n. Built from the real Every Eval Ever files of tests/fixtures/every_eval_ever (copied from the shared reference
 set: see PROVENANCE.md there): ai2_arc reports a score over sample_ids [1, 2, 3] of a dataset of samples_number 2376,
 GAIA one over 2 sample ids of 165. Variants of them made here take out the published interval, so that the interval
-is the warehouse's own, from the reported standard error and n."""
+is the warehouse's own, from the reported standard error and n; three more report values the schema accepts and no
+result can have (a negative standard error or count, an interval that leaves out its score), which are set aside."""
 
 from __future__ import annotations
 
@@ -68,17 +69,41 @@ def _arc_with_its_dataset_size_only(result: dict) -> None:
     result["score_details"]["uncertainty"] = {"standard_error": {"value": 1 / 3}, "num_samples": 0}
 
 
+def _arc_with_negative_counts_and_standard_error(result: dict) -> None:
+    # integers and a number the schema accepts, which no result can have
+    del result["source_data"]["sample_ids"]
+    result["source_data"]["samples_number"] = -5
+    result["score_details"]["uncertainty"] = {"standard_error": {"value": -0.1}, "num_samples": -3}
+
+
+def _arc_with_an_interval_leaving_out_its_score(result: dict) -> None:
+    result["score_details"]["confidence_interval"] = {"lower": 0.5, "upper": 0.9}  # the score is 1/3
+
+
+def _arc_with_an_interval_the_wrong_way_round(result: dict) -> None:
+    result["score_details"]["confidence_interval"] = {"lower": 0.9, "upper": 0.1}
+
+
 VARIANTS = {
     "with_se": (ARC, _arc_with_standard_error),
     "with_se_0": (GAIA, _gaia_with_standard_error_0),
     "num_samples": (ARC, _arc_counted_by_num_samples),
     "dataset_only": (ARC, _arc_with_its_dataset_size_only),
+    "negative": (ARC, _arc_with_negative_counts_and_standard_error),
+    "outside": (ARC, _arc_with_an_interval_leaving_out_its_score),
+    "reversed": (ARC, _arc_with_an_interval_the_wrong_way_round),
 }
+UNUSABLE = {"negative": "standard_error n_samples dataset_n_samples", "outside": "confidence_interval",
+            "reversed": "confidence_interval"}
 
 
 @pytest.fixture(scope="module")
-def warehouse(tmp_path_factory) -> Warehouse:
-    root = tmp_path_factory.mktemp("reported_n_samples")
+def root(tmp_path_factory) -> Path:
+    return tmp_path_factory.mktemp("reported_n_samples")
+
+
+@pytest.fixture(scope="module")
+def warehouse(root) -> Warehouse:
     made = []
     for tag, (path, change) in VARIANTS.items():
         made.append(root / f"{tag}.json")
@@ -147,3 +172,24 @@ def test_without_sample_ids_the_stated_num_samples_counts_and_a_0_is_no_count(wa
     assert (stated["ci_low"], stated["ci_high"]) == pytest.approx(_wilson(1, 3), abs=TOLERANCE)
     unknown = _results(warehouse, "ai2_arc/%/dataset_only")["reported"]
     assert _is_null(unknown["n_samples"]) and unknown["dataset_n_samples"] == 2376
+
+
+def test_values_no_result_can_have_are_set_aside_and_warned_about_not_failing_the_build(warehouse, root):
+    """A negative standard error or sample count, and an interval that leaves out its score or runs the wrong way,
+    pass the schema; the marts' checks (standard_error >= 0, ci_low <= score <= ci_high) failed the whole build on
+    them, so one such record held back every other result. They are NULL, named in unusable_values, and the build
+    warns with their count."""
+    for tag, named in UNUSABLE.items():
+        reported = _results(warehouse, f"ai2_arc/%/{tag}")["reported"]
+        assert reported["score"] == pytest.approx(1 / 3)
+        assert _is_null(reported["ci_low"]) and _is_null(reported["ci_high"]), tag
+        assert _is_null(reported["interval_method"]) and _is_null(reported["standard_error"]), tag
+        assert warehouse.rows("select unusable_values from intermediate.int_benchmark_results_unnested "
+                              "where run_id like ?", [f"ai2_arc/%/{tag}"]) == [(named,)]
+    negative = _results(warehouse, "ai2_arc/%/negative")["reported"]
+    assert _is_null(negative["n_samples"]) and _is_null(negative["dataset_n_samples"])
+    assert warehouse.scalar("select count(*) from intermediate.int_benchmark_results_unnested "
+                            "where unusable_values is not null") == len(UNUSABLE)
+    results = json.loads((root / "target" / "run_results.json").read_text())["results"]
+    warned = [r for r in results if "reported_values_are_usable" in r["unique_id"]]
+    assert [(r["status"], r["failures"]) for r in warned] == [("warn", len(UNUSABLE))]

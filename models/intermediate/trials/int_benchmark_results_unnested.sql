@@ -258,10 +258,53 @@ harness_final as (
     from harness_ranked
 ),
 
-final as (
+unioned as (
     select * from aggregate_results
     union all
     select * from harness_final
+),
+
+-- What the schemas accept but no result can mean is set aside (NULL), never let through to fail the build of every
+-- result: a negative standard error or sample count, an interval whose ends are the wrong way round or that leaves
+-- out the score it is of. unusable_values names what was set aside; the test reported_values_are_usable warns.
+{%- set interval_usable = 'ci_low <= ci_high and ci_low <= score + 1e-12 and score <= ci_high + 1e-12' %}
+final as (
+    select
+        aggregate_record_id,
+        run_id,
+        model_id,
+        model_developer,
+        result_index,
+        evaluation_result_id,
+        reported_evaluation_name,
+        evaluation_name,
+        metric_name,
+        reported_metric_name,
+        trial_metric,
+        lower_is_better,
+        min_score,
+        max_score,
+        score,
+        case when standard_error >= 0 then standard_error end as standard_error,
+        case when {{ interval_usable }} then ci_low end as ci_low,
+        case when {{ interval_usable }} then ci_high end as ci_high,
+        case when n_samples >= 0 then n_samples end as n_samples,
+        case when dataset_n_samples >= 0 then dataset_n_samples end as dataset_n_samples,
+        evaluated_at,
+        evaluated_at_source,
+        source_path,
+        source_line,
+        nullif(
+            trim(
+                case when standard_error < 0 then 'standard_error ' else '' end
+                || case when (ci_low is not null or ci_high is not null) and not coalesce({{ interval_usable }}, false)
+                    then 'confidence_interval ' else '' end
+                || case when n_samples < 0 then 'n_samples ' else '' end
+                || case when dataset_n_samples < 0 then 'dataset_n_samples' else '' end
+            ),
+            ''
+        ) as unusable_values
+    from unioned
 )
 
 select * from final
