@@ -45,9 +45,9 @@ COMMANDS: dict[str, dict[int, str]] = {
     "ingest": {
         EXIT_OK: "the run completed, whatever it quarantined (raw.quarantine keeps each refused line)",
         EXIT_FAILED: "with --fail-on-reject: a line of the inputs is refused, quarantined by this run or an "
-                     "earlier one",
-        EXIT_USAGE: "a path that names nothing to read (no such file, a glob matching no file, a file type "
-                    f"evalhouse does not read), or {_BAD_ARGUMENT}",
+                     "earlier one, or a data file of a folder or glob was left out unread (a .json.gz, a .csv)",
+        EXIT_USAGE: "a path that names nothing to read (no such file, a glob matching no file, a folder holding no "
+                    f"file evalhouse reads, a file type evalhouse does not read), or {_BAD_ARGUMENT}",
         EXIT_BUSY: _WRITER_BUSY,
     },
     "build": {
