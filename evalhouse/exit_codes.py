@@ -22,8 +22,8 @@ EXIT_INTERRUPTED = 130  # Ctrl+C: one line says what was kept, no traceback (EVA
 # What each code means, whichever command returned it (`evalhouse --help`).
 MEANINGS: dict[int, str] = {
     EXIT_OK: "done (an ingest that quarantined lines is done too)",
-    EXIT_FAILED: "the data failed: --fail-on-reject found a refused line, or a dbt build or its tests failed "
-                 "(nothing was published), or dbt could not generate the docs",
+    EXIT_FAILED: "the data failed: --fail-on-reject found a refused line (or a data file left out unread), or a "
+                 "dbt build or its tests failed (nothing was published), or dbt could not generate the docs",
     EXIT_USAGE: "the command cannot run as given: an argument or path that names nothing usable (a warehouse not "
                 "built yet: run `evalhouse build`), an API setting or address, or a demo that would replace a "
                 "warehouse holding other files",
