@@ -22,8 +22,8 @@ EXIT_INTERRUPTED = 130  # Ctrl+C: one line says what was kept, no traceback (EVA
 # What each code means, whichever command returned it (`evalhouse --help`).
 MEANINGS: dict[int, str] = {
     EXIT_OK: "done (an ingest that quarantined lines is done too)",
-    EXIT_FAILED: "the data failed: --fail-on-reject found a refused line, or a dbt build or its tests failed "
-                 "(nothing was published), or dbt could not generate the docs",
+    EXIT_FAILED: "the data failed: --fail-on-reject found a refused line (or a data file left out unread), or a "
+                 "dbt build or its tests failed (nothing was published), or dbt could not generate the docs",
     EXIT_USAGE: "the command cannot run as given: an argument or path that names nothing usable (a warehouse not "
                 "built yet: run `evalhouse build`), an API setting or address, or a demo that would replace a "
                 "warehouse holding other files",
@@ -45,9 +45,9 @@ COMMANDS: dict[str, dict[int, str]] = {
     "ingest": {
         EXIT_OK: "the run completed, whatever it quarantined (raw.quarantine keeps each refused line)",
         EXIT_FAILED: "with --fail-on-reject: a line of the inputs is refused, quarantined by this run or an "
-                     "earlier one",
-        EXIT_USAGE: "a path that names nothing to read (no such file, a glob matching no file, a file type "
-                    f"evalhouse does not read), or {_BAD_ARGUMENT}",
+                     "earlier one, or a data file of a folder or glob was left out unread (a .json.gz, a .csv)",
+        EXIT_USAGE: "a path that names nothing to read (no such file, a glob matching no file, a folder holding no "
+                    f"file evalhouse reads, a file type evalhouse does not read), or {_BAD_ARGUMENT}",
         EXIT_BUSY: _WRITER_BUSY,
     },
     "build": {

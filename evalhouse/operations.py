@@ -285,7 +285,7 @@ def rebuild(settings: Settings, *, out=None) -> bool:
 def _rebuild_runs(settings: Settings, out) -> list[IngestRun]:
     """What a rebuild loads, in order (see rebuild), printing the files that vanished or changed."""
     from ingest.pipeline import IngestOptions
-    from ingest.sources import DEFAULT_MAX_RECORD_BYTES, expand_paths, file_sha256
+    from ingest.sources import DEFAULT_MAX_RECORD_BYTES, file_sha256, find_inputs
 
     runs: list[IngestRun] = []
     # The working copy knows every ingest, including those no build has published yet.
@@ -314,7 +314,10 @@ def _rebuild_runs(settings: Settings, out) -> list[IngestRun]:
     if settings.landing.exists():  # what the manifest does not know yet, with the defaults
         demo_dir = demo_folder(settings)
         kinds = {entry.is_the_demos(settings) for entry, _ in ingested}
-        unknown = [p for p in expand_paths([str(settings.landing)]) if p not in loaded_shas]
+        landed = find_inputs([str(settings.landing)], each_names_input=False)  # an empty landing folder is fine
+        for item in landed.left_out:  # as an ingest of the folder says them: a rebuild does not read them either
+            print(f"left out: {item.path}: {item.reason}", file=out)
+        unknown = [p for p in landed.files if p not in loaded_shas]
         # The demo's folder joins only a warehouse that holds the demo's data already, and the rest of the landing
         # folder (a team's files, what an app or API on a team's warehouse saved) only one that holds more than the
         # demo's: a rebuild keeps the demo's warehouse the demo's, so the next demo run does not refuse it.

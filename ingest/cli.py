@@ -13,6 +13,8 @@ from evalhouse.exit_codes import EXIT_FAILED, EXIT_OK
 from ingest.formats import FORMATS
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES
 
+MAX_LEFT_OUT_SHOWN = 20  # files left out named in the table; the JSON lists every one
+
 if TYPE_CHECKING:  # the pipeline is imported where it runs: every `evalhouse` command builds this parser
     from ingest.pipeline import IngestOptions, RunSummary
 
@@ -24,7 +26,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--strict", action="store_true",
                         help="exact schema verdicts: no compatibility repairs")
     parser.add_argument("--fail-on-reject", action="store_true",
-                        help="exit 1 when any line of the inputs is quarantined (by this run or an earlier one)")
+                        help="exit 1 when any line of the inputs is quarantined (by this run or an earlier one), or "
+                             "a data file of a folder or glob is left out unread (a .json.gz, a .csv, ...)")
     parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES,
                         help=f"records larger than this are quarantined unread (default {DEFAULT_MAX_RECORD_BYTES})")
     parser.add_argument("--output", choices=("table", "json"), default="table",
@@ -40,8 +43,10 @@ def options_from(args: argparse.Namespace) -> IngestOptions:
 
 def exit_code(summary: RunSummary, fail_on_reject: bool) -> int:
     """With --fail-on-reject, 1 when a line of the inputs is refused: quarantined by this run, or by an earlier one
-    and still refused (a retried CI step must not pass because its file was skipped as already loaded)."""
-    return EXIT_FAILED if fail_on_reject and (summary.quarantined or summary.still_refused) else EXIT_OK
+    and still refused (a retried CI step must not pass because its file was skipped as already loaded); or when a
+    file of a folder or glob that looks like data was left out unread (its records are not in the warehouse)."""
+    refused = summary.quarantined or summary.still_refused or summary.left_out_data
+    return EXIT_FAILED if fail_on_reject and refused else EXIT_OK
 
 
 class Progress:
@@ -78,7 +83,8 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
         return
     by_format = summary.by_format()
     header = f"{'format':<16}{'files':>7}{'accepted':>11}{'repaired':>10}{'quarantined':>13}{'skipped':>9}"
-    stream.write(f"evalhouse ingest: {len(summary.files)} file(s), batch {summary.batch_id}\n{header}\n")
+    left_out = f", {len(summary.left_out)} left out (not read)" if summary.left_out else ""
+    stream.write(f"evalhouse ingest: {len(summary.files)} file(s){left_out}, batch {summary.batch_id}\n{header}\n")
     for name, c in by_format.items():
         stream.write(f"{name:<16}{c.files:>7,}{c.accepted:>11,}{c.repaired:>10,}{c.quarantined:>13,}{c.skipped:>9,}\n")
     stream.write(f"{'total':<16}{'':>7}{summary.accepted:>11,}{sum(c.repaired for c in by_format.values()):>10,}"
@@ -103,9 +109,23 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
                      "line of the same path (or the same bytes) when the file held them complete or corrected. "
                      "Nothing is missing, they are not still refused (--fail-on-reject does not fail on them). Write "
                      "the file in full again if it is to hold them.\n")
+    _print_left_out(summary, stream)
     if summary.quarantined or summary.still_refused:
         stream.write("Quarantined lines are in raw.quarantine with their file, line, JSON pointer and reason "
                      "(the Data quality page shows them).\n")
+
+
+def _print_left_out(summary: RunSummary, stream: TextIO) -> None:
+    """Each file of a folder or glob not read, with why and what to do; many of them are counted past the first."""
+    items = summary.left_out
+    for item in items[:MAX_LEFT_OUT_SHOWN]:
+        stream.write(f"left out: {item.path}: {item.reason}\n")
+    if len(items) > MAX_LEFT_OUT_SHOWN:
+        stream.write(f"left out: {len(items) - MAX_LEFT_OUT_SHOWN:,} more file(s) (--output json lists them all)\n")
+    data = summary.left_out_data
+    if data:
+        stream.write(f"{len(data):,} file(s) left out look like data: their records are not in the warehouse "
+                     "(--fail-on-reject fails on them). Convert or rename them as said, and ingest them again.\n")
 
 
 def _as_json(summary: RunSummary) -> dict:
@@ -129,4 +149,6 @@ def _as_json(summary: RunSummary) -> dict:
              "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
             for f in summary.files
         ],
+        "left_out": [{"path": str(item.path), "reason": item.reason, "looks_like_data": item.looks_like_data}
+                     for item in summary.left_out],
     }

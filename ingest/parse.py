@@ -30,8 +30,13 @@ class ParseFailure:
     pointer: str | None = None
 
 
+# What to do about a line whose text is not JSON, said after what is wrong with it.
+_FIX_AND_INGEST = "fix the record's text there and ingest the file again (the records already loaded are skipped)"
+
 # Whitespace between a key's closing quote and its colon defeats the fast duplicate-key check below.
 _SPACED_COLON = re.compile(rb'"[ \t\r\n]+:')
+# The text's strings and structural characters, enough to tell where in the record a byte is (_pointer_at).
+_STRUCTURE = re.compile(rb'"(?:[^"\\]|\\.)*"|[{}\[\],]', re.DOTALL)
 _NON_FINITE = (b"NaN", b"Infinity", b"-Infinity", b"+Infinity")
 
 
@@ -56,7 +61,9 @@ def parse_record(raw: RawRecord, max_record_bytes: int) -> dict[str, Any] | Pars
         return _explain_decode_error(data, exc, raw.unterminated)
     if not isinstance(value, dict):
         found = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
-        return ParseFailure("not_an_object", f"expected a JSON object (one record), found {found}", "")
+        return ParseFailure("not_an_object", f"expected a JSON object (one record), found {found}: each line (each "
+                            "element of a .json array) must be one record, an object {...}; write each record as "
+                            "an object on a line of its own and ingest the file again", "")
     duplicate = find_duplicate_key(data, value)
     if duplicate is not None:
         return duplicate
@@ -133,27 +140,57 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
             )
     if "BOM" in str(exc):
         return ParseFailure(
-            "invalid_json", "a UTF-8 byte-order mark in the middle of the file; only the file's start may have one"
+            "invalid_json", "a UTF-8 byte-order mark in the middle of the file; only the file's start may have one "
+            "(files joined together, each with its own mark?): remove it and ingest the file again"
         )
     if "depth" in str(exc):
-        return ParseFailure("too_deep", f"the record is nested deeper than {MAX_DEPTH} levels")
+        return ParseFailure("too_deep", f"the record is nested deeper than {MAX_DEPTH} levels, which no eval "
+                            "record is: check how the file was written, and write the record flatter")
     if "infinity when parsed" in str(exc):
         return ParseFailure(
             "non_finite_number",
-            f"the number at {column} is too large for a double (it would be Infinity); write it as a string",
+            f"the number at {column} is too large for a double (it would be Infinity); write it as a string and "
+            "ingest the file again",
+            _pointer_at(data, pos),
         )
     for token in _NON_FINITE:
         if data.startswith(token, pos) or data.startswith(token, max(pos - 1, 0)):
             return ParseFailure(
                 "non_finite_number",
-                f"{token.decode()} at {column} is not a JSON number; write null (or a string) instead",
+                f"{token.decode()} at {column} is not a JSON number; write null (or a string) instead and ingest "
+                "the file again",
+                _pointer_at(data, pos),
             )
     if "end of data" in reason:
         if unterminated:
             return _cut_off()
-        return ParseFailure("invalid_json", f"the line ends before the JSON value does ({column})")
+        return ParseFailure("invalid_json", f"the line ends before the JSON value does ({column}): a record split "
+                            "over several lines? JSON Lines holds each record whole on one line; "
+                            f"{_FIX_AND_INGEST}")
     snippet = data[max(pos - 20, 0):pos + 20].decode("utf-8", "backslashreplace")
-    return ParseFailure("invalid_json", f"invalid JSON at {column}: {reason} (near {snippet!r})")
+    return ParseFailure("invalid_json", f"invalid JSON at {column}: {reason} (near {snippet!r}); {_FIX_AND_INGEST}")
+
+
+def _pointer_at(data: bytes, pos: int) -> str | None:
+    """The JSON pointer of the value at byte `pos` of a record's text (`{"a": NaN}`, 6: `/a`), from the text before
+    it, which the parser read as JSON; None when that text does not say (a key not yet complete)."""
+    path: list[list] = []  # per open object ["key", key or None while a key is awaited]; per array ["index", i]
+    try:
+        for match in _STRUCTURE.finditer(data, 0, pos):
+            token = match.group()
+            if token in (b"{", b"["):
+                path.append(["key", None] if token == b"{" else ["index", 0])
+            elif token in (b"}", b"]"):
+                path.pop()
+            elif token == b",":
+                path[-1][1] = path[-1][1] + 1 if path[-1][0] == "index" else None
+            elif path and path[-1][0] == "key" and path[-1][1] is None:
+                path[-1][1] = json.loads(token)  # a string where a key is awaited is the key
+    except (IndexError, TypeError, ValueError):
+        return None
+    if any(part is None for _, part in path):
+        return None
+    return to_pointer(part for _, part in path)
 
 
 def _cut_off() -> ParseFailure:

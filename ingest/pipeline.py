@@ -23,14 +23,15 @@ from ingest.batches import QUARANTINE_ROW, BatchTables, StagedRows, add_quaranti
 from ingest.classify import ClassifyOptions
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
+from ingest.left_out import LeftOut
 from ingest.load import AlreadyLoaded, EarlierRefusal, FileRow, FileStaging, KnownKey, PriorLoad, RawStore
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
     LinesChunk,
     RawRecord,
     SourceError,
-    expand_paths,
     file_sha256,
+    find_inputs,
     read_units,
 )
 from ingest.workers import Classifier, worker_count
@@ -102,6 +103,12 @@ class FileOutcome:
 class RunSummary:
     batch_id: str
     files: list[FileOutcome]
+    left_out: list[LeftOut] = field(default_factory=list)  # files of its folders and globs it did not read, and why
+
+    @property
+    def left_out_data(self) -> list[LeftOut]:
+        """The files left out that look like data (--fail-on-reject fails on them), not a README beside them."""
+        return [item for item in self.left_out if item.looks_like_data]
 
     def by_format(self) -> dict[str, FormatCounts]:
         totals: dict[str, FormatCounts] = defaultdict(FormatCounts)
@@ -153,7 +160,8 @@ def ingest_paths(
     `loaded`: called with each file's outcome once it is in the warehouse (or not, whole), before the next file."""
     if options.forced_format is not None and options.forced_format not in FORMATS:
         raise ValueError(f"unknown format {options.forced_format!r}; known formats: {', '.join(FORMATS)}")
-    files = expand_paths(str(p) for p in paths)
+    inputs = find_inputs(str(p) for p in paths)
+    files = inputs.files
     batch_id = uuid.uuid4().hex[:16]
     workers = options.workers if options.workers is not None else worker_count(sum(f.stat().st_size for f in files))
     classifier = Classifier(
@@ -170,7 +178,7 @@ def ingest_paths(
     finally:
         store.close()
         classifier.close()
-    return RunSummary(batch_id, outcomes)
+    return RunSummary(batch_id, outcomes, inputs.left_out)
 
 
 def _ingest_file(

@@ -17,6 +17,7 @@ from typing import BinaryIO, Callable, NamedTuple
 from ingest import readers_harness, readers_inspect  # Inspect AI and lm-eval output
 from ingest import readers_yaml
 from ingest.byte_order_mark import UTF8_BOM, carry_bom
+from ingest.left_out import LeftOut, left_out, quietly_ignored
 
 # A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
 # quarantine (the file itself stays the system of record, and the row says where the line is).
@@ -64,34 +65,89 @@ def is_supported(path: Path) -> bool:
     return _reader_for(path) is not None
 
 
-def expand_paths(args: Iterable[str]) -> list[Path]:
-    """Files, folders (searched recursively) and glob patterns, resolved, in a stable order, each file once."""
+@dataclass(frozen=True)
+class Inputs:
+    """What the paths given to an ingest name: the files it reads, resolved, in a stable order, each once; and the
+    files of its folders and globs that it does not read, each with why (clutter such as `.DS_Store` aside)."""
+
+    files: list[Path]
+    left_out: list[LeftOut]
+
+
+def find_inputs(args: Iterable[str], *, each_names_input: bool = True) -> Inputs:
+    """Files, folders (searched recursively) and glob patterns. With `each_names_input`, every path must name at
+    least one file evalhouse reads, or InputError says which does not and why, before anything is read: a folder
+    that is empty or holds only files of other types is a mistake to be told (an `.ndjson` export loaded as
+    nothing), not a run that loads nothing and succeeds. A file named directly that evalhouse does not read is an
+    InputError whatever `each_names_input` says."""
     found: list[Path] = []
+    skipped: dict[Path, LeftOut] = {}
     for arg in args:
         path = Path(arg).expanduser()
         if path.is_file():
             if not is_supported(path):
-                raise InputError(
-                    f"{arg}: unsupported file type; evalhouse reads {', '.join(SUPPORTED_SUFFIXES)}"
-                )
+                raise InputError(f"{arg}: unsupported file type; {left_out(path, SUPPORTED_SUFFIXES).reason}")
             found.append(path)
-        elif path.is_dir():
-            found.extend(sorted(p for p in path.rglob("*") if p.is_file() and is_supported(p)))
+            continue
+        if path.is_dir():
+            files, unread = _search_folder(path)
+            what = "the folder"
         elif glob.has_magic(arg):
-            matches = sorted(Path(m) for m in glob.glob(arg, recursive=True))
-            files = [m for m in matches if m.is_file() and is_supported(m)]
-            for m in matches:
-                if m.is_dir():
-                    files.extend(sorted(p for p in m.rglob("*") if p.is_file() and is_supported(p)))
-            if not files:
-                raise InputError(f"{arg}: the pattern matches no {', '.join(SUPPORTED_SUFFIXES)} file")
-            found.extend(files)
+            files, unread = [], []
+            for match in sorted(Path(m) for m in glob.glob(arg, recursive=True)):
+                if match.is_dir():
+                    more, more_unread = _search_folder(match)
+                    files += more
+                    unread += more_unread
+                elif match.is_file():
+                    if is_supported(match):
+                        files.append(match)
+                    elif not quietly_ignored(match, None):
+                        unread.append(left_out(match, SUPPORTED_SUFFIXES))
+            what = "the pattern"
         else:
             raise InputError(f"{arg}: no such file or folder")
+        if not files and (each_names_input or what == "the pattern"):
+            raise InputError(_names_no_input(arg, what, unread))
+        found += files
+        for item in unread:
+            skipped.setdefault(item.path.resolve(), item)
     unique: dict[Path, None] = {}
     for p in found:
         unique.setdefault(p.resolve(), None)
-    return list(unique)
+    return Inputs(list(unique), [item for key, item in skipped.items() if key not in unique])
+
+
+def expand_paths(args: Iterable[str], *, each_names_input: bool = True) -> list[Path]:
+    """The files find_inputs finds, without the ones it leaves out."""
+    return find_inputs(args, each_names_input=each_names_input).files
+
+
+def _search_folder(folder: Path) -> tuple[list[Path], list[LeftOut]]:
+    """A folder's files evalhouse reads, and those it does not read but should say so (not hidden files, not
+    editor backups), each list sorted."""
+    files: list[Path] = []
+    unread: list[LeftOut] = []
+    for p in sorted(folder.rglob("*")):
+        if not p.is_file():
+            continue
+        if is_supported(p):
+            files.append(p)
+        elif not quietly_ignored(p, folder):
+            unread.append(left_out(p, SUPPORTED_SUFFIXES))
+    return files, unread
+
+
+def _names_no_input(arg: str, what: str, unread: list[LeftOut]) -> str:
+    """Why a folder or pattern gives nothing to read, and what to do, naming the first files it left out."""
+    reads = ", ".join(SUPPORTED_SUFFIXES)
+    if not unread:
+        nothing = "matches no file" if what == "the pattern" else "holds no file (hidden files aside)"
+        return f"{arg}: {what} {nothing}; evalhouse reads {reads}: check the path"
+    shown = "; ".join(f"{item.path.name}: {item.reason}" for item in unread[:3])
+    more = f"; and {len(unread) - 3} more" if len(unread) > 3 else ""
+    return (f"{arg}: {what} {'matches' if what == 'the pattern' else 'holds'} no {reads} file, so nothing was "
+            f"read; it leaves out {len(unread)} file(s): {shown}{more}")
 
 
 def file_sha256(path: Path) -> tuple[str, int]:
@@ -117,7 +173,7 @@ def read_units(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> 
     """A file as units of work: chunks of whole lines for plain JSON Lines (gzipped or not), records otherwise.
     A line longer than the limit comes as an oversized record, skipped to its end without being held."""
     name = path.name.lower()
-    if name.endswith(".jsonl.gz") or (name.endswith(".jsonl") and _plain_jsonl(path)):
+    if name.endswith((".jsonl.gz", ".ndjson.gz", ".ndjson")) or (name.endswith(".jsonl") and _plain_jsonl(path)):
         if name.endswith(".gz"):
             yield from _gzip_chunks(path, max_record_bytes)
         else:
@@ -404,6 +460,8 @@ Reader = Callable[[Path, int], Iterator[RawRecord]]
 READERS: list[tuple[str, Reader]] = [
     (".jsonl.gz", _read_gzip_lines),
     (".jsonl", readers_harness.jsonl_reader(_read_jsonl)),  # lm-eval samples files by name, else JSON Lines
+    (".ndjson.gz", _read_gzip_lines),  # newline-delimited JSON is JSON Lines under another name
+    (".ndjson", _read_jsonl),
     (".json", readers_harness.json_reader(_read_json)),  # Inspect AI logs, lm-eval results files, else records
     (readers_inspect.EVAL_SUFFIX, readers_inspect.read_eval_log),  # Inspect AI .eval archives
     *((suffix, readers_yaml.read_yaml) for suffix in readers_yaml.YAML_SUFFIXES),  # ADP evaluation suites

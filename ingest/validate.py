@@ -66,8 +66,11 @@ class SchemaCheck:
 
     def describe(self, errors: Sequence[js_exceptions.ValidationError]) -> tuple[str, str]:
         """(JSON pointer of the most relevant failing part, a message that says what is wrong, the rule behind
-        it, and where else the record fails)."""
+        it, what to write instead, and where else the record fails)."""
         pointer, message = self._describe_one(errors[0])
+        advice = _advice(errors[0])
+        if advice:
+            message = f"{message}; {advice}"
         others = [self._describe_one(e) for e in errors[1:]]
         distinct = list(dict.fromkeys(f"{p or '/'}: {m}" for p, m in others if p != pointer))
         if distinct:
@@ -165,6 +168,69 @@ def _message(error: js_exceptions.ValidationError) -> str:
     if keyword in ("oneOf", "anyOf"):
         return f"{_short(instance)} does not match any of the allowed shapes"
     return error.message
+
+
+# A value of each checked format, to show what one looks like.
+_FORMAT_EXAMPLES = {
+    "date-time": "2026-11-24T09:30:00Z", "date": "2026-11-24", "time": "09:30:00Z",
+    "uuid": "6f1c2b9e-3d7a-4c51-9a43-0d2a8f7c1e55", "uri": "https://example.com/eval/1", "email": "name@example.com",
+}
+
+
+def _advice(error: js_exceptions.ValidationError) -> str | None:
+    """What to write instead, for the failures whose fix the error itself tells: a number in quotes, a value not
+    among those allowed, a date written otherwise, a field missing or misspelt. None where the rule and the
+    message are the advice (a bound, a conditional rule)."""
+    keyword, instance, value = error.validator, error.instance, error.validator_value
+    if keyword == "type":
+        return _type_advice(value if isinstance(value, list) else [value], instance)
+    if keyword == "enum":
+        return "write one of them"
+    if keyword == "const":
+        return "write exactly that"
+    if keyword == "format" and value in _FORMAT_EXAMPLES:
+        return f"write it as a {value}, for example {_FORMAT_EXAMPLES[value]}"
+    if keyword == "required":
+        return "add it"
+    if keyword in ("additionalProperties", "unevaluatedProperties"):
+        return "remove it, or check its spelling against the schema"
+    if keyword == "maxLength":
+        return "shorten it"
+    if keyword == "minLength" and value == 1:
+        return "give it a value"
+    return None
+
+
+def _type_advice(expected: list[str], instance: Any) -> str:
+    numeric = "integer" in expected or "number" in expected
+    if isinstance(instance, str) and numeric:
+        number = _as_number(instance)
+        if number is not None and ("number" in expected or float(number).is_integer()):
+            return f"write the number without quotes: {_short(number)}"
+        if number is not None:
+            return "write a whole number, without quotes"
+    if isinstance(instance, str) and "boolean" in expected and instance.strip().lower() in ("true", "false"):
+        return f"write {instance.strip().lower()} without quotes"
+    if isinstance(instance, float) and "integer" in expected and "number" not in expected:  # 4.0 is an integer
+        return "write a whole number"
+    if isinstance(instance, (int, float)) and "string" in expected:  # True and 1 alike
+        return f"write it in quotes: {_short(json.dumps(instance))}"
+    if instance is None:
+        return f"write a value ({' or '.join(expected)}), or leave the field out where the schema allows"
+    return f"write {' or '.join(expected)} there"
+
+
+def _as_number(text: str) -> int | float | None:
+    """The number a string holds, if it holds only a finite one ("4", " 4.5 "); None otherwise."""
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        number = float(text)
+    except ValueError:
+        return None
+    return number if number == number and abs(number) != float("inf") else None
 
 
 def _named_property(error: js_exceptions.ValidationError) -> str | None:

@@ -125,6 +125,21 @@ def test_a_rebuild_reports_a_vanished_file_and_a_changed_one_once(settings, tmp_
         (str(kept.resolve()), "loaded", 1, 0, 0, True, None, DEFAULT_MAX_RECORD_BYTES)]
 
 
+def test_a_rebuild_of_an_empty_landing_folder_passes_and_names_the_landing_files_it_does_not_read(
+        settings, tmp_path, no_dbt):
+    settings.landing.mkdir()
+    out = io.StringIO()
+    assert operations.rebuild(settings, out=out)  # an empty landing folder is no error to a rebuild
+    write_lines(settings.landing / "a.jsonl", [instance_record(sample_id="a")])
+    (settings.landing / "b.json.gz").write_bytes(b"\x1f\x8b")
+    (settings.landing / ".DS_Store").write_bytes(b"")
+    out = io.StringIO()
+    assert operations.rebuild(settings, out=out)
+    left = [line for line in out.getvalue().splitlines() if line.startswith("left out: ")]
+    assert left == [line for line in left if "b.json.gz: gzip-compressed JSON" in line] and len(left) == 1
+    assert _state(settings.db_path)[MANIFEST][0][:3] == (str((settings.landing / "a.jsonl").resolve()), "loaded", 1)
+
+
 def test_the_demo_report_goes_beside_the_warehouse_it_was_given(tmp_path, monkeypatch):
     import evalhouse.report
 

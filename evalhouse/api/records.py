@@ -56,7 +56,11 @@ def split_body(body: bytes) -> tuple[list[Any], dict[int, ParseFailure]]:
         failure = parse_record(RawRecord(1, 0, text, len(text)), len(text) + 1)
         message = failure.message if isinstance(failure, ParseFailure) else "the body is not valid JSON"
         kind = failure.kind if isinstance(failure, ParseFailure) else "invalid_json"
-        raise ApiError(400, kind, f"the body is not JSON: {message}") from None
+        # The parser's advice is for a file's line; a body is fixed and posted again, and nothing of it was loaded.
+        message = message.replace(" (the records already loaded are skipped)", "").replace(
+            "ingest the file again", "post it again")
+        where = f" (JSON pointer {failure.pointer})" if isinstance(failure, ParseFailure) and failure.pointer else ""
+        raise ApiError(400, kind, f"the body is not JSON: {message}{where}") from None
     if isinstance(value, dict):
         records = [value]
     elif isinstance(value, list):

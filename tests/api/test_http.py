@@ -171,8 +171,10 @@ def test_the_api_refuses_exactly_what_ingest_strict_quarantines_with_the_same_po
 def test_a_body_that_is_not_json_is_a_400_and_a_duplicate_key_a_422_with_its_pointer(server):
     answer = server.post("/v1/evals", b'{"eval_id": "x", ')
     assert answer.status == 400 and answer.body["error"]["code"] == "invalid_json"
+    assert "post it again" in answer.body["error"]["message"] and "file" not in answer.body["error"]["message"]
     answer = server.post("/v1/evals", b'{"eval_id": NaN}')
     assert answer.status == 400 and answer.body["error"]["code"] == "non_finite_number"
+    assert answer.body["error"]["message"].endswith("post it again (JSON pointer /eval_id)")
     answer = server.post("/v1/evals", b"[]")
     assert answer.status == 400 and answer.body["error"]["code"] == "no_records"
 

@@ -203,6 +203,8 @@ def test_nan_and_infinity_are_refused_as_non_finite_numbers(warehouse, tmp_path)
     assert [(r["source_line"], r["error_kind"]) for r in rows] == [(2, "non_finite_number"), (3, "non_finite_number")]
     assert "NaN" in rows[0]["error_message"] and "not a JSON number" in rows[0]["error_message"]
     assert "Infinity" in rows[1]["error_message"]
+    assert [r["error_pointer"] for r in rows] == ["/evaluation/score"] * 2  # was NULL: the pointer says where
+    assert all("write null (or a string) instead and ingest the file again" in r["error_message"] for r in rows)
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 2
 
 
@@ -362,6 +364,48 @@ def test_a_number_too_large_for_a_double_is_refused_as_non_finite(warehouse, tmp
     warehouse.ingest(path)
     row = _only_quarantined(warehouse)
     assert row["error_kind"] == "non_finite_number" and "too large for a double" in row["error_message"]
+    assert row["error_pointer"] == "/evaluation/score"
+
+
+@pytest.mark.parametrize(("text", "pointer"), [
+    ('{"a": NaN}', "/a"),
+    ('{"a": [1, {"b": "x,]}[\\"", "c/d": -Infinity}]}', "/a/1/c~1d"),  # brackets and commas in strings
+    ('{"a": {"b": [0, 1]}, "c": [NaN]}', "/c/0"),
+    ('NaN', ""),  # the whole record
+])
+def test_a_non_finite_number_gets_the_json_pointer_of_its_value(warehouse, tmp_path, text, pointer):
+    path = tmp_path / "nan.jsonl"
+    path.write_text(text + "\n")
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["error_pointer"]) == ("non_finite_number", pointer)
+
+
+def test_text_that_is_not_json_is_refused_saying_to_fix_the_line_and_ingest_again(warehouse, tmp_path):
+    path = write_lines(tmp_path / "bad.jsonl", ['{"a": nulx}', '{"a": 1', _good(1)[0]])
+    warehouse.ingest(path)
+    literal, early = warehouse.quarantine()
+    assert literal["error_kind"] == early["error_kind"] == "invalid_json"
+    assert literal["error_message"].startswith("invalid JSON at column 7: invalid literal, expected 'null'")
+    assert "fix the record's text there and ingest the file again" in literal["error_message"]  # what to do
+    assert "ingest the file again" in early["error_message"] and "one line" in early["error_message"]
+
+
+@pytest.mark.parametrize("strict", [False, True], ids=["repairs", "strict"])
+@pytest.mark.parametrize(("field", "value", "advice"), [
+    ("helpfulness", "4", 'expected integer, found string "4"; write the number without quotes: 4'),
+    ("helpfulness", 4.5, "expected integer, found number 4.5; write a whole number"),  # 4.0 is an integer
+    ("helpfulness", None, "expected integer, found null; write a value (integer), or leave the field out where"),
+])
+def test_a_schema_refusal_says_what_to_write_instead_with_or_without_strict(warehouse, tmp_path, strict, field,
+                                                                            value, advice):
+    record = eval_form_record()
+    record["universal"][field].update(score=value, rationale="a rationale, as a score of 3 or lower needs")
+    path = write_lines(tmp_path / "forms.jsonl", [record])
+    warehouse.ingest(path, strict=strict)
+    row = _only_quarantined(warehouse)
+    assert (row["error_kind"], row["error_pointer"]) == ("schema", f"/universal/{field}/score")
+    assert row["error_message"].startswith(advice)
 
 
 def test_a_keyed_record_edited_to_bad_json_and_back_resolves_its_refusals_but_a_conflict_in_its_place_does_not(
