@@ -311,11 +311,14 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
                 column.caption("pass@k: n/a (fewer than 2 trials per task this week)")
             else:
                 k = int(r["pass_k"])
-                c.link("reliability", f"pass@{k} {c.with_se_interval(r['pass_at_k'], r['pass_at_k_se'])} · "
-                                      f"pass^{k} {c.with_se_interval(r['pass_hat_k'], r['pass_hat_k_se'])}",
-                       params={"evaluation": evaluation, "metric": metric, "model": [model], "week": week_param},
-                       icon=":material/repeat:",
-                       container=column,
-                       help="This week's runs [95% interval]. " + (
-                           f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. " if not c.is_na(
-                               r["previous_pass_at_k"]) else "") + f"Open the pass@k and pass^k curves of {week_param}")
+                # Two links, one a line: with both intervals, one label ran past a column and was cut short.
+                last = (f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. "
+                        if not c.is_na(r["previous_pass_at_k"]) else "")
+                for label, value, se in ((f"pass@{k}", r["pass_at_k"], r["pass_at_k_se"]),
+                                         (f"pass^{k}", r["pass_hat_k"], r["pass_hat_k_se"])):
+                    c.link("reliability", f"{label} {c.with_se_interval(value, se)}",
+                           params={"evaluation": evaluation, "metric": metric, "model": [model], "week": week_param},
+                           icon=":material/repeat:", container=column,
+                           help=f"{label} over this week's runs [95% interval]. " + (last if label.startswith("pass@")
+                                                                                    else "")
+                                + f"Open the pass@k and pass^k curves of {week_param}")

@@ -220,8 +220,10 @@ if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {per
         x=alt.X("start:Q", title="share of the model's tasks", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%")),
         x2="end:Q",
+        # A week has no "no verdict" (a task without a scored trial in its runs has no row): its legend leaves it out.
         color=alt.Color("stability:N", title=None, sort=order, legend=alt.Legend(orient="bottom"),
-                        scale=alt.Scale(domain=order, range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
+                        scale=alt.Scale(domain=order if week is None else order[:3],
+                                        range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
         tooltip=["model_id", "stability", alt.Tooltip("shown:N", title="tasks")],
     )
     # A count is written where its segment is wide enough to hold it; the tooltip has every one.
