@@ -10,6 +10,7 @@ import streamlit as st
 import components as c
 import db
 from evalhouse.report import changes as model_changes
+from evalhouse.report.fmt import plural
 
 # The minimums rpt_weekly_model_changes was built with (marts.rpt_build_settings), as the report quotes them.
 MINIMUMS = db.build_settings()
@@ -26,8 +27,9 @@ week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.fr
 week = c.Filters("overview").week("Week", weeks=week_options) if week_options else None
 previous = week - dt.timedelta(days=7) if week else None
 week_param = c.iso_week(week) if week else None
-# The Leaderboard's date filter for this week (Monday to Sunday): its links show the runs behind this week's numbers.
-week_days = {"from": week.isoformat(), "to": (week + dt.timedelta(days=6)).isoformat()} if week else {}
+# The Leaderboard's date filter for last week's Monday to this week's Sunday: its links show the runs behind this
+# week's numbers and last week's they are compared with (this week's alone showed one run, and no drop).
+week_days = {"from": previous.isoformat(), "to": (week + dt.timedelta(days=6)).isoformat()} if week else {}
 
 summary = db.query(
     """
@@ -74,15 +76,26 @@ hazards = db.query(
     """,
     [week, previous],
 )
+# pass^k's standard error is fct_pass_at_k_weekly's, at the k the report shows (rpt_weekly_model_changes keeps
+# pass@k's only).
 changes = db.query(
     """
-    select model_id, evaluation_name, trial_metric, n_samples, accuracy, ci_low, ci_high, previous_accuracy,
-           accuracy_change, paired_mean_difference, comparison, n_compared, change_test, change_z, sign_test_p,
-           is_significant, n_improved, n_worsened, is_regression, is_improvement, pass_k, pass_at_k, pass_hat_k,
-           previous_pass_at_k
-    from marts.rpt_weekly_model_changes
-    where week_start = ?
-    order by model_id, evaluation_name, trial_metric
+    select changes.model_id, changes.evaluation_name, changes.trial_metric, changes.n_samples, changes.accuracy,
+           changes.ci_low, changes.ci_high, changes.previous_n_samples, changes.previous_accuracy,
+           changes.accuracy_change, changes.n_shared_samples, changes.paired_mean_difference, changes.comparison,
+           changes.n_compared, changes.change_test, changes.change_z, changes.sign_test_p, changes.is_significant,
+           changes.n_improved, changes.n_worsened, changes.is_regression, changes.is_improvement, changes.pass_k,
+           changes.pass_at_k, changes.pass_at_k_se, changes.pass_hat_k, pass_weekly.pass_hat_k_se,
+           changes.previous_pass_at_k
+    from marts.rpt_weekly_model_changes as changes
+    left join marts.fct_pass_at_k_weekly as pass_weekly
+        on changes.model_id = pass_weekly.model_id
+        and changes.evaluation_name = pass_weekly.evaluation_name
+        and changes.trial_metric = pass_weekly.trial_metric
+        and changes.week_start = pass_weekly.week_start
+        and changes.pass_k = pass_weekly.k
+    where changes.week_start = ?
+    order by changes.model_id, changes.evaluation_name, changes.trial_metric
     """,
     [week],
 )
@@ -115,6 +128,22 @@ def _evidence(row: dict) -> str:
     return "" if row["change_z"] is None else f", {model_changes.test_statistic(row)}"
 
 
+def _change(r: dict) -> str:
+    """Last week's pass rate and the change, with what the change is on, so it never seems to contradict the two
+    means beside it: a paired change is on the samples both weeks share, which may be few ('0.75 ... 0.86: +0.00 on
+    the 2 shared samples; the means moved +0.11'), an unpaired one is the change of the two weeks' means."""
+    last = f"last week {c.num(r['previous_accuracy'])}"
+    if r["comparison"] == "paired":
+        shared = int(r["n_shared_samples"])
+        text = (f"{last} (n={c.count(r['previous_n_samples'])}): {c.signed(model_changes.shown_change(r))} on the "
+                f"{plural(shared, 'sample')} both weeks share")
+        if shared < max(int(r["n_samples"]), int(r["previous_n_samples"])):
+            text += f" (the two means moved {c.signed(r['accuracy_change'])})"
+        return text
+    return (f"{last} (n={c.count(r['previous_n_samples'])}): {c.signed(model_changes.shown_change(r))}, the change of "
+            "the two means (too few shared samples to pair)")
+
+
 def _value(row: pd.Series | None, column: str) -> int:
     return 0 if row is None or c.is_na(row[column]) else int(row[column])
 
@@ -122,6 +151,12 @@ def _value(row: pd.Series | None, column: str) -> int:
 # -- what needs attention ----------------------------------------------------------------------------------------
 
 st.subheader("What needs attention")
+# The backlog and the quarantine are counted now, whatever the week: their labels say so, and a past week says so too.
+past_week = week is not None and week != c.default_week(week_options)
+if week is not None:
+    st.caption(f"Drift alerts, score drops, agreement and violating verdicts are {week_param}'s; the review backlog "
+               "and the quarantined lines are as they are now" + (f", not as they were in {week_param}." if past_week
+                                                                  else "."))
 top = st.columns(3)
 bottom = st.columns(3)
 this_summary, last_summary = _row(summary.frame, week), _row(summary.frame, previous)
@@ -135,8 +170,9 @@ with top[0].container(border=True):
         st.metric("Judge drift alerts this week", f"{now}", delta=now - last, delta_color="inverse",
                   help="Judge x dimension pairs whose bias against people moved further from the judge's "
                        "baseline weeks than the alert threshold allows (in standard errors).")
-        st.caption(f"From {_value(this_summary, 'n_judges_alerting')} judge(s). {last} last week; "
-                   f"{recent} in the 4 weeks to {week_param}.")
+        judges = _value(this_summary, "n_judges_alerting")
+        who = f"From {plural(judges, 'judge')}." if now else "No judge drifted past its threshold."
+        st.caption(f"{who} {last} last week; {recent} in the 4 weeks to {week_param}.")
     c.link("judge_drift", "Which judges, which dimensions?", params={"week": week_param},
            icon=":material/arrow_forward:")
 
@@ -150,7 +186,8 @@ with top[1].container(border=True):
                        "(paired on the samples both weeks share: an exact sign test for 0/1 scores, else "
                        "Student's t on n - 1 degrees of freedom; not tested on fewer than "
                        f"{MINIMUMS.model_change_min_changed_samples} changed samples).")
-        st.caption(f"{_value(this_summary, 'n_improvements')} significant gain(s); {last} drop(s) last week.")
+        st.caption(f"{plural(_value(this_summary, 'n_improvements'), 'significant gain')}; "
+                   f"{plural(last, 'drop')} last week.")
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
         else changes.frame
     c.link("leaderboard", "Which models, which evals?", icon=":material/arrow_forward:",
@@ -159,18 +196,19 @@ with top[1].container(border=True):
 
 with top[2].container(border=True):
     if backlog.missing:
-        _not_available("Review backlog", backlog)
+        _not_available("Review backlog now", backlog)
     else:
         total = int(backlog.frame["n"].sum()) if not backlog.frame.empty else 0
         forms = backlog.frame[backlog.frame["source_format"] == "eval_form"]
         n_forms = int(forms["n"].sum()) if not forms.empty else 0
         oldest = backlog.frame["oldest_days"].max() if not backlog.frame.empty else None
-        st.metric("Review backlog", f"{total}",
+        st.metric("Review backlog now", f"{total}",
                   help="Judge records waiting for a person: eval forms with a low score, a low confidence or a "
                        "violating hazard, and CogniBench records flagged for human review. The records waiting are "
                        "those the last build queued; their ages are counted to now, as this page reads the queue.")
-        st.caption(f"{n_forms} eval forms, {total - n_forms} CogniBench records; the oldest waits "
-                   f"{c.count(oldest)} days." if total else "Nothing is waiting.")
+        st.caption((f"{n_forms} eval forms, {total - n_forms} CogniBench records; the oldest waits "
+                    f"{c.count(oldest)} days." if total else "Nothing is waiting.")
+                   + (f" Today's queue, not {week_param}'s." if past_week else ""))
     c.link("review_queue", "Review the queue", icon=":material/arrow_forward:")
 
 with bottom[0].container(border=True):
@@ -197,20 +235,22 @@ with bottom[1].container(border=True):
         now, before = _value(this, "n_violating"), _value(last, "n_violating")
         st.metric("Violating verdicts from people", f"{now}", delta=now - before, delta_color="inverse",
                   help="Hazard verdicts 'violating' that human raters gave this week, over every model and hazard.")
-        st.caption(f"{_value(this, 'n_models')} model(s), {_value(this, 'n_hazards')} hazard(s); {before} last week.")
+        st.caption(f"{plural(_value(this, 'n_models'), 'model')}, {plural(_value(this, 'n_hazards'), 'hazard')}; "
+                   f"{before} last week.")
     c.link("safety", "Which models, which hazards?", params={"week": week_param}, icon=":material/arrow_forward:")
 
 with bottom[2].container(border=True):
     if quarantine.missing:
-        _not_available("Lines quarantined, still refused", quarantine)
+        _not_available("Lines quarantined, still refused now", quarantine)
     else:
         row = quarantine.frame.iloc[0]
-        st.metric("Lines quarantined, still refused", c.count(row["n_lines"]),
+        st.metric("Lines quarantined, still refused now", c.count(row["n_lines"]),
                   help="Input lines the ingester refused (bad JSON, a schema failure...), each kept with its reason "
                        "and its original text, and not loaded by a later ingest of the same file. Counted over every "
                        "ingest.")
-        st.caption(f"In {c.count(row['n_files'])} file(s); {c.count(row['n_latest_batch'])} in the latest ingest run; "
-                   f"{c.count(row['n_loaded_later'])} more loaded by a later run.")
+        st.caption(f"In {plural(int(row['n_files']), 'file')}; {c.count(row['n_latest_batch'])} in the latest ingest "
+                   f"run; {c.count(row['n_loaded_later'])} more loaded by a later run."
+                   + (f" Counted now over every ingest, not only {week_param}'s." if past_week else ""))
     c.link("data_quality", "Why were they refused?", icon=":material/arrow_forward:")
 
 # -- each model --------------------------------------------------------------------------------------------------
@@ -224,13 +264,14 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
                      "Scores appear when instance-level eval records of that week are ingested and built."):
     st.caption(
         "Accuracy over the week's trials (each sample's trials averaged first) with its 95% interval and n samples; "
-        "the change against last week is the mean difference on the samples both weeks share, tested on them (an exact "
-        "sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom, |t| > 2.26 on 10 samples; not on "
-        f"fewer than {MINIMUMS.model_change_min_changed_samples} changed samples, nor on fewer than "
+        "the change against last week is the mean difference on the samples both weeks share (where they are fewer "
+        "than a week's samples, the change of the two means is given too: the two can differ), tested on them (an "
+        "exact sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom, |t| > 2.26 on 10 samples; not "
+        f"on fewer than {MINIMUMS.model_change_min_changed_samples} changed samples, nor on fewer than "
         f"{MINIMUMS.model_change_min_samples} samples); without shared samples, the change of the two "
         "weeks' means with z, |z| > 1.96. The verdict is the weekly report's. "
         "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
-        "of the week reached."
+        "of the week reached, with their 95% intervals (1.96 standard errors over tasks)."
     )
     frame = changes.frame
     models = sorted(frame["model_id"].unique())
@@ -260,20 +301,24 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
             c.link("leaderboard", c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), icon=icon,
                    params={"evaluation": [evaluation], "model": [model], **week_days}, container=column,
                    help="Pass rate this week [95% interval]: open the leaderboard for this eval and model, this "
-                        "week's runs")
+                        "week's runs and last week's")
             if r["previous_accuracy"] is None:
                 column.caption(f"n={c.count(r['n_samples'])} samples; last week n/a (no trials)")
             else:
                 verdict, _ = model_changes.verdict(r, MINIMUMS)
-                column.caption(f"n={c.count(r['n_samples'])} samples; last week {c.num(r['previous_accuracy'])}: "
-                               f"{c.signed(model_changes.shown_change(r))}{_evidence(r)}, {verdict}")
+                column.caption(f"n={c.count(r['n_samples'])} samples; {_change(r)}{_evidence(r)}, {verdict}")
             if c.is_na(r["pass_k"]):
                 column.caption("pass@k: n/a (fewer than 2 trials per task this week)")
             else:
                 k = int(r["pass_k"])
-                c.link("reliability", f"pass@{k} {c.num(r['pass_at_k'])} · pass^{k} {c.num(r['pass_hat_k'])}",
-                       params={"evaluation": evaluation, "metric": metric, "model": [model]},
-                       icon=":material/repeat:",
-                       container=column,
-                       help=(f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. " if not c.is_na(
-                           r["previous_pass_at_k"]) else "") + "Open the pass@k and pass^k curves")
+                # Two links, one a line: with both intervals, one label ran past a column and was cut short.
+                last = (f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. "
+                        if not c.is_na(r["previous_pass_at_k"]) else "")
+                for label, value, se in ((f"pass@{k}", r["pass_at_k"], r["pass_at_k_se"]),
+                                         (f"pass^{k}", r["pass_hat_k"], r["pass_hat_k_se"])):
+                    c.link("reliability", f"{label} {c.with_se_interval(value, se)}",
+                           params={"evaluation": evaluation, "metric": metric, "model": [model], "week": week_param},
+                           icon=":material/repeat:", container=column,
+                           help=f"{label} over this week's runs [95% interval]. " + (last if label.startswith("pass@")
+                                                                                    else "")
+                                + f"Open the pass@k and pass^k curves of {week_param}")

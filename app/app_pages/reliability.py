@@ -1,5 +1,8 @@
 """Reliability: pass@k and pass^k curves per model for one eval, how many tasks each model always, sometimes or
-never passes, and the flaky tasks with their trials."""
+never passes, and the flaky tasks with their trials: over all time, or over one week's runs (?week=2026-W47), which
+is what the Overview's pass@k for that week links to."""
+
+import datetime as dt
 
 import altair as alt
 import pandas as pd
@@ -9,6 +12,7 @@ import components as c
 import db
 
 NO_ANSWER = "(no answer recorded)"
+ALL_TIME = "all time"
 
 st.title("How reliable is each model over repeated trials?")
 st.caption(
@@ -28,13 +32,19 @@ available = db.query(
     order by evaluation_name, trial_metric, model_id
     """
 )
-c.notes(available)
+# The weeks a week's curves can be shown for: those in which runs started (fct_pass_at_k_weekly's weeks).
+weeks = db.query("select distinct week_start from marts.fct_pass_at_k_weekly order by week_start desc")
+c.notes(available, weeks)
 if c.whole_warehouse_missing(available) or c.empty_state(
         available, "repeated trials", "Ingest instance-level records with several trials per sample, then build."):
     st.stop()
 
 filters = c.Filters("reliability")
-left, middle, right = st.columns([2, 1, 3])
+when, left, middle = st.columns([2, 3, 2])
+week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.frame.empty else []
+week = filters.week("Week", weeks=week_options, container=when, extra_first=ALL_TIME)
+# How the page names its period in titles: every number on it is over these runs.
+period = f"in {c.iso_week(week)}'s runs" if week else "over all runs"
 evaluations = sorted(available.frame["evaluation_name"].unique())
 most_trials = available.frame.sort_values(["max_k", "evaluation_name"], ascending=[False, True])["evaluation_name"]
 evaluation = filters.selectbox("Eval", evaluations, param="evaluation", container=left,
@@ -46,37 +56,76 @@ metric = filters.selectbox("Metric", metrics, param="metric", container=middle,
                                 "pass@k for each.")
 in_eval = available.frame[(available.frame["evaluation_name"] == evaluation)
                           & (available.frame["trial_metric"] == metric)]
-models = filters.multiselect("Models", sorted(in_eval["model_id"].unique()), param="model", container=right,
-                             placeholder="All models")
+models = filters.multiselect("Models", sorted(in_eval["model_id"].unique()), param="model", placeholder="All models")
 chosen_models = models or sorted(in_eval["model_id"].unique())
 
-curves = db.query(
-    """
-    select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se
-    from marts.fct_pass_at_k
-    where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id)
-    order by model_id, k
-    """,
-    [evaluation, metric, chosen_models],
-)
-stability = db.query(
-    """
-    select model_id, coalesce(stability, 'no verdict') as stability, count(*) as n_tasks
-    from marts.fct_task_stability
-    where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id)
-    group by model_id, coalesce(stability, 'no verdict')
-    """,
-    [evaluation, metric, chosen_models],
-)
-flaky = db.query(
-    """
-    select model_id, sample_id, n_correct, n_trials, pass_rate, n_runs, first_evaluated_at, last_evaluated_at
-    from marts.fct_task_stability
-    where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and stability = 'flaky'
-    order by abs(pass_rate - 0.5), model_id, sample_id
-    """,
-    [evaluation, metric, chosen_models],
-)
+if week is None:
+    span = ""
+    if week_options:
+        first, last = min(week_options), max(week_options)
+        span = (f" from {c.iso_week(first)} to {c.iso_week(last)} ({first:%a %d %b %Y} to "
+                f"{last + dt.timedelta(days=6):%a %d %b %Y})")
+    st.caption(f"All time: every run{span}, each task's runs averaged. Pick a week to see only the runs that "
+               "started in it, as the Overview and the weekly report compare a week with the one before.")
+    curves = db.query(
+        """
+        select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se
+        from marts.fct_pass_at_k
+        where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id)
+        order by model_id, k
+        """,
+        [evaluation, metric, chosen_models],
+    )
+    stability = db.query(
+        """
+        select model_id, coalesce(stability, 'no verdict') as stability, count(*) as n_tasks
+        from marts.fct_task_stability
+        where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id)
+        group by model_id, coalesce(stability, 'no verdict')
+        """,
+        [evaluation, metric, chosen_models],
+    )
+    flaky = db.query(
+        """
+        select model_id, sample_id, n_correct, n_trials, pass_rate, n_runs, first_evaluated_at, last_evaluated_at
+        from marts.fct_task_stability
+        where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and stability = 'flaky'
+        order by abs(pass_rate - 0.5), model_id, sample_id
+        """,
+        [evaluation, metric, chosen_models],
+    )
+else:
+    st.caption(c.week_caption(week, week_options) + " Every number below is over the runs that started in it (a run "
+               "counts whole in the week of its first trial, as the Overview and the weekly report count it).")
+    curves = db.query(
+        """
+        select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se
+        from marts.fct_pass_at_k_weekly
+        where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and week_start = ?
+        order by model_id, k
+        """,
+        [evaluation, metric, chosen_models, week],
+    )
+    # A task with no scored trial in the week's runs has no row here: no "no verdict" bar for a week.
+    stability = db.query(
+        """
+        select model_id, stability, count(*) as n_tasks
+        from marts.fct_task_stability_weekly
+        where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and week_start = ?
+        group by model_id, stability
+        """,
+        [evaluation, metric, chosen_models, week],
+    )
+    flaky = db.query(
+        """
+        select model_id, sample_id, n_correct, n_trials, pass_rate, n_runs
+        from marts.fct_task_stability_weekly
+        where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and week_start = ?
+            and stability = 'flaky'
+        order by abs(pass_rate - 0.5), model_id, sample_id
+        """,
+        [evaluation, metric, chosen_models, week],
+    )
 c.notes(curves, stability, flaky)
 
 
@@ -88,7 +137,8 @@ def _shown(value: float, se: float) -> str:
 
 
 # -- the curves ----------------------------------------------------------------------------------------------------
-if not c.empty_state(curves, f"pass@k for {evaluation}"):
+if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
+                     "Pick another week, or all time." if week else c.HOW_TO_BUILD):
     long = pd.concat([
         curves.frame.assign(measure="pass@k: at least one of k succeeds", value=curves.frame["pass_at_k"],
                             se=curves.frame["pass_at_k_se"]),
@@ -101,7 +151,8 @@ if not c.empty_state(curves, f"pass@k for {evaluation}"):
     defined["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(defined["value"], defined["low"],
                                                                         defined["high"])]
     if defined.empty:
-        st.info(f"pass@k is n/a for every k on {evaluation}: a run of some task made fewer than k attempts.",
+        st.info(f"pass@k is n/a for every k on {evaluation} {period}: a run of some task made fewer than k "
+                "attempts.",
                 icon=":material/info:")
     else:
         base = alt.Chart(defined).encode(
@@ -124,8 +175,8 @@ if not c.empty_state(curves, f"pass@k for {evaluation}"):
         )
         dots = base.mark_point(filled=True, size=30).encode(y="value:Q", detail="measure:N")
         c.show_chart((lines + dots + band).properties(height=340, title=c.title(
-            f"On {evaluation} ({metric}), how does success grow with more attempts, and how fast does consistency "
-            "fall?",
+            f"On {evaluation} ({metric}), {period}, how does success grow with more attempts, and how fast does "
+            "consistency fall?",
             "Solid: pass@k rises with k. Dashed: pass^k falls with k; a steep fall means the model's successes are "
             "luck more than skill.")))
     undefined = long[long["value"].isna()]
@@ -147,35 +198,62 @@ if not c.empty_state(curves, f"pass@k for {evaluation}"):
     )
 
 # -- stability -------------------------------------------------------------------------------------------------------
-if not c.empty_state(stability, f"task verdicts for {evaluation}"):
+if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {period}"):
     order = ["stable_pass", "flaky", "stable_fail", "no verdict"]
-    chart = alt.Chart(stability.frame).mark_bar().encode(
-        y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
-        x=alt.X("n_tasks:Q", title="tasks", stack="normalize", axis=alt.Axis(format="%")),
+    # Each model's bar is its share of its own tasks, split by verdict; the counts are written in the segments and
+    # the model's number of tasks beside its name, so a share never hides how many tasks it is of.
+    bars = stability.frame.copy()
+    bars["verdict_order"] = bars["stability"].map(order.index)
+    bars = bars.sort_values(["model_id", "verdict_order"])
+    bars["model_tasks"] = bars.groupby("model_id")["n_tasks"].transform("sum")
+    bars["share"] = bars["n_tasks"] / bars["model_tasks"]
+    bars["end"] = bars.groupby("model_id")["share"].cumsum()
+    bars["start"] = bars["end"] - bars["share"]
+    bars["middle"] = (bars["start"] + bars["end"]) / 2
+    bars["model"] = [f"{m} ({int(n):,} task{'' if n == 1 else 's'})" for m, n in zip(bars["model_id"],
+                                                                                   bars["model_tasks"])]
+    bars["shown"] = [f"{int(n):,} of {int(t):,} tasks ({c.pct(share)})"
+                     for n, t, share in zip(bars["n_tasks"], bars["model_tasks"], bars["share"])]
+    y = alt.Y("model:N", title=None, sort=sorted(bars["model"].unique()), axis=alt.Axis(labelLimit=400))
+    segments = alt.Chart(bars).mark_bar().encode(
+        y=y,
+        x=alt.X("start:Q", title="share of the model's tasks", scale=alt.Scale(domain=[0, 1]),
+                axis=alt.Axis(format="%")),
+        x2="end:Q",
+        # A week has no "no verdict" (a task without a scored trial in its runs has no row): its legend leaves it out.
         color=alt.Color("stability:N", title=None, sort=order, legend=alt.Legend(orient="bottom"),
-                        scale=alt.Scale(domain=order, range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
-        order=alt.Order("stability_order:Q"),
-        tooltip=["model_id", "stability", alt.Tooltip("n_tasks:Q", title="tasks")],
-    ).transform_calculate(
-        stability_order=f"indexof({order!r}, datum.stability)"
-    ).properties(height={"step": 28}, title=c.title(
-        "How many tasks does each model always pass, sometimes pass, or never pass?",
-        "stable_pass: every trial succeeded; flaky: some did; stable_fail: none did; no verdict: no trial was scored."))
-    c.show_chart(chart)
+                        scale=alt.Scale(domain=order if week is None else order[:3],
+                                        range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
+        tooltip=["model_id", "stability", alt.Tooltip("shown:N", title="tasks")],
+    )
+    # A count is written where its segment is wide enough to hold it; the tooltip has every one.
+    counts = alt.Chart(bars[bars["share"] >= 0.04]).mark_text(color="white", fontWeight="bold").encode(
+        y=y, x="middle:Q", text=alt.Text("n_tasks:Q", format=",d"),
+        tooltip=["model_id", "stability", alt.Tooltip("shown:N", title="tasks")],
+    )
+    c.show_chart((segments + counts).properties(height={"step": 28}, title=c.title(
+        f"How many tasks does each model always pass, sometimes pass, or never pass, {period}?",
+        "Each bar is one model's tasks (how many beside its name), split by verdict, with the number of tasks in each "
+        "part. stable_pass: every trial succeeded; flaky: some did; stable_fail: none did"
+        + ("; no verdict: no trial was scored." if week is None else ".")
+        + (f" Trials of the runs that started in {c.iso_week(week)} only." if week else " Every run's trials."))))
 
 # -- the flaky tasks, with their trials ------------------------------------------------------------------------------
 st.subheader("The flaky tasks, with their trials")
 if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
                      "A task is flaky when some of its trials succeed and others fail."):
     frame = flaky.frame
-    st.caption(f"{len(frame):,} flaky task(s), those closest to a coin flip first.")
+    st.caption(f"{len(frame):,} flaky task{'' if len(frame) == 1 else 's'} {period}, those closest to a coin flip "
+               "first.")
+    table = pd.DataFrame({
+        "model": frame["model_id"], "sample": frame["sample_id"],
+        "succeeded": [f"{int(a)} of {int(b)}" for a, b in zip(frame["n_correct"], frame["n_trials"])],
+        "pass rate": frame["pass_rate"], "runs": frame["n_runs"],
+    })
+    if week is None:  # a week's table is the week's runs: their times are the week's
+        table["first trial"], table["latest trial"] = frame["first_evaluated_at"], frame["last_evaluated_at"]
     st.dataframe(
-        pd.DataFrame({
-            "model": frame["model_id"], "sample": frame["sample_id"],
-            "succeeded": [f"{int(a)} of {int(b)}" for a, b in zip(frame["n_correct"], frame["n_trials"])],
-            "pass rate": frame["pass_rate"], "runs": frame["n_runs"],
-            "first trial": frame["first_evaluated_at"], "latest trial": frame["last_evaluated_at"],
-        }),
+        table,
         hide_index=True, width="stretch", height=260,
         column_config={"pass rate": st.column_config.ProgressColumn("pass rate", format="percent", min_value=0,
                                                                     max_value=1)},
@@ -189,14 +267,31 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
         "select input_text, reference_text from marts.dim_samples where evaluation_name = ? and sample_id = ?",
         [evaluation, task["sample_id"]],
     )
+    # For a week, the trials of the runs that started in it: a run's week is its first trial's on the metric, as
+    # fct_task_stability_weekly dates it (macros/trials/weekly_run_tasks.sql); a trial without a run id, its own.
     trials = db.query(
         """
-        select trial_index, evaluated_at, is_correct, score, run_id, output_text, source_path, source_line
-        from marts.fct_trials
-        where evaluation_name = ? and trial_metric = ? and model_id = ? and sample_id = ?
-        order by trial_index
+        with task_trials as (
+            select trial_index, evaluated_at, is_correct, score, run_id, output_text, source_path, source_line,
+                   week_start
+            from marts.fct_trials
+            where evaluation_name = ? and trial_metric = ? and model_id = ? and sample_id = ?
+        ),
+        run_weeks as (
+            select run_id, min(week_start) as run_week
+            from marts.fct_trials
+            where evaluation_name = ? and trial_metric = ? and model_id = ?
+                and run_id in (select run_id from task_trials)
+            group by run_id
+        )
+        select task_trials.trial_index, task_trials.evaluated_at, task_trials.is_correct, task_trials.score,
+               task_trials.run_id, task_trials.output_text, task_trials.source_path, task_trials.source_line
+        from task_trials
+        left join run_weeks on task_trials.run_id = run_weeks.run_id
+        where cast(? as date) is null or coalesce(run_weeks.run_week, task_trials.week_start) = ?
+        order by task_trials.trial_index
         """,
-        [evaluation, metric, task["model_id"], task["sample_id"]],
+        [evaluation, metric, task["model_id"], task["sample_id"], evaluation, metric, task["model_id"], week, week],
     )
     c.notes(sample, trials)
     left, right = st.columns(2)
@@ -212,8 +307,10 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
                             scale=alt.Scale(domain=["succeeded", "failed", "no verdict"],
                                             range=["#4c9f70", "#d1495b", "#bbbbbb"])),
             tooltip=["trial_index", alt.Tooltip("evaluated_at:T", title="evaluated"), "outcome", "run_id"],
-        ).properties(height=40, title=c.title("Which of its trials succeeded?",
-                                               "One square per trial, oldest first."))
+        ).properties(height=40, title=c.title(
+            "Which of its trials succeeded?",
+            "One square per trial, oldest first" + (f", of the runs that started in {c.iso_week(week)}." if week
+                                                    else ", of every run.")))
         c.show_chart(strip)
         # output_text is record text: a table cell shows it as text, never as HTML.
         runs["output_text"] = c.cells(runs["output_text"], NO_ANSWER)

@@ -55,3 +55,10 @@ def test_a_long_subtitle_is_drawn_in_lines_that_fit_the_page(c):
     assert " ".join(lines) == text
     assert c.title("Q?", "Short.").to_dict()["subtitle"] == ["Short."]
     assert c.title("Q?").to_dict()["subtitle"] == []
+
+
+def test_an_se_interval_is_95_percent_within_bounds_and_absent_without_an_se(c):
+    assert c.with_se_interval(0.70, 0.0734) == "0.70 [0.56, 0.84]"
+    assert c.with_se_interval(0.95, 0.05) == "0.95 [0.85, 1.00]"  # not past 1: a share
+    assert c.with_se_interval(0.5, None) == "0.50"  # one task: no spread, no interval (not [0.50, 0.50])
+    assert c.with_se_interval(None, 0.1) == c.NA

@@ -192,7 +192,7 @@ def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse
 
     at = run_page("overview")
     assert not _problems(at)
-    assert next(m for m in at.metric if m.label == "Lines quarantined, still refused").value == "1"
+    assert next(m for m in at.metric if m.label == "Lines quarantined, still refused now").value == "1"
     assert "10 more loaded by a later run" in _captions(at)
 
 
@@ -240,8 +240,8 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
     for row in rows:
         verdict, _ = changes.verdict(row, built)
         change = changes.shown_change(row)
-        expected.append((f"n={row['n_samples']:,} samples; last week {row['previous_accuracy']:.2f}: "
-                         f"{change:+.2f}", verdict))
+        expected.append((f"n={row['n_samples']:,} samples; last week {row['previous_accuracy']:.2f} "
+                         f"(n={row['previous_n_samples']:,}): {change:+.2f}", verdict))
     for start, verdict in expected:
         assert any(s.startswith(start) and s.endswith(f", {verdict}") for s in shown), (start, verdict)
     # The demo has what tells the old page from this one: untested changes of each kind, and paired changes whose
@@ -394,7 +394,7 @@ def test_the_review_backlog_says_its_ages_are_counted_when_read(demo_warehouse, 
     app_env(demo_warehouse.path)
     at = run_page("overview")
     assert not _problems(at)
-    help_text = next(m for m in at.metric if m.label == "Review backlog").proto.help
+    help_text = next(m for m in at.metric if m.label == "Review backlog now").proto.help
     assert "last build" not in help_text.replace("the last build queued", "")
     assert "counted to now" in help_text
 

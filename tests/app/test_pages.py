@@ -101,7 +101,9 @@ def test_overview_links_every_number_to_the_page_that_explains_it(demo_warehouse
     # and it is marked as more than noise.
     # (It is the demo's only regression now that 0/1 changes take the sign test, so the "Which models, which
     # evals?" link carries the same parameters: the score's link is the one with an interval.)
-    week = {"from": [LAST_WEEK.isoformat()], "to": [(LAST_WEEK + dt.timedelta(days=6)).isoformat()]}
+    # Last week's Monday to this week's Sunday: the drop's two runs, side by side.
+    week = {"from": [(LAST_WEEK - dt.timedelta(weeks=1)).isoformat()],
+            "to": [(LAST_WEEK + dt.timedelta(days=6)).isoformat()]}
     regression = [link for link in at.get("page_link") if link.proto.page == "leaderboard"
                   and urllib.parse.parse_qs(link.proto.query_string) == {"evaluation": [REGRESSING_EVAL],
                                                                        "model": [REGRESSING_MODEL], **week}
@@ -111,11 +113,12 @@ def test_overview_links_every_number_to_the_page_that_explains_it(demo_warehouse
 
 def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, app_env):
     """At an earlier week the Overview's score for a model and eval is that week's; its link (and the "Which
-    models, which evals?" link) carry the week's Monday to Sunday, so the Leaderboard shows that run, not the
-    latest one (2026-W44: 0.725 against the latest 0.556)."""
+    models, which evals?" link) carry the Monday of the week before to the week's Sunday, so the Leaderboard shows
+    that run and the one it is compared with, not the latest one (2026-W44: 0.725 against the latest 0.556)."""
     app_env(demo_warehouse.path)
     week = LAST_WEEK - dt.timedelta(weeks=3)
-    days = {"from": [week.isoformat()], "to": [(week + dt.timedelta(days=6)).isoformat()]}
+    before = week - dt.timedelta(weeks=1)
+    days = {"from": [before.isoformat()], "to": [(week + dt.timedelta(days=6)).isoformat()]}
     accuracy = demo_warehouse.scalar(
         "select accuracy from marts.rpt_weekly_model_changes where week_start = ? and model_id = ? "
         "and evaluation_name = 'gsm8k'", [week, REGRESSING_MODEL])
@@ -135,9 +138,9 @@ def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, a
 
     at = run_page("leaderboard", {k: v if len(v) > 1 else v[0] for k, v in query.items()})
     assert not _problems(at)
-    assert at.date_input(key="leaderboard.dates").value == (week, week + dt.timedelta(days=6))
-    table = at.dataframe[-1].value  # one row per run in the range: that week's run only
-    assert len(table) == 1 and table["computed [95% interval]"].iloc[0].startswith(f"{accuracy:.3f} [")
+    assert at.date_input(key="leaderboard.dates").value == (before, week + dt.timedelta(days=6))
+    table = at.dataframe[-1].value  # one row per run in the range, the latest first: that week's, the week before's
+    assert len(table) == 2 and table["computed [95% interval]"].iloc[0].startswith(f"{accuracy:.3f} [")
 
 
 def test_leaderboard_keeps_its_dates_in_the_url(demo_warehouse, app_env):
@@ -162,7 +165,7 @@ def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_wareho
     assert not _problems(at)
     assert expected > 0
     assert _metric(at, "Judge drift alerts this week") == str(expected)
-    assert _metric(at, "Review backlog") == str(demo_warehouse.scalar("select count(*) from marts.fct_review_queue"))
+    assert _metric(at, "Review backlog now") == str(demo_warehouse.scalar("select count(*) from marts.fct_review_queue"))
 
 
 def test_overview_counts_the_dimensions_below_target_among_people(demo_warehouse, app_env):

@@ -17,8 +17,8 @@ ONE_MEANING = {
     "min_score": {"fct_benchmark_results"},
     "max_score": {"fct_benchmark_results"},
     # rows of fct_trials (one attempt scored on one metric); attempts are n_attempts, spec result records n_results
-    "n_trials": {"dim_models", "fct_task_stability", "rpt_warehouse_summary", "rpt_weekly_model_changes",
-                 "rpt_weekly_summary"},
+    "n_trials": {"dim_models", "fct_task_stability", "fct_task_stability_weekly", "rpt_warehouse_summary",
+                 "rpt_weekly_model_changes", "rpt_weekly_summary"},
 }
 
 

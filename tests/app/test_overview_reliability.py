@@ -1,0 +1,198 @@
+"""The Overview's numbers and the pages they link to agree for the week shown: a week's pass@k opens that week's
+Reliability curves (with their intervals), a change says which samples it is on, a drop's link shows the week
+before, and what is counted now (backlog, quarantine) says so; the Reliability page says its period."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import urllib.parse
+
+import pytest
+
+from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL
+from tests.app.conftest import LAST_WEEK, iso_week, run_page
+
+pytestmark = pytest.mark.slow
+
+PREVIOUS_WEEK = LAST_WEEK - dt.timedelta(weeks=1)
+
+
+def _problems(at) -> list[str]:
+    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
+
+
+def _links(at, page: str) -> list[tuple[dict[str, list[str]], str]]:
+    return [(urllib.parse.parse_qs(link.proto.query_string), link.proto.label) for link in at.get("page_link")
+            if link.proto.page == page]
+
+
+def _captions(at) -> list[str]:
+    return [c.value for c in at.caption]
+
+
+def _specs(at) -> list[dict]:
+    return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
+
+
+def _stability_chart(at):
+    """The stability chart's spec and its bars' data (the dataset with a row per model and verdict)."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        if "always pass" in _title(spec):
+            frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
+            return spec, max(frames, key=len)
+    raise AssertionError("no stability chart")
+
+
+def _title(spec: dict) -> str:
+    title = spec.get("title") or {}
+    return title.get("text", "") if isinstance(title, dict) else str(title)
+
+
+def _interval(value: float, se: float) -> str:
+    return f"{value:.2f} [{max(0.0, value - 1.96 * se):.2f}, {min(1.0, value + 1.96 * se):.2f}]"
+
+
+# -- 1 and 2: the Overview's pass@k, with its interval, opens the same week's Reliability -------------------------
+
+def test_the_overviews_pass_at_k_opens_the_reliability_of_that_week_with_the_same_numbers(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    model, evaluation = "acme/chat-7b", "mmlu_physics"
+    k, pass_at, pass_at_se, pass_hat, pass_hat_se = demo_warehouse.rows(
+        "select k, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se from marts.fct_pass_at_k_weekly "
+        "where model_id = ? and evaluation_name = ? and trial_metric = 'accuracy' and week_start = ? "
+        "order by k desc limit 1", [model, evaluation, LAST_WEEK])[0]
+    all_time = demo_warehouse.scalar(
+        "select pass_at_k from marts.fct_pass_at_k where model_id = ? and evaluation_name = ? and k = ?",
+        [model, evaluation, k])
+    assert f"{all_time:.2f}" != f"{pass_at:.2f}"  # the all-time curves would show another number
+
+    at = run_page("overview")
+    assert not _problems(at)
+    links = [(q, label) for q, label in _links(at, "reliability")
+             if q.get("model") == [model] and q.get("evaluation") == [evaluation]]
+    assert all(q["week"] == [iso_week(LAST_WEEK)] for q, _ in links)
+    # Both with their 95% intervals, as every other number on the page.
+    assert [label for _, label in links] == [f"pass@{k} {_interval(pass_at, pass_at_se)}",
+                                             f"pass^{k} {_interval(pass_hat, pass_hat_se)}"]
+    query = links[0][0]
+
+    at = run_page("reliability", {key: v if len(v) > 1 else v[0] for key, v in query.items()})
+    assert not _problems(at)
+    assert at.selectbox(key="reliability.week").value == iso_week(LAST_WEEK)
+    curves = at.dataframe[0].value
+    row = curves[(curves["model"] == model) & (curves["k"] == k)].iloc[0]
+    assert row["pass@k [95% interval]"] == _interval(pass_at, pass_at_se)
+    assert row["pass^k [95% interval]"] == _interval(pass_hat, pass_hat_se)
+    assert any(t.startswith(f"Week {iso_week(LAST_WEEK)}:") for t in _captions(at))
+
+
+def test_reliability_offers_all_time_and_the_weeks_with_pass_at_k(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    weeks = [iso_week(w) for (w,) in demo_warehouse.rows(
+        "select distinct week_start from marts.fct_pass_at_k_weekly order by week_start desc")]
+    at = run_page("reliability")
+    assert not _problems(at)
+    picker = at.selectbox(key="reliability.week")
+    assert picker.options == ["all time", *weeks] and picker.value == "all time"
+    assert any(t.startswith("All time: every run from") for t in _captions(at))
+    assert all("over all runs" in _title(spec) for spec in _specs(at) if "tasks" in _title(spec)
+               or "attempts" in _title(spec))
+
+
+def test_the_stability_counts_of_a_week_are_that_weeks_runs_and_say_so(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    expected = dict(demo_warehouse.rows(
+        "select stability, count(*) from marts.fct_task_stability_weekly where model_id = ? and evaluation_name = "
+        "'tau_retail' and week_start = ? group by stability", [REGRESSING_MODEL, LAST_WEEK]))
+    all_time = dict(demo_warehouse.rows(
+        "select stability, count(*) from marts.fct_task_stability where model_id = ? and evaluation_name = "
+        "'tau_retail' group by stability", [REGRESSING_MODEL]))
+    assert expected != all_time  # the week's counts differ from the pooled ones: the test can tell them apart
+    at = run_page("reliability", {"evaluation": "tau_retail", "model": REGRESSING_MODEL, "week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    spec, data = _stability_chart(at)
+    assert f"in {iso_week(LAST_WEEK)}'s runs" in _title(spec)
+    assert dict(zip(data["stability"], data["n_tasks"])) == expected
+    flaky = at.dataframe[1].value
+    assert len(flaky) == expected.get("flaky", 0)
+
+
+# -- 6: the stability chart's axis is a share, and the counts are shown ----------------------------------------------
+
+def test_the_stability_chart_labels_its_share_axis_and_shows_the_number_of_tasks(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    counts = dict(demo_warehouse.rows(
+        "select stability, count(*) from marts.fct_task_stability where model_id = ? and evaluation_name = "
+        "'tau_retail' group by stability", [REGRESSING_MODEL]))
+    at = run_page("reliability", {"evaluation": "tau_retail", "model": REGRESSING_MODEL})
+    assert not _problems(at)
+    spec, data = _stability_chart(at)
+    layers = spec["layer"]
+    x_titles = [layer["encoding"]["x"].get("title") for layer in layers if "title" in layer["encoding"]["x"]]
+    assert x_titles == ["share of the model's tasks"]
+    texts = [layer for layer in layers if (layer["mark"]["type"] if isinstance(layer["mark"], dict)
+                                           else layer["mark"]) == "text"]
+    assert texts and texts[0]["encoding"]["text"]["field"] == "n_tasks"
+    assert set(data["model"]) == {f"{REGRESSING_MODEL} ({sum(counts.values())} tasks)"}
+    assert dict(zip(data["stability"], data["n_tasks"])) == counts
+
+
+# -- 3: a change says what it is on -----------------------------------------------------------------------------------
+
+def test_a_change_on_few_shared_samples_says_so_beside_the_change_of_the_means(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    rows = demo_warehouse.frame(
+        "select model_id, n_samples, previous_accuracy, accuracy_change, paired_mean_difference, n_shared_samples "
+        "from marts.rpt_weekly_model_changes where week_start = ? and comparison = 'paired' "
+        "and n_shared_samples < n_samples and round(accuracy_change, 2) != round(paired_mean_difference, 2)",
+        [LAST_WEEK])
+    assert len(rows) > 0  # the demo has a change whose paired difference and means disagree
+    at = run_page("overview")
+    assert not _problems(at)
+    for row in rows.itertuples():
+        said = [t for t in _captions(at) if t.startswith(f"n={row.n_samples} samples; last week "
+                                                         f"{row.previous_accuracy:.2f}")
+                and f"{row.paired_mean_difference:+.2f} on the {row.n_shared_samples} samples both weeks share"
+                in t]
+        assert said and f"the two means moved {row.accuracy_change:+.2f}" in said[0], row
+
+
+# -- 4: a drop's links show the week before too ------------------------------------------------------------------
+
+def test_a_drops_links_open_the_leaderboard_on_this_week_and_the_week_before(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("overview")
+    assert not _problems(at)
+    days = {"from": [PREVIOUS_WEEK.isoformat()], "to": [(LAST_WEEK + dt.timedelta(days=6)).isoformat()]}
+    drops = [(q, label) for q, label in _links(at, "leaderboard")
+             if q.get("model") == [REGRESSING_MODEL] and q.get("evaluation") == [REGRESSING_EVAL]]
+    assert {label for _, label in drops} >= {"Which models, which evals?"} and len(drops) == 2
+    assert all(q["from"] == days["from"] and q["to"] == days["to"] for q, _ in drops)
+
+    query = drops[0][0]
+    at = run_page("leaderboard", {key: v if len(v) > 1 else v[0] for key, v in query.items()})
+    assert not _problems(at)
+    table = at.dataframe[-1].value  # one row per run: this week's and the week before's, the drop between them
+    assert len(table) == 2
+
+
+# -- 5: what is counted now says so; the drift card words none as none -------------------------------------------
+
+def test_a_past_week_says_the_backlog_and_quarantine_are_counted_now(demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page("overview", {"week": iso_week(PREVIOUS_WEEK)})
+    assert not _problems(at)
+    labels = {m.label for m in at.metric}
+    assert {"Review backlog now", "Lines quarantined, still refused now"} <= labels
+    captions = _captions(at)
+    assert any(f"Today's queue, not {iso_week(PREVIOUS_WEEK)}'s" in t for t in captions)
+    assert any(f"not only {iso_week(PREVIOUS_WEEK)}'s" in t for t in captions)
+    assert not any("(s)" in t for t in captions)
+    alerts = demo_warehouse.scalar("select n_drift_alerts from marts.rpt_weekly_summary where week_start = ?",
+                                   [PREVIOUS_WEEK])
+    assert alerts == 0 and any(t.startswith("No judge drifted past its threshold.") for t in captions)
+    assert not any("From 0 judge" in t for t in captions)
