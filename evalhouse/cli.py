@@ -92,7 +92,7 @@ def _parser() -> argparse.ArgumentParser:
                         "the default warehouse), serve the app; refuses a warehouse holding other files")
     demo.add_argument("--no-serve", action="store_true", help="stop after the build and the report")
     demo.add_argument("--force", action="store_true",
-                      help="replace the warehouse even if it holds records from files that are not the demo's "
+                      help="replace the warehouse even if its manifest lists files that are not the demo's "
                            "(the files stay on disk)")
     demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")
     demo.add_argument("--end-date", type=_day, default=None, metavar="YYYY-MM-DD",

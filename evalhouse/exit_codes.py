@@ -77,7 +77,7 @@ COMMANDS: dict[str, dict[int, str]] = {
     "demo": {
         EXIT_OK: "done: with --no-serve once the report is written, otherwise once the app is stopped (Ctrl+C)",
         EXIT_FAILED: "the demo's dbt build failed: nothing was published, no report written, no app served",
-        EXIT_USAGE: f"the warehouse holds records from files that are not the demo's (--force replaces it), or "
+        EXIT_USAGE: f"the warehouse's manifest lists files that are not the demo's (--force replaces it), or "
                     f"{_BAD_ARGUMENT}",
         EXIT_BUSY: "the port is in use (checked before any work), or another ingest or build holds the warehouse",
     },
