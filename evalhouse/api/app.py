@@ -205,8 +205,12 @@ async def _submit(request: Request, key: ApiKey, fmt: RecordFormat, rater_header
         "conflict": "saved, but some records were refused at load (see results); the others are loaded",
         "saved": report.note or "saved; the next ingest loads them",
     }[status]
-    if not appended.appended:
-        message = f"every record was saved before (a repeated post): nothing appended; {message}"
+    if not appended.appended:  # a retry: every record is a line of the landing file already
+        message = "every record was saved by an earlier post: nothing appended" + {
+            "loaded": ", nothing new to load (see results)",
+            "conflict": "; some were refused at load (see results): give them new ids",
+            "saved": f"; {report.note or 'the next ingest loads them'}",
+        }[status]
     return _answer(status, fmt, checked, appended, request_id, state.warehouse.landing, message, report)
 
 
