@@ -14,7 +14,7 @@ from evalhouse.exit_codes import (
     interrupted_note,
 )
 from evalhouse.failures import DEBUG_VARIABLE, report_failure
-from evalhouse.lock import WarehouseBusy
+from evalhouse.lock import WarehouseBusy, WriterHeld
 from evalhouse.ports import PortInUse
 from evalhouse.report import cli as report_cli
 from evalhouse.settings import Settings, resolve
@@ -27,6 +27,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = resolve(getattr(args, "db", None), getattr(args, "landing", None))
     try:
         return args.handler(args, settings)
+    except WriterHeld as exc:
+        print(f"evalhouse: {exc}{_wait_hint(args)}", file=sys.stderr)
+        return EXIT_BUSY
     except (WarehouseBusy, PortInUse) as exc:
         print(f"evalhouse: {exc}", file=sys.stderr)
         return EXIT_BUSY
@@ -41,6 +44,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     except Exception as exc:
         report_failure(exc, args.command)
         return EXIT_ERROR
+
+
+def _wait_hint(args: argparse.Namespace) -> str:
+    """What a command with --wait (ingest, build) adds to "wait for it to finish and retry"; nothing for the others
+    (rebuild, demo), which have no such option."""
+    if not hasattr(args, "wait"):
+        return ""
+    if args.wait > 0:
+        return f" (this run waited {args.wait:g} s for it: a longer --wait SECONDS waits longer)"
+    return ", or add --wait SECONDS to have this command wait for it"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -92,7 +105,7 @@ def _parser() -> argparse.ArgumentParser:
                         "the default warehouse), serve the app; refuses a warehouse holding other files")
     demo.add_argument("--no-serve", action="store_true", help="stop after the build and the report")
     demo.add_argument("--force", action="store_true",
-                      help="replace the warehouse even if it holds records from files that are not the demo's "
+                      help="replace the warehouse even if its manifest lists files that are not the demo's "
                            "(the files stay on disk)")
     demo.add_argument("--seed", type=int, default=None, help="the sample data's random seed")
     demo.add_argument("--end-date", type=_day, default=None, metavar="YYYY-MM-DD",

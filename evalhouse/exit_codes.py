@@ -60,7 +60,8 @@ COMMANDS: dict[str, dict[int, str]] = {
         EXIT_OK: "rebuilt and published",
         EXIT_FAILED: "the dbt build failed: the published warehouse is unchanged",
         EXIT_USAGE: _BAD_ARGUMENT,
-        EXIT_BUSY: "another ingest or build holds the warehouse",
+        EXIT_BUSY: "another ingest or build holds the warehouse, or another process has a DuckDB connection to its "
+                   "working copy, read-only ones too (the message names the process)",
     },
     "docs": {
         EXIT_OK: "the docs were written",
@@ -77,9 +78,10 @@ COMMANDS: dict[str, dict[int, str]] = {
     "demo": {
         EXIT_OK: "done: with --no-serve once the report is written, otherwise once the app is stopped (Ctrl+C)",
         EXIT_FAILED: "the demo's dbt build failed: nothing was published, no report written, no app served",
-        EXIT_USAGE: f"the warehouse holds records from files that are not the demo's (--force replaces it), or "
+        EXIT_USAGE: f"the warehouse's manifest lists files that are not the demo's (--force replaces it), or "
                     f"{_BAD_ARGUMENT}",
-        EXIT_BUSY: "the port is in use (checked before any work), or another ingest or build holds the warehouse",
+        EXIT_BUSY: "the port is in use (checked before any work), or another ingest or build holds the warehouse, "
+                   "or another process has a DuckDB connection to its working copy",
     },
     "serve": {
         EXIT_OK: "the app was stopped (Ctrl+C: Streamlit exits 0)",

@@ -41,6 +41,11 @@ class WarehouseBusy(Exception):
     """Another ingest or build holds the warehouse (or, for a reader, holds it or is waiting for it)."""
 
 
+class WriterHeld(WarehouseBusy):
+    """Another ingest or build holds the writer lock, and the wait for it (if any) ran out: waiting longer helps
+    (the CLI says so to a command that has --wait), where it does not for a connection holding the working copy."""
+
+
 @contextmanager
 def writer_lock(db_path: Path, action: str, wait_seconds: float = 0) -> Iterator[None]:
     """Hold the warehouse's writer lock for the duration. If another writer holds it, wait up to `wait_seconds`
@@ -52,7 +57,7 @@ def writer_lock(db_path: Path, action: str, wait_seconds: float = 0) -> Iterator
         while not _try_lock(handle, fcntl.F_WRLCK, _WRITER):
             if time.monotonic() >= deadline:
                 handle.seek(0)
-                raise WarehouseBusy(_busy_message(handle.read(), db_path))
+                raise WriterHeld(_busy_message(handle.read(), db_path))
             time.sleep(0.1)
         try:
             handle.seek(0)

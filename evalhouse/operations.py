@@ -403,11 +403,12 @@ def saves_folder(settings: Settings) -> Path:
 
 
 def files_not_from_the_demo(settings: Settings) -> list[str]:
-    """The files whose records the warehouse holds (published, or ingested into the working copy and not built yet)
-    that are not the demo's (IngestedFile.is_the_demos). Raises DemoRefused for a DuckDB file that is no evalhouse
-    warehouse."""
-    foreign: list[str] = []
-    for path in (settings.db_path, working_copy(settings.db_path)):
+    """The files the warehouse's manifest lists (published, or ingested into the working copy and not built yet) that
+    are not the demo's (IngestedFile.is_the_demos): each path once, in the order first ingested, whether or not it
+    loaded a record (`paths_holding_records` tells which did). Raises DemoRefused for a DuckDB file that is no
+    evalhouse warehouse."""
+    foreign: dict[str, None] = {}  # a path ingested again (appended to, or with other options) is listed once
+    for path in _published_and_working(settings):
         try:
             ingested = previously_ingested(path)
         except duckdb.CatalogException:
@@ -415,8 +416,34 @@ def files_not_from_the_demo(settings: Settings) -> list[str]:
                 f"the demo did not run: {path} is a DuckDB file without an evalhouse manifest (raw.ingest_files), "
                 f"and the demo would replace it. Give the demo a file of its own: evalhouse demo --db PATH."
             ) from None
-        foreign += [e.path for e in ingested if not e.is_the_demos(settings) and e.path not in foreign]
-    return foreign
+        foreign.update((e.path, None) for e in ingested if not e.is_the_demos(settings))
+    return list(foreign)
+
+
+def paths_holding_records(settings: Settings, paths: Sequence[str]) -> set[str]:
+    """Those of `paths` (source paths) whose records a raw table of the published warehouse or of its working copy
+    holds. A file the manifest lists may hold none: every line quarantined, an empty file, or records loaded before
+    from another file."""
+    from ingest.formats import FORMATS
+
+    holding: set[str] = set()
+    for db in _published_and_working(settings):
+        if not db.exists():
+            continue
+        with duckdb.connect(str(db), read_only=True) as con:
+            tables = {row[0] for row in con.execute(
+                "select table_name from information_schema.tables where table_schema = 'raw'").fetchall()}
+            selects = [f"select source_path from raw.{name} where source_path in (select unnest($paths::varchar[]))"
+                       for name in FORMATS if name in tables]  # names of the registry, never user input
+            if selects:
+                holding.update(row[0] for row in con.execute(
+                    f"select distinct source_path from ({' union all '.join(selects)})", {"paths": list(paths)}
+                ).fetchall())
+    return holding
+
+
+def _published_and_working(settings: Settings) -> tuple[Path, Path]:
+    return settings.db_path, working_copy(settings.db_path)
 
 
 def mixed_with_the_demo(settings: Settings) -> bool:
@@ -433,18 +460,32 @@ def _refuse_foreign_files(settings: Settings, force: bool, out) -> None:
     foreign = files_not_from_the_demo(settings)
     if not foreign:
         return
+    holding = paths_holding_records(settings, foreign)
+    with_records = [path for path in foreign if path in holding]
+    without = len(foreign) - len(with_records)
+    held = (f"records from {len(with_records)} file(s) that are not the demo's ({_some(with_records)})"
+            if with_records else
+            f"no record from a file that is not the demo's, but its manifest lists {len(foreign)} such file(s) "
+            f"({_some(foreign)})")
+    if with_records and without:
+        held += (f", and its manifest lists {without} more that loaded no record (every line quarantined, empty, or "
+                 f"its records loaded before from another file)")
+    elif not with_records:
+        held += " that loaded no record (every line quarantined, empty, or its records loaded before from another file)"
     if force:
-        print(f"--force: replacing {settings.db_path}, which held records from {len(foreign)} file(s) that are not "
-              f"the demo's (the files stay where they are)", file=out)
+        print(f"--force: replacing {settings.db_path}, which held {held} (the files stay where they are)", file=out)
         return
-    shown = ", ".join(foreign[:3]) + (f" and {len(foreign) - 3} more" if len(foreign) > 3 else "")
     raise DemoRefused(
-        f"the demo did not run: {settings.db_path} holds records from {len(foreign)} file(s) that are not the "
-        f"demo's ({shown}), and the demo replaces the warehouse it runs on, which would drop them. Nothing was "
+        f"the demo did not run: {settings.db_path} holds {held}, and the demo replaces the warehouse it runs on, "
+        f"which would drop {'them' if with_records else 'their quarantined lines and manifest rows'}. Nothing was "
         f"changed. Run the demo on a file of its own, e.g. `evalhouse demo --db warehouse/demo.duckdb` "
         f"(`make demo DEMO_ARGS=\"--db warehouse/demo.duckdb\"`), or, to replace this warehouse with the demo, "
         f"add --force (the files stay on disk: `evalhouse ingest` loads them into a warehouse again)."
     )
+
+
+def _some(paths: Sequence[str]) -> str:
+    return ", ".join(paths[:3]) + (f" and {len(paths) - 3} more" if len(paths) > 3 else "")
 
 
 def demo(settings: Settings, *, seed: int | None, serve_app: bool, port: int, end_date: dt.date | None = None,

@@ -139,6 +139,25 @@ def test_a_second_writer_is_told_who_holds_the_warehouse_and_since_when(tmp_path
     assert "build (pid" in err
 
 
+def test_the_busy_message_names_wait_to_the_commands_that_have_it_and_only_to_them(tmp_path, capsys, monkeypatch):
+    from evalhouse import operations
+
+    db = tmp_path / "w.duckdb"
+    path = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    monkeypatch.setattr(operations, "build_warehouse", lambda work: pytest.fail("the lock is held: nothing runs"))
+    with writer_lock(db, "build"):
+        answers = {command: _run(capsys, "--db", str(db), *command)
+                   for command in (("ingest", str(path)), ("build",), ("ingest", "--wait", "0.2", str(path)),
+                                   ("rebuild",))}
+    assert {answer[0] for answer in answers.values()} == {3}
+    for command in (("ingest", str(path)), ("build",)):
+        assert answers[command][2].rstrip().endswith(
+            "wait for it to finish and retry, or add --wait SECONDS to have this command wait for it"), command
+    waited = answers[("ingest", "--wait", "0.2", str(path))][2]
+    assert waited.rstrip().endswith("(this run waited 0.2 s for it: a longer --wait SECONDS waits longer)")
+    assert answers[("rebuild",)][2].rstrip().endswith("wait for it to finish and retry")  # rebuild has no --wait
+
+
 def test_a_write_connection_from_outside_evalhouse_gets_a_message_not_a_traceback(tmp_path, capsys):
     db = tmp_path / "w.duckdb"
     path = write_lines(tmp_path / "a.jsonl", [instance_record()])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import io
+import json
 
 import duckdb
 import pytest
@@ -191,6 +192,41 @@ def test_the_demo_refuses_a_teams_file_ingested_but_not_built_yet(settings, tmp_
     with pytest.raises(operations.DemoRefused, match="results.jsonl"):
         operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21))
     assert _manifest_paths(working_copy(settings.db_path)) == [str(team.resolve())]
+
+
+def test_the_demo_refusal_counts_each_file_once_and_tells_those_that_loaded_no_record(settings, tmp_path, no_dbt):
+    team = tmp_path / "team"
+    appended = write_lines(team / "appended.jsonl", [instance_record(sample_id="a")])
+    operations.ingest(settings, [appended])
+    write_lines(appended, [instance_record(sample_id="a"), instance_record(sample_id="b")])
+    operations.ingest(settings, [appended])  # the same path again: a second manifest row
+    other = write_lines(team / "other.jsonl", [instance_record(sample_id="c")])
+    operations.ingest(settings, [other])
+    assert operations.build(settings).ok  # both in the published manifest and in the working copy's
+    refused_whole = write_lines(team / "bad.jsonl", ["{not json"])
+    # other.jsonl's record with a CRLF ending: other bytes (a file skipped whole is not in the manifest), the same
+    # record, loaded before
+    copied = write_lines(team / "copy.jsonl", [json.dumps(instance_record(sample_id="c")).encode() + b"\r"])
+    operations.ingest(settings, [refused_whole, copied])  # in the working copy only
+
+    assert operations.files_not_from_the_demo(settings) == [
+        str(p.resolve()) for p in (appended, other, refused_whole, copied)]
+    with pytest.raises(operations.DemoRefused) as refused:
+        operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21))
+    message = str(refused.value)
+    assert "holds records from 2 file(s) that are not the demo's" in message, message
+    assert str(appended.resolve()) in message and str(other.resolve()) in message
+    assert "its manifest lists 2 more that loaded no record" in message, message
+
+
+def test_a_warehouse_whose_other_files_loaded_no_record_is_refused_saying_so(settings, tmp_path, no_dbt):
+    operations.ingest(settings, [write_lines(tmp_path / "team" / "bad.jsonl", ["{not json"])])
+    with pytest.raises(operations.DemoRefused) as refused:
+        operations.demo(settings, seed=None, serve_app=False, port=0, end_date=dt.date(2026, 11, 21))
+    message = str(refused.value)
+    assert "holds no record from a file that is not the demo's, but its manifest lists 1 such file(s)" in message
+    assert "bad.jsonl) that loaded no record (every line quarantined" in message
+    assert "would drop their quarantined lines and manifest rows" in message, message
 
 
 def test_the_cli_demo_refusal_exits_2_and_says_what_to_do(settings, tmp_path, no_dbt, capsys):

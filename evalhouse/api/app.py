@@ -29,11 +29,11 @@ from evalhouse.api import errors
 from evalhouse.api.auth import ApiKey, require_key
 from evalhouse.api.errors import ApiError, ErrorResponse
 from evalhouse.api.limits import check_record_count, read_body
-from evalhouse.api.loading import Loader, LoadReport
+from evalhouse.api.loading import LineOutcome, Loader, LoadReport
 from evalhouse.api.models import Health, RecordResult, SchemaEntry, SubmissionResponse
 from evalhouse.api.records import Checked, check_records, split_body
 from evalhouse.api.settings import ApiSettings
-from evalhouse.api.writing import LandingWriter, Sender
+from evalhouse.api.writing import Appended, LandingWriter, Sender
 from evalhouse.operations import saves_folder
 from evalhouse.settings import Settings
 from ingest.formats import FORMATS
@@ -205,8 +205,13 @@ async def _submit(request: Request, key: ApiKey, fmt: RecordFormat, rater_header
         "conflict": "saved, but some records were refused at load (see results); the others are loaded",
         "saved": report.note or "saved; the next ingest loads them",
     }[status]
-    return _answer(status, fmt, checked, appended.first_line, request_id, state.warehouse.landing, message, report,
-                   appended.path)
+    if not appended.appended:  # a retry: every record is a line of the landing file already
+        message = "every record was saved by an earlier post: nothing appended" + {
+            "loaded": ", nothing new to load (see results)",
+            "conflict": "; some were refused at load (see results): give them new ids",
+            "saved": f"; {report.note or 'the next ingest loads them'}",
+        }[status]
+    return _answer(status, fmt, checked, appended, request_id, state.warehouse.landing, message, report)
 
 
 def _check(body: bytes, fmt: RecordFormat, headers: dict[str, str], validators: Validators,
@@ -216,29 +221,47 @@ def _check(body: bytes, fmt: RecordFormat, headers: dict[str, str], validators: 
     return check_records(records, duplicates, fmt, headers, validators)
 
 
-def _answer(status: str, fmt: RecordFormat, checked: list[Checked], first_line: int | None, request_id: str,
-            landing: Path, message: str, report: LoadReport, path: Path | None = None) -> JSONResponse:
+def _answer(status: str, fmt: RecordFormat, checked: list[Checked], appended: Appended | None, request_id: str,
+            landing: Path, message: str, report: LoadReport) -> JSONResponse:
     results = []
     for offset, item in enumerate(checked):
-        if status == "rejected":
+        if appended is None:  # rejected: nothing saved
             results.append(RecordResult(
                 index=item.index, id=item.key, status="not_saved" if item.ok else "rejected", error_kind=item.kind,
                 pointer=item.pointer, message=item.message if not item.ok else
                 "valid; not saved because another record of this request was rejected"))
             continue
-        line = (first_line or 0) + offset
+        line = appended.lines[offset]
         outcome = report.outcomes.get(line)
+        if not appended.written[offset]:
+            outcome = _repeated(outcome, line)
+        elif outcome is None:
+            outcome = LineOutcome("pending")
         results.append(RecordResult(
-            index=item.index, id=item.key, line=line, status=outcome.status if outcome else "pending",
-            error_kind=outcome.kind if outcome else None, pointer=outcome.pointer if outcome else None,
-            message=outcome.message if outcome and outcome.status != "loaded" else None))
+            index=item.index, id=item.key, line=line, status=outcome.status, error_kind=outcome.kind,
+            pointer=outcome.pointer, message=outcome.message if outcome.status != "loaded" else None))
     rejected = sum(not c.ok for c in checked)
     body = SubmissionResponse(
-        status=status, format=fmt.name, received=len(checked), saved=0 if status == "rejected" else len(checked),
-        rejected=rejected, landing_file=_relative(path, landing) if path else None, request_id=request_id,
+        status=status, format=fmt.name, received=len(checked), saved=0 if appended is None else len(checked),
+        appended=0 if appended is None else appended.appended, rejected=rejected,
+        landing_file=_relative(appended.path, landing) if appended else None, request_id=request_id,
         message=message if status != "rejected" else f"{rejected} of {len(checked)} record(s) rejected; {message}",
         results=results)
     return JSONResponse(body.model_dump(mode="json"), status_code=STATUS_CODES[status])
+
+
+def _repeated(outcome: LineOutcome | None, line: int) -> LineOutcome:
+    """What to answer for a record that an earlier post saved as `line` of the landing file (writing.py did not
+    append it again): a duplicate, saying what became of that line, unless it was refused at load (then its refusal,
+    so a client retrying a 409 still learns to give the record a new id). `outcome` None: not read back (not
+    loaded by this request)."""
+    saved = f"the same record is line {line} of the landing file, saved by an earlier post: not appended again"
+    if outcome is None:
+        return LineOutcome("duplicate", message=f"{saved}; the next ingest loads it if it is not loaded yet")
+    if outcome.status == "quarantined":
+        return LineOutcome("quarantined", outcome.kind, outcome.pointer, f"{saved}; refused at load: {outcome.message}")
+    fate = {"loaded": "it is loaded", "pending": "not loaded yet: the next ingest loads it"}
+    return LineOutcome("duplicate", message=f"{saved}; {fate.get(outcome.status, outcome.message)}")
 
 
 def _relative(path: Path, landing: Path) -> str:

@@ -1,5 +1,6 @@
 """Loading what a request appended: ingest the landing file into the warehouse's working copy, then read back
-what became of each of the request's lines (loaded, a duplicate of a record already loaded, or quarantined).
+what became of each of the request's lines (loaded, a duplicate of a record already loaded, or quarantined), the
+lines it appended and the earlier lines that held its repeated records already (writing.py).
 
 This is `evalhouse.operations.ingest` (the writer lock, the working copy, ingest_paths) with the per-line read-back
 in the same hold of the lock: once the lock is let go, a build may take the file before the lines could be read.
@@ -85,7 +86,7 @@ class Loader:
     def _load_locked(self, appended: Appended, fmt: RecordFormat, keys: Sequence[str | None]) -> LoadReport:
         work = prepare_working_copy(self.warehouse.db_path)
         source = str(appended.path)
-        if self._ingested_through.get(source, 0) < appended.last_line:
+        if self._ingested_through.get(source, 0) < appended.end:
             with frozen(appended.path, self._counter) as n_lines:
                 summary = ingest_paths([appended.path], work,
                                        IngestOptions(strict=True, forced_format=fmt.name, workers=0),
@@ -100,17 +101,18 @@ class Loader:
 
 def _read_back(work, source: str, fmt: RecordFormat, appended: Appended,
                keys: Sequence[str | None]) -> dict[int, LineOutcome]:
-    first, last = appended.first_line, appended.last_line
+    lines = sorted(set(appended.lines))
     outcomes: dict[int, LineOutcome] = {}
     with duckdb.connect(str(work), read_only=True) as con:
-        for (line,) in con.execute(
-                f"select source_line from raw.{fmt.name} where source_path = ? and source_line between ? and ?",
-                [source, first, last]).fetchall():
-            outcomes[line] = LineOutcome("loaded")
         for line, kind, pointer, message in con.execute(
                 "select source_line, error_kind, error_pointer, error_message from raw.quarantine "
-                "where source_path = ? and source_line between ? and ?", [source, first, last]).fetchall():
+                "where source_path = ? and source_line in (select unnest(?::bigint[]))", [source, lines]).fetchall():
             outcomes[line] = LineOutcome("quarantined", kind, pointer, message)
+        # Loaded wins over an earlier refusal of the same line (a torn line completed since, say).
+        for (line,) in con.execute(
+                f"select source_line from raw.{fmt.name} where source_path = ? "
+                "and source_line in (select unnest(?::bigint[]))", [source, lines]).fetchall():
+            outcomes[line] = LineOutcome("loaded")
         # A line neither loaded nor quarantined was skipped: its record (same id, same content) was loaded before.
         missing = {line: key for line, key in zip(appended.lines, keys) if line not in outcomes}
         wanted = sorted({k for k in missing.values() if k})

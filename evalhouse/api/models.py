@@ -16,11 +16,14 @@ class RecordResult(BaseModel):
     id: str | None = Field(None, description="Its id (eval_id, CogniBench evaluation_id) when the format has one.")
     status: RecordStatus = Field(description=(
         "loaded: in the warehouse's working copy (readers see it after the next `evalhouse build`); duplicate: the "
-        "same record (same id, same content) was loaded before; pending: saved in the landing file, loaded by the "
+        "same record (same id and content, or the same bytes for a format without ids) was posted or loaded before, "
+        "so it is not loaded again; a record the landing file holds already is not appended again, and `line` is "
+        "the line holding it; pending: saved in the landing file, loaded by the "
         "next ingest; quarantined: saved, but refused at load (error_kind conflict: its id was loaded before with "
         "other content); rejected: fails its schema, not saved; not_saved: valid, but another record of the "
         "request was rejected, so nothing was saved."))
-    line: int | None = Field(None, description="Its line in the landing file, when saved.")
+    line: int | None = Field(None, description="Its line in the landing file, when saved (for a record the file held "
+                                               "already, that earlier line).")
     error_kind: str | None = Field(None, description="Why it was rejected or quarantined: the ingester's error kind "
                                                      "(schema, duplicate_key, header_conflict, conflict, ...).")
     pointer: str | None = Field(None, description="JSON pointer of the failing part, within the record.")
@@ -34,7 +37,10 @@ class SubmissionResponse(BaseModel):
         "results; rejected (422): some records fail their schema, and nothing was saved."))
     format: str
     received: int
-    saved: int
+    saved: int = Field(description="Records held in the landing file once this request was answered: appended now, "
+                                   "or held already from an earlier post (0 when rejected).")
+    appended: int = Field(description="Lines this request appended to the landing file: a record the file holds "
+                                      "already (a repeated post) is not appended again.")
     rejected: int
     landing_file: str | None = Field(None, description="Where the records were appended, relative to the landing "
                                                        "folder.")

@@ -95,16 +95,27 @@ def test_headers_that_agree_with_the_body_are_fine_and_a_conflict_is_refused_nam
 
 def test_posting_the_same_record_again_is_a_duplicate_and_reusing_its_id_is_a_conflict(server):
     record = _judge_form()
-    assert server.post("/v1/evals", record).status == 200
+    first = server.post("/v1/evals", record)
+    assert first.status == 200
+    lines = len(server.landing_lines())
     again = server.post("/v1/evals", record)
     assert again.status == 200 and again.body["results"][0]["status"] == "duplicate"
+    assert again.body["results"][0]["line"] == first.body["results"][0]["line"]
+    assert again.body["appended"] == 0 and len(server.landing_lines()) == lines  # not appended again
 
     changed = {**record, "issue_tags": ["verbosity"]}
     answer = server.post("/v1/evals", changed)
     assert answer.status == 409, answer.text
     result = answer.body["results"][0]
     assert result["status"] == "quarantined" and result["error_kind"] == "conflict" and result["pointer"] == "/eval_id"
+    retried = server.post("/v1/evals", changed)  # the conflict is still answered: the client must change the id
+    assert retried.status == 409 and retried.body["appended"] == 0, retried.text
+    repeated = retried.body["results"][0]
+    assert (repeated["error_kind"], repeated["line"]) == ("conflict", result["line"])
     assert _raw(server, "select count(*) from raw.eval_form where natural_key = ?", [record["eval_id"]]) == [(1,)]
+    landing_file = str((server.landing / answer.body["landing_file"]).resolve())
+    assert _raw(server, "select count(*) from raw.quarantine where source_path = ? and source_line = ?",
+                [landing_file, result["line"]]) == [(1,)]  # one refusal: the retry added no second line to refuse
 
 
 def test_the_other_line_formats_are_posted_with_their_format(server):
@@ -114,9 +125,13 @@ def test_the_other_line_formats_are_posted_with_their_format(server):
     assert [r["status"] for r in answer.body["results"]] == ["loaded", "loaded"]
     assert (server.api_folder / answer.body["landing_file"].removeprefix("api/")).name.startswith("eee_instance_")
 
+    lines = server.landing_lines("eee_instance")
     again = server.post("/v1/records?format=eee_instance", instance)  # no id: the same bytes are the same record
     assert again.status == 200 and again.body["results"][0]["status"] == "duplicate", again.text
-    assert "the same record was loaded before" in again.body["results"][0]["message"]
+    assert again.body["results"][0]["line"] == answer.body["results"][0]["line"]
+    assert again.body["results"][0]["message"].startswith(
+        f"the same record is line {answer.body['results'][0]['line']} of the landing file, saved by an earlier post")
+    assert server.landing_lines("eee_instance") == lines  # a rebuild loads the file whole: one line, one trial
     assert _raw(server, "select count(*) from raw.eee_instance") == [(2,)]
 
     judged = cognibench_record()

@@ -1,6 +1,6 @@
-"""Whole-line appends to the landing file: line numbers as the ingester counts them, a torn line closed first, and
-writers in several threads of two writers (as two API processes: only the file lock keeps them apart) never
-interleaving."""
+"""Whole-line appends to the landing file: line numbers as the ingester counts them, a torn line closed first, a
+record the file holds already not appended again (whoever appended it), and writers in several threads of two
+writers (as two API processes: only the file lock keeps them apart) never interleaving."""
 
 from __future__ import annotations
 
@@ -29,13 +29,13 @@ def test_lines_are_numbered_as_the_ingester_numbers_them_even_after_a_torn_line(
     first = writer.append("eval_form", [_line(1), _line(2)], ["a", "b"], _sender())
     path = first.path
     assert path == landing_file(tmp_path, "eval_form", NOW).resolve() and path.name == "eval_form_2026-11-21.jsonl"
-    assert (first.first_line, first.last_line) == (1, 2)
+    assert first.lines == (1, 2) and first.written == (True, True) and first.end == 2
     with path.open("ab") as handle:
         handle.write(b"\n" + b'{"torn": ')  # a blank line, then a writer that died mid-line
 
     second = writer.append("eval_form", [_line(3)], ["c"], _sender("r2"))
 
-    assert (second.first_line, second.last_line) == (5, 5)
+    assert second.lines == (5,) and second.end == 5
     read = {raw.line: raw.data for raw in read_records(path)}
     assert read[5] == _line(3) and read[4] == b'{"torn": '
     rows = lineage_file(path).read_text().splitlines()
@@ -105,4 +105,50 @@ def test_a_frozen_file_gives_its_line_count_and_holds_appenders_off(tmp_path):
         assert thread.is_alive()  # waiting for the shared lock to go
         assert appended.path.read_bytes().count(b"\n") == 1
     thread.join(timeout=10)
-    assert result["appended"].first_line == 2
+    assert result["appended"].lines == (2,)
+
+
+def test_a_record_the_file_holds_already_is_not_appended_again_nor_given_a_second_lineage_row(tmp_path):
+    writer = LandingWriter(tmp_path)
+    first = writer.append("eval_form", [_line(1), _line(2)], ["a", "b"], _sender("r1"))
+
+    again = writer.append("eval_form", [_line(2), _line(3), _line(1)], ["b", "c", "a"], _sender("r2"))
+
+    assert again.lines == (2, 3, 1) and again.written == (False, True, False) and again.appended == 1
+    assert again.end == 3
+    assert first.path.read_bytes().splitlines() == [_line(1), _line(2), _line(3)]
+    rows = lineage_file(first.path).read_text().splitlines()[1:]
+    assert [row.split(",")[1] for row in rows] == ["1", "2", "3"]  # one row per landing line
+    assert rows[-1].split(",")[6] == "r2"
+
+    nothing = writer.append("eval_form", [_line(3)], ["c"], _sender("r3"))
+    assert nothing.lines == (3,) and nothing.appended == 0 and nothing.end == 3
+    assert first.path.read_bytes().count(b"\n") == 3 and len(lineage_file(first.path).read_text().splitlines()) == 4
+
+
+def test_identical_records_of_one_post_are_all_appended_as_the_ingester_keeps_identical_lines(tmp_path):
+    writer = LandingWriter(tmp_path)
+    appended = writer.append("eee_instance", [_line(1), _line(1)], [None, None], _sender())
+    assert appended.lines == (1, 2) and appended.appended == 2
+    retried = writer.append("eee_instance", [_line(1), _line(1)], [None, None], _sender("r2"))
+    assert retried.lines == (1, 1) and retried.appended == 0
+
+
+def test_a_line_another_writer_appended_or_a_crash_left_unclosed_counts_as_held(tmp_path):
+    mine, other = LandingWriter(tmp_path), LandingWriter(tmp_path)  # as two API processes
+    assert mine.append("eval_form", [_line(1)], [None], _sender()).lines == (1,)
+    assert other.append("eval_form", [_line(2)], [None], _sender("o1")).lines == (2,)
+    assert mine.append("eval_form", [_line(2)], [None], _sender("r2")).appended == 0
+
+    path = landing_file(tmp_path, "eval_form", NOW)
+    with path.open("ab") as handle:
+        handle.write(_line(3) + b"\r\n")  # a line written by hand, with a CRLF ending
+        handle.write(_line(4))  # a writer that died just before the newline: the whole record is there
+    crlf = mine.append("eval_form", [_line(3)], [None], _sender("r3"))
+    assert crlf.lines == (3,) and crlf.appended == 0  # the same record, as the ingester hashes a CRLF line
+
+    closed = mine.append("eval_form", [_line(4), _line(5)], [None, None], _sender("r4"))
+
+    assert closed.lines == (4, 5) and closed.written == (False, True)
+    read = {raw.line: raw.data for raw in read_records(path)}
+    assert read[4] == _line(4) and read[5] == _line(5) and len(read) == 5
