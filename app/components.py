@@ -367,9 +367,10 @@ class Filters:
 SUBTITLE_LINE = 140  # characters a subtitle line holds in a chart as wide as the page: Vega does not wrap text
 
 
-def title(question: str, subtitle: str | None = None) -> alt.TitleParams:
-    """A chart's question, and a subtitle in lines that fit the page (one long line ran past the chart's edge)."""
-    return alt.TitleParams(question, subtitle=textwrap.wrap(subtitle or "", SUBTITLE_LINE), anchor="start",
+def title(question: str, subtitle: str | None = None, *, line: int = SUBTITLE_LINE) -> alt.TitleParams:
+    """A chart's question, and a subtitle in lines that fit the page (one long line ran past the chart's edge); a
+    chart in a column gives the characters its line holds."""
+    return alt.TitleParams(question, subtitle=textwrap.wrap(subtitle or "", line), anchor="start",
                            subtitleColor="gray")
 
 

@@ -32,7 +32,7 @@ if c.whole_warehouse_missing(options) or c.empty_state(options, "benchmark resul
 
 frame = options.frame
 filters = c.Filters("leaderboard")
-left, middle, right, far = st.columns([3, 3, 2, 2])
+left, middle, right, far = st.columns([3, 3, 2, 3])
 evaluations = filters.multiselect("Evals", sorted(frame["evaluation_name"].unique()), param="evaluation",
                                   container=left, placeholder="All evals")
 models = filters.multiselect("Models", sorted(frame["model_id"].unique()), param="model", container=middle,

@@ -12,6 +12,34 @@ import components as c
 import db
 
 KINDS = {"ieee_evaluation": "draft-standard evaluation spec", "adp_suite": "ADP evaluation suite"}
+# fct_promotion_decisions.no_interval_reason, as a chart's subtitle says it ("no 95% interval is drawn: ...").
+NO_INTERVAL = {
+    "latency percentile": "the composite weighs a latency percentile",
+    "boolean composite": "the composite is boolean (pass or fail)",
+    "a sample lacks a weighted score": "a sample lacks a weighted score",
+    "fewer than 2 samples": "the composite is over fewer than 2 samples",
+    "composite outside its scale": "the composite is outside its scale",
+}
+BLACK_INTERVAL = "black: the composite's 95% interval"
+WEEKLY_INTERVALS = "vertical lines: each week's 95% interval"
+# fct_spec_scores_weekly.normalization, as a component chart's subtitle says it.
+NORMALISED = {"scale": "from its scale's bounds", "pass_rate": "a pass rate",
+              "latency_budget": "1 within its latency budget, else the budget over the latency"}
+# A component chart shares a row with another: its subtitle lines are half as long as a page-wide chart's.
+HALF_LINE = c.SUBTITLE_LINE // 2 - 5
+
+
+def no_interval_said(frame: pd.DataFrame, drawn: str) -> str:
+    """What a composite chart says of its intervals: `drawn` (what the interval looks like) where every composite
+    has one; where none has, that none is drawn and why; else which models' have none and why."""
+    missing = frame[frame["composite_ci_low"].isna()]
+    reasons = "; ".join(NO_INTERVAL.get(r, r) for r in dict.fromkeys(missing["no_interval_reason"].map(c.text_or))
+                        if r) or "undefined"
+    if missing.empty:
+        return drawn
+    if len(missing) == len(frame):
+        return f"no 95% interval is drawn: {reasons}"
+    return f"{drawn} (none for {', '.join(dict.fromkeys(missing['model_id']))}: {reasons})"
 
 st.title("May this model version be promoted?")
 st.caption(
@@ -46,7 +74,8 @@ decisions = db.query(
     """
     select model_id, week_start, aggregation_method, composite_score, composite_se, composite_ci_low,
            composite_ci_high, n_composite_samples, promotion_threshold, composite_meets_threshold, is_within_noise,
-           is_promoted, decision_status, failing_components, n_failing_components, unmeasured_thresholds,
+           no_interval_reason, is_promoted, decision_status, failing_components, n_failing_components,
+           unmeasured_thresholds,
            out_of_scale_components, gates_within_noise, missing_components, n_components, n_components_scored,
            n_results
     from marts.fct_promotion_decisions
@@ -117,13 +146,25 @@ else:
         return "undefined"
 
     def _why(row: pd.Series) -> str:
+        """The decision's reason, the composite's verdict first: a composite that reaches the threshold is said to,
+        so "do not promote" beside it reads as what it is (a component that misses its own threshold)."""
         reasons = []
         if row["decision_status"] == "out of scale":
             reasons.append(f"undecided: results outside their scale on {row['out_of_scale_components']} (check them: "
                            "nothing passes on invalid data)")
+        composite = f"composite {c.num(row['composite_score'], 3)}"
+        threshold = c.num(row["promotion_threshold"])
+        failing = c.number_or(row["n_failing_components"]) > 0
         if c.is_false(row["composite_meets_threshold"]):
-            reasons.append(f"composite {c.num(row['composite_score'])} below {c.num(row['promotion_threshold'])}")
-        if c.number_or(row["n_failing_components"]) > 0:
+            reasons.append(f"{composite} below {threshold}")
+            if failing:
+                reasons.append(f"misses its own threshold: {row['failing_components']}")
+        elif c.is_true(row["composite_meets_threshold"]) and failing:
+            reasons.append(f"{composite} reaches {threshold}, but misses its own threshold: "
+                           f"{row['failing_components']}")
+        elif c.is_true(row["composite_meets_threshold"]) and c.is_true(row["is_promoted"]):
+            reasons.append(f"{composite} reaches {threshold} and every component its own threshold")
+        elif failing:
             reasons.append(f"misses its own threshold: {row['failing_components']}")
         if c.text_or(row["unmeasured_thresholds"]) and not c.is_false(row["is_promoted"]):
             reasons.append(f"undecided: threshold not measured this week for {row['unmeasured_thresholds']}")
@@ -133,6 +174,12 @@ else:
             reasons.append(f"n/a: no results this week for {row['missing_components']}")
         elif c.is_na(row["composite_score"]) and c.is_na(row["aggregation_method"]):
             reasons.append("n/a: the spec defines no composite")
+        if c.is_true(row["is_within_noise"]):
+            reasons.append("the composite within noise of the threshold")
+        gates = [g.strip() for g in c.text_or(row["gates_within_noise"]).split(",") if g.strip()]
+        if gates:
+            reasons.append(f"the gate on {gates[0]} within noise of its threshold" if len(gates) == 1 else
+                           f"the gates on {', '.join(gates)} within noise of their thresholds")
         return "; ".join(reasons) or "composite reaches the threshold and every component its own"
 
     def _noise(row: pd.Series) -> str:
@@ -141,7 +188,8 @@ else:
         if row["decision_status"] == "out of scale":
             return "n/a: out of scale"
         if c.is_na(row["is_within_noise"]):
-            return "n/a: no interval"
+            return f"n/a: no interval ({row['no_interval_reason']})" if c.text_or(row["no_interval_reason"]) \
+                else "n/a: no interval"
         return "within noise of the threshold" if c.is_true(row["is_within_noise"]) else "clear of the threshold"
 
     now["decision"] = now.apply(_decision, axis=1)
@@ -181,6 +229,8 @@ else:
     scored = now.dropna(subset=["composite_score"])
     if not scored.empty:
         threshold = spec["promotion_threshold"]
+        with_ci = scored.dropna(subset=["composite_ci_low", "composite_ci_high"])
+        drawn = not with_ci.empty
         tooltip = ["model_id", alt.Tooltip("composite_shown:N", title="composite [95% interval]"), "decision",
                    alt.Tooltip("noise:N", title="against the threshold"),
                    alt.Tooltip("gates_noise:N", title="component gates"), "why",
@@ -189,7 +239,7 @@ else:
                    alt.Tooltip("n_components_scored:Q", title="components scored")]
         bars = alt.Chart(scored).mark_bar().encode(
             y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
-            x=alt.X("composite_score:Q", title="composite score (0 to 1), 95% interval",
+            x=alt.X("composite_score:Q", title="composite score (0 to 1)" + (", 95% interval" if drawn else ""),
                     scale=alt.Scale(domain=[0, max(1.0, float(scored["composite_score"].max()))])),
             color=alt.Color("decision:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["promote", "do not promote", "out of scale", "undefined"],
@@ -197,8 +247,7 @@ else:
             tooltip=tooltip,
         )
         layers = [bars]
-        with_ci = scored.dropna(subset=["composite_ci_low", "composite_ci_high"])
-        if not with_ci.empty:
+        if drawn:
             layers.append(alt.Chart(with_ci).mark_rule(color="black", strokeWidth=2).encode(
                 y="model_id:N", x="composite_ci_low:Q", x2="composite_ci_high:Q", tooltip=tooltip))
         if not c.is_na(threshold):
@@ -206,20 +255,23 @@ else:
                 x=alt.datum(float(threshold))))
         c.show_chart(alt.layer(*layers).properties(height={"step": 34}, title=c.title(
             f"Which models may be promoted on {spec_id} ({c.iso_week(week)})?",
-            "Dashed: the promotion threshold; black: the composite's 95% interval. A model above the threshold is "
-            "still not promoted when a component misses its own threshold (see why).")))
+            f"Dashed: the promotion threshold; {no_interval_said(scored, BLACK_INTERVAL)}. A model above the "
+            "threshold is still not promoted when a component misses its own threshold (see why).")))
     st.dataframe(
         pd.DataFrame({
-            "model": now["model_id"], "decision": now["decision"],
+            # The reason third: seventh, it was past the table's edge at 1400 px.
+            "model": now["model_id"], "decision": now["decision"], "why": now["why"],
             "composite [95% interval]": now["composite_shown"],
             "threshold": [c.num(v) for v in now["promotion_threshold"]],
             "against the threshold": now["noise"], "component gates within noise": now["gates_noise"],
-            "why": now["why"],
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
             "n results": now["n_results"],
         }),
+        # The reason as wide as the page lets it be with the next column in view at 1400 px (a cell shows one line).
         hide_index=True, width="stretch",
-        column_config={"why": st.column_config.TextColumn(width="large")},
+        column_config={"why": st.column_config.TextColumn(
+            width=500, help="The composite against the threshold first, then each component that misses its own "
+                            "threshold, then what is within noise.")},
     )
 
     trend = d.dropna(subset=["composite_score"])
@@ -248,7 +300,7 @@ else:
                 y=alt.datum(float(spec["promotion_threshold"]))))
         c.show_chart(alt.layer(*layers).properties(height=280, title=c.title(
             f"How has each model's composite on {spec_id} moved week by week?",
-            "Dashed: the promotion threshold; vertical lines: each week's 95% interval.")))
+            f"Dashed: the promotion threshold; {no_interval_said(trend, WEEKLY_INTERVALS)}.")))
 
 # -- each component, in the chosen week -------------------------------------------------------------------------------
 # The values the week's decision was made on (fct_spec_scores_weekly): fct_spec_scores pools every week, and a
@@ -292,35 +344,58 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
                                zip(outside["model_id"], outside["component_id"], outside["n_results_out_of_scale"],
                                    outside["n_results"], outside["normalized_value"]))
                    + ".", icon=":material/warning:")
-    s["low"] = s["ci_low"].fillna(s["normalized_value"])
-    s["high"] = s["ci_high"].fillna(s["normalized_value"])
     plotted = s.dropna(subset=["normalized_value"])
     if not plotted.empty:
+        # One chart per component, two to a row: Streamlit fits a single or layered chart to its column, never a
+        # faceted one, whose fixed-width panels ran past the page at 1400 px.
         component_order = list(dict.fromkeys(plotted.sort_values("component_index")["component_id"]))
-        base = alt.Chart().encode(y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=260)))
         tooltip = ["model_id", "component_id", alt.Tooltip("scored_by:N", title="scored by"),
                    alt.Tooltip("shown:N", title="normalised [95% interval]"),
                    alt.Tooltip("raw_value:Q", title="raw value", format=".3f"), alt.Tooltip("n:Q", title="n"),
                    alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict",
                    alt.Tooltip("gate_noise:N", title="against its threshold")]
-        verdict_scale = alt.Scale(domain=["meets its threshold", "misses its threshold", "out of scale",
-                                          "threshold not measured", "no threshold"],
-                                  range=["#4c9f70", "#d1495b", "#e69f00", "#999999", "#1f77b4"])
-        bars = base.mark_rule(strokeWidth=2).encode(
-            x=alt.X("low:Q", title="normalised score (0 to 1), 95% interval", scale=alt.Scale(domain=[0, 1])),
-            x2="high:Q", color=alt.Color("verdict:N", title=None, scale=verdict_scale,
-                                         legend=alt.Legend(orient="bottom")), tooltip=tooltip)
-        points = base.mark_point(filled=True, size=70).encode(x="normalized_value:Q", color="verdict:N",
-                                                              tooltip=tooltip)
-        ticks = base.mark_tick(color="black", thickness=2).encode(x="normalized_threshold:Q")
-        chart = alt.layer(bars, points, ticks, data=plotted).properties(width=380, height={"step": 22}).facet(
-            facet=alt.Facet("component_id:N", sort=component_order, title=None,
-                            header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
-            columns=2,
-        ).properties(title=c.title(
-            f"How does each model do on each component of {spec_id} ({c.iso_week(week)})?",
-            "Normalised to 0-1 by the component's documented rule; black tick: the component's own threshold."))
-        c.show_chart(chart)
+        verdict_colours = {"meets its threshold": "#4c9f70", "misses its threshold": "#d1495b",
+                           "out of scale": "#e69f00", "threshold not measured": "#999999", "no threshold": "#1f77b4"}
+
+        def component_chart(rows: pd.DataFrame, component: str) -> alt.LayerChart:
+            """The component's normalised value per model, its 95% interval where it has one, its threshold."""
+            with_ci = rows.dropna(subset=["ci_low", "ci_high"])
+            shown = [v for v in verdict_colours if v in set(rows["verdict"])]  # a legend of what is drawn only
+            colour = alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", columns=1, labelLimit=200),
+                               scale=alt.Scale(domain=shown, range=[verdict_colours[v] for v in shown]))
+            y = alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=220))
+            x_title = "normalised score (0 to 1)" + (", 95% interval" if not with_ci.empty else "")
+            layers = []
+            if not with_ci.empty:
+                layers.append(alt.Chart(with_ci).mark_rule(strokeWidth=2).encode(
+                    y=y, x=alt.X("ci_low:Q", title=x_title, scale=alt.Scale(domain=[0, 1])), x2="ci_high:Q",
+                    color=colour, tooltip=tooltip))
+            layers.append(alt.Chart(rows).mark_point(filled=True, size=70).encode(
+                y=y, x=alt.X("normalized_value:Q", title=x_title, scale=alt.Scale(domain=[0, 1])), color=colour,
+                tooltip=tooltip))
+            thresholds = rows.dropna(subset=["normalized_threshold"])
+            if not thresholds.empty:
+                layers.append(alt.Chart(thresholds).mark_tick(color="black", thickness=2).encode(
+                    y=y, x="normalized_threshold:Q"))
+            rules = [NORMALISED.get(r, r) for r in dict.fromkeys(rows["normalization"].dropna())]
+            said = ["Normalised to 0-1" + (f": {', '.join(rules)}" if rules else "")]
+            said.append("black tick: its own threshold" if not thresholds.empty else "no threshold of its own")
+            if with_ci.empty:
+                said.append("no 95% interval" + (": a latency percentile has none"
+                                                  if set(rows["normalization"]) == {"latency_budget"} else ""))
+            elif len(with_ci) < len(rows):
+                said.append("line: the 95% interval (none for "
+                            + ", ".join(rows[rows["ci_low"].isna()]["model_id"]) + ")")
+            else:
+                said.append("line: the 95% interval")
+            return alt.layer(*layers).properties(height={"step": 24}, title=c.title(
+                f"How does each model do on {component}?", "; ".join(said) + ".", line=HALF_LINE))
+
+        for first in range(0, len(component_order), 2):
+            row = st.columns(2)
+            for column, component in zip(row, component_order[first:first + 2]):
+                with column:
+                    c.show_chart(component_chart(plotted[plotted["component_id"] == component], component))
     st.dataframe(
         pd.DataFrame({
             "component": s["component_id"], "kind": s["component_kind"], "scored by": s["scored_by"],
