@@ -342,9 +342,9 @@ class Filters:
         return start, end
 
     def week(self, label: str = "Week", *, weeks: Sequence[dt.date] | None = None, container: Any = st,
-             extra_first: str | None = None) -> dt.date | None:
+             extra_first: str | None = None, open_on_extra: bool = False) -> dt.date | None:
         """An ISO week (?week=2026-W47), the latest first, opening on the latest complete one; `extra_first` adds
-        an option before them ("all time"), returned as None, and opened on."""
+        an option before them ("all time"), returned as None, which the page opens on when `open_on_extra`."""
         if weeks is None:
             found = weeks_with_data()
             weeks = [to_date(w) for w in found.frame["week_start"]] if not found.frame.empty else []
@@ -352,13 +352,16 @@ class Filters:
         options = ([extra_first] if extra_first else []) + labels
         if not options:
             return None
-        index = 0 if extra_first or not weeks else weeks.index(default_week(weeks))
+        opens_on_extra = bool(extra_first) and (open_on_extra or not weeks)
+        index = 0 if opens_on_extra else options.index(iso_week(default_week(weeks)))
         # The option is the bare label (what the URL keeps); only its display says a week is in progress.
         shown = {iso_week(w): week_label(w) for w in weeks}
+        opens = f"on {extra_first}" if opens_on_extra else "on the latest complete week with data"
+        also = f"; {extra_first} is the first option" if extra_first and not opens_on_extra else ""
         chosen = self.selectbox(
             label, options, param="week", container=container, index=index, format_func=lambda o: shown.get(o, o),
-            help="ISO weeks, Monday to Sunday (UTC). The page opens on the latest complete week with data; the week "
-                 "under way is marked in progress.")
+            help=f"ISO weeks, Monday to Sunday (UTC). The page opens {opens}{also}; the week under way is marked in "
+                 "progress.")
         return None if chosen in (None, extra_first) else monday_of(chosen)
 
 

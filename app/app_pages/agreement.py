@@ -36,6 +36,7 @@ weeks = c.weeks_with_data()
 week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.frame.empty else []
 filters = c.Filters("agreement")
 left, middle, right = st.columns([2, 3, 2])
+# The latest complete week first, as every week picker opens; all time pools every week's ratings.
 week = filters.week("Week", weeks=week_options, container=left, extra_first=ALL_TIME)
 week_label = ALL_TIME if week is None else c.iso_week(week)
 group = filters.segmented("Rater group", list(GROUPS), param="group", default="human", format_func=GROUP_OPTIONS.get,
@@ -59,13 +60,21 @@ agreement = db.query(
 c.notes(weeks, agreement)
 if c.whole_warehouse_missing(agreement):
     st.stop()
+if week is None:
+    span = (f" from {c.iso_week(min(week_options))} to {c.iso_week(max(week_options))}" if week_options else "")
+    st.caption(f"All time: every week's ratings pooled{span}, each rater's latest rating of an item. Pick a week "
+               "to see the agreement on the items first rated in it.")
+else:
+    st.caption(c.week_caption(week, week_options) + " Agreement on the items first rated in that week; an item's "
+               "later ratings count in its week. A week holds fewer items than all time: where no item has two "
+               "raters, or every rating is the same, alpha is n/a and the table says why.")
 
 # -- alpha and kappa against the targets --------------------------------------------------------------------------
 if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench records, then build."):
     frame = agreement.frame.copy()
     frame["why_na"] = [
         "" if not c.is_na(a) else
-        "n/a: no item rated by two or more raters" if units == 0 else
+        f"n/a: no item rated by two or more raters{'' if week is None else ' in ' + week_label}" if units == 0 else
         "n/a: every rating is the same, so agreement beyond chance is undefined"
         for a, units in zip(frame["alpha"], frame["n_units"])
     ]
@@ -145,15 +154,19 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
         base = alt.Chart(tf).encode(x=c.week_x(tf["week_start"]))
         lines = base.mark_line(point=True).encode(
             y=alt.Y("alpha:Q", title="Krippendorff's alpha", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
-            color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom"),
+            color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=300),
                             scale=alt.Scale(domain=list(GROUPS.values()),
                                             range=[GROUP_COLOURS[g] for g in GROUPS])),
             tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),
                      alt.Tooltip("n_units:Q", title="items rated 2+ times")],
         )
-        target_rule = alt.Chart(tf.head(1)).mark_rule(strokeDash=[4, 4], color="black").encode(y="target:Q")
-        c.show_chart((lines + target_rule).properties(height=260, title=c.title(
-            f"Has agreement on {focus} changed week by week?", "Dashed: the target.")))
+        layers = [lines, alt.Chart(tf.head(1)).mark_rule(strokeDash=[4, 4], color="black").encode(y="target:Q")]
+        if week is not None:  # the week the page shows, among the others
+            layers.append(alt.Chart(tf.head(1)).mark_rule(color="gray", opacity=0.5, strokeWidth=4).encode(
+                x=alt.datum(alt.DateTime(year=week.year, month=week.month, date=week.day))))
+        c.show_chart(alt.layer(*layers).properties(height=260, title=c.title(
+            f"Has agreement on {focus} changed week by week?",
+            "Dashed: the target." + (f" Grey band: {week_label}, the week shown above." if week else ""))))
 
 # -- items flagged for rubric clarification --------------------------------------------------------------------------
 st.subheader("Items people disagree on: flagged for rubric clarification")
@@ -201,7 +214,8 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
     chosen_dims = filters.multiselect("Dimensions to list", dims, param="flagged", placeholder="All dimensions")
     if chosen_dims:
         fl = fl[fl["dimension"].isin(chosen_dims)]
-    st.caption(f"{len(fl):,} flagged item x dimension pairs, the least agreed first.")
+    st.caption(f"{len(fl):,} flagged item x dimension pairs "
+               f"({'all time' if week is None else 'first rated in ' + week_label}), the least agreed first.")
     st.dataframe(
         pd.DataFrame({
             "task": fl["task_id"], "model": fl["model_id"], "dimension": fl["dimension"],

@@ -42,7 +42,7 @@ if c.whole_warehouse_missing(available) or c.empty_state(
 filters = c.Filters("reliability")
 when, left, middle = st.columns([2, 3, 2])
 week_options = [c.to_date(w) for w in weeks.frame["week_start"]] if not weeks.frame.empty else []
-week = filters.week("Week", weeks=week_options, container=when, extra_first=ALL_TIME)
+week = filters.week("Week", weeks=week_options, container=when, extra_first=ALL_TIME, open_on_extra=True)
 # How the page names its period in titles: every number on it is over these runs.
 period = f"in {c.iso_week(week)}'s runs" if week else "over all runs"
 evaluations = sorted(available.frame["evaluation_name"].unique())

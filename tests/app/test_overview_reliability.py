@@ -98,6 +98,8 @@ def test_reliability_offers_all_time_and_the_weeks_with_pass_at_k(demo_warehouse
     assert not _problems(at)
     picker = at.selectbox(key="reliability.week")
     assert picker.options == ["all time", *weeks] and picker.value == "all time"
+    # Its help said the page opened on the latest complete week, as every other picker's does.
+    assert "The page opens on all time;" in picker.help and "latest complete week" not in picker.help
     assert any(t.startswith("All time: every run from") for t in _captions(at))
     assert all("over all runs" in _title(spec) for spec in _specs(at) if "tasks" in _title(spec)
                or "attempts" in _title(spec))

@@ -215,6 +215,31 @@ def test_the_week_under_way_asked_for_says_it_is_in_progress_and_as_of_when(page
                and "to Sat 21 Nov 01:00 UTC" in t.value for t in at.caption)
 
 
+def test_agreement_opens_on_the_latest_complete_week_and_keeps_all_time_as_an_option(demo_warehouse, app_env):
+    # It opened on all time, while every other week picker (and the README) opens on the latest complete week.
+    app_env(demo_warehouse.path, now=DURING_LAST_WEEK)
+    at = run_page("agreement")
+    assert not _problems(at)
+    before = LAST_WEEK - dt.timedelta(weeks=1)
+    picker = at.selectbox(key="agreement.week")
+    assert picker.value == iso_week(before)
+    assert picker.options[:3] == ["all time", f"{iso_week(LAST_WEEK)} (in progress)", iso_week(before)]
+    assert "The page opens on the latest complete week with data; all time is the first option" in picker.help
+    assert any(f"Week {iso_week(before)}" in t.value and "(the latest complete week with data)" in t.value
+               for t in at.caption)
+    assert any(f"({iso_week(before)})" in t for t in _chart_titles(at))
+
+    picker.set_value("all time").run()
+    assert not _problems(at)
+    assert any("(all time)" in t for t in _chart_titles(at))
+    assert at.query_params["week"] == "all time"  # a link to what is shown opens on it
+
+    at = run_page("agreement", {"week": "all time"})
+    assert not _problems(at)
+    assert at.selectbox(key="agreement.week").value == "all time"
+    assert any(t.value.startswith("All time: every week's ratings pooled") for t in at.caption)
+
+
 def test_once_the_week_is_over_it_is_the_default_and_unmarked(demo_warehouse, app_env):
     app_env(demo_warehouse.path, now=dt.datetime.combine(LAST_WEEK + dt.timedelta(days=7), dt.time(0, 0),
                                                          tzinfo=dt.timezone.utc))
@@ -305,7 +330,7 @@ def test_reliability_shows_the_curves_and_the_trials_of_a_flaky_task(demo_wareho
 
 def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
-    at = run_page("agreement")
+    at = run_page("agreement", {"week": "all time"})  # the shifted judge's week among them
     assert not _problems(at)
     assert any("do people agree" in t for t in _chart_titles(at))  # the group the targets are about, first
     at.segmented_control(key="agreement.group").set_value("all").run()
