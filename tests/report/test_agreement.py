@@ -67,7 +67,7 @@ def test_in_the_drifting_judges_week_people_meet_the_helpfulness_target_that_all
 
 def test_the_shifted_weeks_section_gives_the_peoples_verdict_and_points_at_the_judge(shifted_week_html):
     section = section_html(shifted_week_html, agreement.ANCHOR)
-    for header in ("Alpha, people", "Status, people", "Alpha, all raters", "Alpha, judges"):
+    for header in ("Alpha, people", "Status, people", "Alpha, all raters (n items)", "Alpha, judges (n items)"):
         assert f"<th>{escape(header)}</th>" in section, header
     helpfulness = section[section.index("<td>helpfulness</td>"):]
     helpfulness = helpfulness[:helpfulness.index("</tr>")]
@@ -92,7 +92,8 @@ class _Reader:
 def _row(dimension: str, **values) -> dict:
     row = dict(dimension=dimension, dimension_group="quality", human_alpha=None, human_n_units=0, target=0.6,
                target_status="undefined", all_raters_alpha=None, judge_alpha=None, human_percent_agreement=None,
-               human_top_value_share=None, previous_human_alpha=None, n_items_flagged=0, n_items_compared=0)
+               human_top_value_share=None, previous_human_alpha=None, n_items_flagged=0, n_items_compared=0,
+               all_raters_n_units=0, judge_n_units=0, previous_human_n_units=0)
     return {**row, **values}
 
 
@@ -103,14 +104,16 @@ def _texts(part) -> list[str]:
 def test_a_dimension_without_a_peoples_alpha_says_why_and_keeps_the_other_alphas():
     rows = [
         _row("helpfulness", human_alpha=0.7, human_n_units=10, target_status="meets_target", all_raters_alpha=0.5,
-             judge_alpha=0.3),
-        _row("faithfulness", human_n_units=4, all_raters_alpha=0.2),  # people's ratings all in one category
+             all_raters_n_units=12, judge_alpha=0.3, judge_n_units=12),
+        _row("faithfulness", human_n_units=4, all_raters_alpha=0.2,  # people's ratings all in one category
+             all_raters_n_units=4),
         _row("hazard.hate"),  # only judges rated it
     ]
     part = agreement.build(Context(_Reader(rows, []), dt.date(2026, 11, 2)))
     texts = _texts(part)
     assert texts[0] == "People agree well enough on the only dimension with a people's alpha."
-    assert any("People meet the target on helpfulness (people 0.700, all raters 0.500)" in t for t in texts)
+    assert any("People meet the target on helpfulness (people 0.700 on 10 items, all raters 0.500 on 12 items)"
+               in t for t in texts)
     assert any(t.startswith("No people's alpha for 1 dimension") and "hazard.hate" in t for t in texts)
     assert any("undefined for 1 dimension" in t and "one category" in t and "faithfulness" in t for t in texts)
     table = next(b for b in part.section.blocks if isinstance(b, Table))
@@ -118,7 +121,7 @@ def test_a_dimension_without_a_peoples_alpha_says_why_and_keeps_the_other_alphas
     assert set(shown) == {"helpfulness", "faithfulness"}  # hazard.hate has no alpha of any group to show
     status = table.columns.index("Status, people")
     assert shown["faithfulness"][status].text == "no people's alpha"
-    assert shown["faithfulness"][table.columns.index("Alpha, all raters")].text == "0.200"
+    assert shown["faithfulness"][table.columns.index("Alpha, all raters (n items)")].text == "0.200 (4)"
     assert "people" in part.headline.text
 
 
@@ -141,3 +144,20 @@ def test_an_alpha_just_below_its_target_does_not_read_as_the_target(demo_warehou
         row = section[section.index(f"<td>{escape(dimension)}</td>"):]
         shown = row[:row.index("</tr>")].split('<td class="num tone-bad">')[1].split("<")[0]
         assert shown == f"{alpha:.3f}" and float(shown) < target, (dimension, shown)
+
+
+def test_every_alpha_shows_the_items_it_is_over_which_differ_between_groups_and_weeks():
+    """2026-W47's chat.consistency_across_turns: people's alpha on 31 items, all raters' and the judges' on 40, the
+    week before's on 30. Shown bare, the pooled alpha read as if on the people's 31 items, and a move from the week
+    before as if on the same number."""
+    rows = [_row("chat.consistency_across_turns", human_alpha=0.711, human_n_units=31, target_status="meets_target",
+                 all_raters_alpha=0.590, all_raters_n_units=40, judge_alpha=0.616, judge_n_units=40,
+                 previous_human_alpha=0.689, previous_human_n_units=30)]
+    part = agreement.build(Context(_Reader(rows, []), dt.date(2026, 11, 16)))
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    cells = dict(zip(table.columns, (c.text for c in table.rows[0])))
+    assert cells["n items, people"] == "31"
+    assert cells["Alpha, all raters (n items)"] == "0.590 (40)"
+    assert cells["Alpha, judges (n items)"] == "0.616 (40)"
+    assert cells["Alpha, people, 2026-W46 (n items)"] == "0.689 (30)"
+    assert any("(people 0.711 on 31 items, all raters 0.590 on 40 items)" in t for t in _texts(part))

@@ -40,10 +40,12 @@ CAPTION = (
     "on labels), over items first rated this week and rated by two or more people (n items), each person's latest "
     "rating of them counted, even one given in a later week. Targets: 0.6 on quality, 0.8 on safety. Beside it, for "
     "comparison only: all raters (people and LLM judges pooled; reviews of a judge's verdict left out) and the judges "
-    "among themselves. People's raw agreement beside the top value's share: high raw agreement with a low alpha is "
-    "what skewed data looks like. On a hazard, agreement is on the verdict the violation rates count (violating or "
-    "not); a verdict of unsure (the rater cannot judge) is no answer, left out of every agreement figure. Items "
-    "flagged: items people disagree on, of those two or more people rated."
+    "among themselves. Every alpha has its items in brackets: all raters also count items a judge rated beside one "
+    "person or none, so their n can exceed people's, and the week before has items of its own. People's raw "
+    "agreement beside the top value's share: high raw agreement with a low alpha is what skewed data looks like. On "
+    "a hazard, agreement is on the verdict the violation rates count (violating or not); a verdict of unsure (the "
+    "rater cannot judge) is no answer, left out of every agreement figure. Items flagged: items people disagree on, "
+    "of those two or more people rated."
 )
 
 
@@ -89,8 +91,11 @@ def _summary(defined: list[Row], below: list[Row]) -> str:
 
 
 def _pooled_note(rows: list[Row]) -> str:
-    names = fmt.join_words([f"{r['dimension']} (people {fmt.num(r['human_alpha'], ALPHA_DIGITS)}, all raters "
-                            f"{fmt.num(r['all_raters_alpha'], ALPHA_DIGITS)})" for r in rows])
+    # Each alpha with its items: all raters pool items only judges rated, so the two are on different items.
+    names = fmt.join_words([f"{r['dimension']} (people {fmt.num(r['human_alpha'], ALPHA_DIGITS)} on "
+                            f"{fmt.plural(r['human_n_units'], 'item')}, all raters "
+                            f"{fmt.num(r['all_raters_alpha'], ALPHA_DIGITS)} on "
+                            f"{fmt.plural(r['all_raters_n_units'], 'item')})" for r in rows])
     return (f"People meet the target on {names}, but all raters pooled fall below it: the LLM judges rate these "
             f"items differently from people, which is a judge to check (\"{judge_drift.TITLE}\", below), not a "
             "rubric to clarify.")
@@ -124,20 +129,26 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(fmt.num(row["target"], 1), numeric=True),
             Cell({"below_target": "below target", "meets_target": "meets target"}.get(status, "no people's alpha"),
                  tone),
-            Cell(fmt.num(row["all_raters_alpha"], ALPHA_DIGITS), numeric=True),
-            Cell(fmt.num(row["judge_alpha"], ALPHA_DIGITS), numeric=True),
+            Cell(_alpha(row["all_raters_alpha"], row["all_raters_n_units"]), numeric=True),
+            Cell(_alpha(row["judge_alpha"], row["judge_n_units"]), numeric=True),
             Cell(fmt.num(row["human_percent_agreement"]), numeric=True),
             Cell(fmt.num(row["human_top_value_share"]), numeric=True),
-            Cell(fmt.num(row["previous_human_alpha"], ALPHA_DIGITS), numeric=True),
+            Cell(_alpha(row["previous_human_alpha"], row["previous_human_n_units"]), numeric=True),
             Cell(f"{fmt.share(row['n_items_flagged'], row['n_items_compared'])}", numeric=True),
         ))
     return Table(
-        ("Dimension", "Group", "Alpha, people", "n items, people", "Target", "Status, people", "Alpha, all raters",
-         "Alpha, judges", "Raw agreement, people", "Top value share, people",
-         f"Alpha, people, {context.previous_label}", "Items flagged"),
+        ("Dimension", "Group", "Alpha, people", "n items, people", "Target", "Status, people",
+         "Alpha, all raters (n items)", "Alpha, judges (n items)", "Raw agreement, people", "Top value share, people",
+         f"Alpha, people, {context.previous_label} (n items)", "Items flagged"),
         tuple(body),
         caption=CAPTION,
     )
+
+
+def _alpha(alpha: float | None, n_items: int | None) -> str:
+    """'0.662 (40)': an alpha with the items it is over, which differ between rater groups (all raters count items
+    a judge rated beside one person) and weeks; a dash for an undefined alpha."""
+    return fmt.MISSING if alpha is None else f"{fmt.num(alpha, ALPHA_DIGITS)} ({fmt.count(n_items)})"
 
 
 def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
