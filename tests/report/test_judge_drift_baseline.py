@@ -1,7 +1,8 @@
 """The report's judge drift section says a judge's baseline weeks as they are, however many weeks the baseline takes
 (never a quiet week, never "too few items to test"), and the alert cutoff it states follows the vars the build used
 (marts.rpt_build_settings; tests/report/test_build_settings.py overrides them). The warehouse holds the
-hand-computed forms of tests/models/test_judge_drift.py."""
+hand-computed forms of tests/models/test_judge_drift.py. A week without alerts shows how near the tested pairs
+came to their cutoff (in-memory marts of a few rows)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 from evalhouse.build import run_dbt
 from evalhouse.build_settings import BuildSettings
 from evalhouse.dbt_vars import t_critical_at_z
+from evalhouse.report.document import Paragraph, Table
 from evalhouse.report.sections import Context, judge_drift
 from evalhouse.report.warehouse import Reader
 from tests.conftest import Warehouse, write_lines
@@ -83,3 +85,49 @@ def test_the_alert_cutoff_in_the_caption_follows_the_vars_the_build_used(driftin
 def test_the_cutoff_is_none_below_two_degrees_of_freedom_as_the_macro_is():
     assert t_critical_at_z(1, 4.0) is None and t_critical_at_z(1.5, 4.0) is None
     assert 6.99 < t_critical_at_z(9, 4.0) < 7.01 and 5.03 < t_critical_at_z(20, 4.0) < 5.04
+
+
+def _no_alert_week(pairs: list[tuple]) -> Reader:
+    """An in-memory warehouse whose 2026-W47 has no drift alert and these tested pairs: (judge, dimension, n items,
+    bias, change, z, cutoff); z None for a change with no spread."""
+    con = duckdb.connect()
+    con.execute("create schema marts")
+    con.execute("create table marts.rpt_weekly_drift_alerts (judge_id varchar, dimension varchar, week_start date, "
+                "drift_z double)")
+    con.execute("create table marts.fct_judge_drift (judge_id varchar, dimension varchar, week_start date, "
+                "is_baseline_week boolean, is_drift_alert boolean, no_test_reason varchar, n_items integer, "
+                "mean_bias double, bias_se double, baseline_bias double, baseline_se double, "
+                "baseline_n_items integer, bias_delta double, drift_z double, drift_critical_value double)")
+    for judge, dimension, n_items, bias, change, z, cutoff in pairs:
+        con.execute("insert into marts.fct_judge_drift values (?, ?, ?, false, false, null, ?, ?, 0.1, ?, 0.1, 20, "
+                    "?, ?, ?)", [judge, dimension, W47, n_items, bias, bias - change, change, z, cutoff])
+    return Reader(con)
+
+
+def test_a_week_without_alerts_shows_how_near_the_tested_pairs_came_to_their_cutoff():
+    """2026-W47 of the demo: "none moved beyond the t cutoff" was all the section said, the glance's line again. The
+    nearest pair is the one with the largest |z| against its own cutoff (which grows as items fall), not the largest
+    |z|: -2.0 against 4.0 is nearer than +2.4 against 7.0."""
+    pairs = [("a#1", "helpfulness", 60, 0.2, 0.1, 0.5, 4.15),
+             ("a#1", "plan_quality", 10, -0.3, -0.5, 2.4, 7.0),
+             ("b#1", "safety", 40, -0.2, -0.3, -2.0, 4.0),
+             ("b#1", "task_success", 12, 0.0, 0.0, None, None)]
+    part = judge_drift.build(Context(_no_alert_week(pairs), W47))
+    nearest = "The nearest to an alert: b#1 on safety, z = -2.00 against a cutoff of 4.00 (n = 40 items this week)."
+    assert nearest in part.headline.text and "4 judge-dimension pairs" in part.headline.text
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    assert [(r[0].text, r[1].text, r[7].text, r[8].text) for r in table.rows] == [
+        ("b#1", "safety", "-2.00", "4.00"), ("a#1", "plan_quality", "+2.40", "7.00"),
+        ("a#1", "helpfulness", "+0.50", "4.15")]
+    assert table.columns[7:] == ("z", "Cutoff |z|")
+
+
+def test_a_week_without_alerts_lists_the_nearest_ten_and_counts_the_rest():
+    pairs = [("j#1", f"d{i:02d}", 30, 0.1, 0.1, i / 10, 4.0) for i in range(12)]
+    pairs.append(("j#1", "exact", 30, 0.0, 0.0, None, None))
+    part = judge_drift.build(Context(_no_alert_week(pairs), W47))
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    assert len(table.rows) == judge_drift.MAX_NEAREST and table.rows[0][1].text == "d11"
+    rest = [b.text for b in part.section.blocks if isinstance(b, Paragraph) and b.text.startswith("And ")]
+    assert rest == ["And 3 more tested pairs: 2 further from their cutoff and 1 with no spread in either window (the "
+                    "change exact, no z)."]

@@ -60,6 +60,31 @@ where week_start = ?
     and mean_bias is not null
 """
 
+# In a week without alerts, the tested pairs with a z, the nearest to their own cutoff first: what "none moved beyond
+# the cutoff" rests on, and how far from it each pair stayed. A pair whose change is exact (no spread) has no z.
+_NEAREST_SQL = """
+select
+    judge_id,
+    dimension,
+    n_items,
+    mean_bias,
+    bias_se,
+    baseline_bias,
+    baseline_se,
+    baseline_n_items,
+    bias_delta,
+    drift_z,
+    drift_critical_value
+from marts.fct_judge_drift
+where week_start = ?
+    and not is_baseline_week
+    and is_drift_alert is not null
+    and drift_z is not null
+    and drift_critical_value is not null
+order by abs(drift_z) / drift_critical_value desc, judge_id, dimension
+"""
+MAX_NEAREST = 10
+
 # The alerting judge's weekly bias on the dimensions that alerted, up to the report's week (never after it).
 _SERIES_SQL = """
 select
@@ -94,12 +119,17 @@ def build(context: Context) -> Part:
                                                                          "first_testable_week": None}
     in_baseline = _baseline_sentence(baseline, settings)
     if not alerts:
+        extra: list = []
         if tested["n_cells"]:
+            nearest = context.reader.rows(_NEAREST_SQL, [context.week])
             text = (f"No judge drift alerts in {context.label}: "
                     f"{fmt.plural(tested['n_cells'], 'judge-dimension pair')} "
                     f"({fmt.plural(tested['n_judges'], 'judge')}) tested against their baselines; none moved beyond "
-                    f"the t cutoff ({_tail(settings)})." + "".join(f" {s}" for s in (untested, in_baseline) if s))
+                    f"the t cutoff ({_tail(settings)})." + (f" {_nearest_sentence(nearest[0])}" if nearest else "")
+                    + "".join(f" {s}" for s in (untested, in_baseline) if s))
             tone = "good"
+            if nearest:
+                extra = _nearest_blocks(nearest, tested["n_cells"], settings)
         elif untested:
             text = f"Judge drift not assessed in {context.label}: {untested}" + (f" {in_baseline}" if in_baseline
                                                                                  else "")
@@ -119,7 +149,7 @@ def build(context: Context) -> Part:
             text = (f"Judge drift not assessed in {context.label}: no ratings this week to test, i.e. no judge "
                     "rated responses that people rated too.")
             tone = "warn"
-        return Part(Section(ANCHOR, TITLE, (Paragraph(text, tone),)), Paragraph(text, tone))
+        return Part(Section(ANCHOR, TITLE, (Paragraph(text, tone), *extra)), Paragraph(text, tone))
 
     series = context.reader.rows(_SERIES_SQL, [context.week, context.week])
     judges = [(judge, list(rows)) for judge, rows in groupby(alerts, key=lambda r: r["judge_id"])]
@@ -140,6 +170,49 @@ def build(context: Context) -> Part:
                                       _judge_blocks(judge, rows, series, context)))
     headline = Paragraph("Judge drift: " + "; ".join(_judge_sentence(j, r) for j, r in judges), "bad")
     return Part(Section(ANCHOR, TITLE, tuple(blocks), tuple(subsections)), headline)
+
+
+def _nearest_sentence(row: Row) -> str:
+    """'The nearest to an alert: j on d, z = -2.06 against a cutoff of 4.24 (n = 39 items).': a week without alerts
+    says how far from one it stayed, not only that none was raised."""
+    return (f"The nearest to an alert: {row['judge_id']} on {row['dimension']}, z = {fmt.z_score(row['drift_z'])} "
+            f"against a cutoff of {fmt.num(row['drift_critical_value'])} (n = {fmt.plural(row['n_items'], 'item')} "
+            "this week).")
+
+
+def _nearest_blocks(rows: list[Row], n_tested: int, settings: BuildSettings) -> list:
+    """The tested pairs nearest to their cutoff, in a table, and how many more were tested."""
+    shown = rows[:MAX_NEAREST]
+    body = tuple((
+        Cell(row["judge_id"]),
+        Cell(row["dimension"]),
+        Cell(fmt.plus_minus(row["mean_bias"], row["bias_se"]), numeric=True),
+        Cell(fmt.count(row["n_items"]), numeric=True),
+        Cell(fmt.plus_minus(row["baseline_bias"], row["baseline_se"]), numeric=True),
+        Cell(fmt.count(row["baseline_n_items"]), numeric=True),
+        Cell(fmt.signed(row["bias_delta"]), numeric=True),
+        Cell(fmt.z_score(row["drift_z"]), numeric=True),
+        Cell(fmt.num(row["drift_critical_value"]), numeric=True),
+    ) for row in shown)
+    blocks: list = [Table(
+        ("Judge", "Dimension", "Bias this week ± SE", "n items", "Baseline bias ± SE", "n items (baseline)",
+         "Change", "z", "Cutoff |z|"),
+        body,
+        caption=(f"The tested judge-dimension pairs nearest to an alert first (|z| over its cutoff), up to "
+                 f"{MAX_NEAREST}. Bias: the judge's score minus the mean of the people who rated the same item "
+                 "independently, averaged over items. z = change / sqrt(SE^2 + SE_baseline^2); the cutoff is "
+                 f"Student's t with the normal tail of {settings.drift_alert_z:g} on the pair's degrees of freedom "
+                 f"({settings.drift_cutoff_text()})."))]
+    rest = n_tested - len(shown)
+    if rest:
+        exact = n_tested - len(rows)
+        blocks.append(Paragraph(
+            f"And {fmt.plural(rest, 'more tested pair')}: "
+            + fmt.join_words([part for part in (
+                f"{fmt.count(len(rows) - len(shown))} further from their cutoff" if len(rows) > len(shown) else "",
+                f"{fmt.count(exact)} with no spread in either window (the change exact, no z)" if exact else "",
+            ) if part]) + ".", "muted"))
+    return blocks
 
 
 def _tail(settings: BuildSettings) -> str:
