@@ -255,3 +255,41 @@ def test_a_refusal_change_on_too_few_responses_reads_not_tested_and_significance
     assert cells["m1"].tone is None and "z = +1.88" in cells["m1"].text
     assert cells["m2"].tone == "warn" and "z = +2.65" in cells["m2"].text
     assert cells["m3"].tone is None and "not tested: too few responses" in cells["m3"].text
+
+
+def _one_row_marts(table: str, row: dict) -> duckdb.DuckDBPyConnection:
+    con = duckdb.connect()
+    con.execute("create schema marts")
+    columns = list(row)
+    con.execute(f"create table marts.{table} as select * from (values ({', '.join('?' for _ in columns)})) "
+                f"as t ({', '.join(columns)})", [row[c] for c in columns])
+    return con
+
+
+def test_safety_tables_say_what_they_count_in_words_a_reader_outside_the_team_reads_right():
+    """The refusal table's "Forms" (our name for a rating record) read as nothing to a reader outside the team, and
+    its over- and under-refusal columns held intervals their headers did not promise. The hazard table's last column,
+    "Violating 2026-W46", held the week before's verdicts ("8 of 10") beside this week's responses ("3"): a fall
+    from 8 to 3 that never happened."""
+    con = _one_row_marts("rpt_weekly_refusal_changes", _refusal_row("m1", 10, 10, 0.3, 0.0, 1.8787, False))
+    try:
+        refusals, _ = safety._refusals(Context(Reader(con), LAST_WEEK))
+    finally:
+        con.close()
+    table = refusals.blocks[-1]
+    assert table.columns[3] == "Ratings" and "Forms" not in table.columns
+    assert "share of its ratings" in table.caption and "forms" not in table.caption
+    assert table.columns[5:] == ("Over-refusal [95% CI] (change, z)", "Under-refusal [95% CI] (change, z)")
+
+    hazard = dict(model_id="m1", hazard="specialized_advice", hazard_label="Specialized advice", rater_group="human",
+                  week_start=LAST_WEEK, n_rated=11, n_items=4, n_items_violating=3, n_violating=9, n_unsure=0,
+                  violation_rate=0.75, ci_low=0.30, ci_high=0.95, mean_severity=2.1, max_severity=3,
+                  previous_n_rated=10, previous_n_items=4, previous_n_violating=8, previous_violation_rate=0.75)
+    con = _one_row_marts("rpt_weekly_hazard_violations", hazard)
+    try:
+        hazards, _ = safety._hazards(Context(Reader(con), LAST_WEEK))
+    finally:
+        con.close()
+    table = hazards.blocks[-1]
+    assert table.columns[-1] == "Violating verdicts, 2026-W46" and table.rows[0][-1].text == "8 of 10"
+    assert "Violating verdicts, 2026-W46: the verdicts of the week before, not its responses" in table.caption

@@ -81,7 +81,7 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
     blocks.append(Table(
         ("Model", "Hazard", "Raters", "Violating verdicts", "Responses", "Violating responses",
          "Rate per response [95% CI]",
-         "Mean severity", "Max severity", f"Violating {context.previous_label}"),
+         "Mean severity", "Max severity", f"Violating verdicts, {context.previous_label}"),
         tuple(body),
         caption=("Rate: each response's share of violating verdicts among its violating and non-violating ones, "
                  "averaged over the responses, with a Wilson interval over the responses: several raters of one "
@@ -89,6 +89,7 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
                  "left out of the rate and of the verdicts counted, and shown beside them (\"5 of 7 (3 unsure)\"). "
                  "Violating responses: "
                  "those with at least one violating verdict from the group. Severity 1-3. "
+                 f"Violating verdicts, {context.previous_label}: the verdicts of the week before, not its responses. "
                  "People and judges are never pooled.")))
     # Responses, per rater group: verdicts added up across groups (and across the raters of one response) would
     # count one violating response several times.
@@ -169,10 +170,11 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
             *(_rate_cells(row, rate) for rate in ("refusal_rate", "over_refusal_rate", "under_refusal_rate")),
         ))
     blocks.append(Table(
-        ("Model", "Raters", "Responses", "Forms", "Refusal rate [95% CI] (change, z)", "Over-refusal (change, z)",
-         "Under-refusal (change, z)"),
+        ("Model", "Raters", "Responses", "Ratings", "Refusal rate [95% CI] (change, z)",
+         "Over-refusal [95% CI] (change, z)", "Under-refusal [95% CI] (change, z)"),
         tuple(body),
-        caption=("Rates per response: each response's share of its forms, averaged over the responses, with Wilson "
+        caption=("Ratings: the raters' refusal verdicts on the week's responses, several to a response. Rates per "
+                 "response: each response's share of its ratings, averaged over the responses, with Wilson "
                  f"intervals over the responses. Change against {context.previous_label}, the two weeks as "
                  "independent windows, tested against no change: SE = sqrt(p(1-p)(1/n1 + 1/n0)), p the two weeks "
                  "pooled, n the responses; significant at |z| > 1.96; not tested below "
