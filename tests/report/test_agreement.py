@@ -161,3 +161,22 @@ def test_every_alpha_shows_the_items_it_is_over_which_differ_between_groups_and_
     assert cells["Alpha, judges (n items)"] == "0.616 (40)"
     assert cells["Alpha, people, 2026-W46 (n items)"] == "0.689 (30)"
     assert any("(people 0.711 on 31 items, all raters 0.590 on 40 items)" in t for t in _texts(part))
+
+
+def _flagged(task: str, n_items_flagged: int, n_flags: int, lowest: float) -> dict:
+    return dict(task_id=task, prompt=f"prompt of {task}", n_items_compared=4, n_items_flagged=n_items_flagged,
+                n_flags=n_flags, n_dimensions_flagged=n_flags, dimensions_flagged="a, b", min_item_agreement=lowest,
+                example_response=None)
+
+
+def test_the_flagged_tasks_show_the_flags_they_are_ordered_by():
+    """2026-W47: rag-kb-0003 (3 of 4 items flagged, 6 flags) sat above support-0002 (4 of 4, 4 flags): ordered by
+    flags, which the table did not show, it read as out of order."""
+    rows = [_row("helpfulness", human_alpha=0.7, human_n_units=10, target_status="meets_target")]
+    flagged = [_flagged("rag-kb-0003", 3, 6, -1.10), _flagged("support-0002", 4, 4, -1.78)]
+    part = agreement.build(Context(_Reader(rows, flagged), dt.date(2026, 11, 16)))
+    table = next(b for b in part.section.subsections[0].blocks if isinstance(b, Table))
+    flags = table.columns.index("Flags")
+    assert [(r[0].text, r[2].text, r[flags].text) for r in table.rows] == [
+        ("rag-kb-0003", "3 of 4", "6"), ("support-0002", "4 of 4", "4")]
+    assert table.caption.startswith("Flags: the task's items below 0.4, counted once per dimension")

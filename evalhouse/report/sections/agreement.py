@@ -161,19 +161,22 @@ def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
         f"{fmt.plural(sum(r['n_items_flagged'] for r in flagged), 'item')} first rated in {context.label} have an "
         f"item agreement among people below 0.4 on at least one dimension, in {fmt.plural(len(flagged), 'task')}: "
         "the people who rated them read the rubric differently. The LLM judges' ratings are left out here (a judge "
-        "that disagrees with people is judge drift). Tasks with the most flags first.")]
+        "that disagrees with people is judge drift). Tasks with the most flags (an item flagged on three dimensions "
+        "is three) first.")]
     body = []
     for row in shown:
         body.append((
             Cell(row["task_id"]),
             Cell(fmt.excerpt(row["prompt"], 160) if row["prompt"] else fmt.MISSING, record=row["prompt"] is not None),
             Cell(fmt.share(row["n_items_flagged"], row["n_items_compared"]), numeric=True),
+            Cell(fmt.count(row["n_flags"]), numeric=True),
             Cell(row["dimensions_flagged"]),
             Cell(fmt.num(row["min_item_agreement"]), "warn", numeric=True),
         ))
-    blocks.append(Table(("Task", "Prompt", "Items flagged", "Dimensions flagged", "Lowest item agreement"),
+    blocks.append(Table(("Task", "Prompt", "Items flagged", "Flags", "Dimensions flagged", "Lowest item agreement"),
                         tuple(body),
-                        caption="Item agreement among people: 1 - the item's disagreement / the dimension's expected "
+                        caption="Flags: the task's items below 0.4, counted once per dimension, the table's order. "
+                                "Item agreement among people: 1 - the item's disagreement / the dimension's expected "
                                 "disagreement over all its ratings, every week's (1 perfect, 0 chance level). "
                                 "Weighted by their ratings, items average to the dimension's all-time alpha, not "
                                 "to a week's, whose expected disagreement is the week's own."))
