@@ -3,7 +3,8 @@ that n. Built from the real Every Eval Ever files of tests/fixtures/every_eval_e
 set: see PROVENANCE.md there): ai2_arc reports a score over sample_ids [1, 2, 3] of a dataset of samples_number 2376,
 GAIA one over 2 sample ids of 165. Variants of them made here take out the published interval, so that the interval
 is the warehouse's own, from the reported standard error and n; three more report values the schema accepts and no
-result can have (a negative standard error or count, an interval that leaves out its score), which are set aside."""
+result can have (a negative standard error or count, an interval that leaves out its score), which are set aside; three
+publish an interval with its confidence_level (0.9, with and without a standard error, and 0.95)."""
 
 from __future__ import annotations
 
