@@ -106,13 +106,14 @@ else:
         """,
         [evaluation, metric, chosen_models, week],
     )
-    # A task with no scored trial in the week's runs has no row here: no "no verdict" bar for a week.
+    # A task with one scored trial in the week's runs has no verdict (stability NULL: one trial shows no
+    # stability), as the evals that attempt each task once a week have on every task; one with none has no row.
     stability = db.query(
         """
-        select model_id, stability, count(*) as n_tasks
+        select model_id, coalesce(stability, 'no verdict') as stability, count(*) as n_tasks
         from marts.fct_task_stability_weekly
         where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and week_start = ?
-        group by model_id, stability
+        group by model_id, coalesce(stability, 'no verdict')
         """,
         [evaluation, metric, chosen_models, week],
     )
@@ -220,10 +221,8 @@ if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {per
         x=alt.X("start:Q", title="share of the model's tasks", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%")),
         x2="end:Q",
-        # A week has no "no verdict" (a task without a scored trial in its runs has no row): its legend leaves it out.
         color=alt.Color("stability:N", title=None, sort=order, legend=alt.Legend(orient="bottom"),
-                        scale=alt.Scale(domain=order if week is None else order[:3],
-                                        range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
+                        scale=alt.Scale(domain=order, range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
         tooltip=["model_id", "stability", alt.Tooltip("shown:N", title="tasks")],
     )
     # A count is written where its segment is wide enough to hold it; the tooltip has every one.
@@ -234,8 +233,8 @@ if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {per
     c.show_chart((segments + counts).properties(height={"step": 28}, title=c.title(
         f"How many tasks does each model always pass, sometimes pass, or never pass, {period}?",
         "Each bar is one model's tasks (how many beside its name), split by verdict, with the number of tasks in each "
-        "part. stable_pass: every trial succeeded; flaky: some did; stable_fail: none did"
-        + ("; no verdict: no trial was scored." if week is None else ".")
+        "part. stable_pass: every trial succeeded; flaky: some did; stable_fail: none did; no verdict: fewer than two "
+        "trials were scored (one trial cannot show whether a task always passes)."
         + (f" Trials of the runs that started in {c.iso_week(week)} only." if week else " Every run's trials."))))
 
 # -- the flaky tasks, with their trials ------------------------------------------------------------------------------

@@ -123,6 +123,21 @@ def test_the_stability_counts_of_a_week_are_that_weeks_runs_and_say_so(demo_ware
     assert len(flaky) == expected.get("flaky", 0)
 
 
+def test_a_weeks_single_trial_tasks_show_as_no_verdict_not_as_stable(demo_warehouse, app_env):
+    """The suite's evals attempt each task once a week: one trial cannot show whether a task always passes, so the
+    week's bars are "no verdict", where they read stable_pass and stable_fail and no task could ever be flaky."""
+    app_env(demo_warehouse.path)
+    evaluation = "acme_groundedness_suite/groundedness"
+    n_tasks = demo_warehouse.scalar(
+        "select count(*) from marts.fct_task_stability_weekly where model_id = ? and evaluation_name = ? "
+        "and week_start = ?", [REGRESSING_MODEL, evaluation, LAST_WEEK])
+    at = run_page("reliability", {"evaluation": evaluation, "model": REGRESSING_MODEL, "week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    spec, data = _stability_chart(at)
+    assert n_tasks > 0 and dict(zip(data["stability"], data["n_tasks"])) == {"no verdict": n_tasks}
+    assert "no verdict: fewer than two trials were scored" in " ".join(spec["title"].get("subtitle", []))
+
+
 # -- 6: the stability chart's axis is a share, and the counts are shown ----------------------------------------------
 
 def test_the_stability_chart_labels_its_share_axis_and_shows_the_number_of_tasks(demo_warehouse, app_env):

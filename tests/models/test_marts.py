@@ -366,6 +366,21 @@ def test_k_stops_at_the_most_attempts_one_run_made(demo_warehouse):
     assert dict(rows)["mmlu_physics"] == [1, 2]
 
 
+def test_a_task_with_one_scored_trial_has_no_stability_verdict(demo_warehouse):
+    """stable_pass and stable_fail say a task passes, or fails, every time: one trial cannot show that. The demo's
+    suite, triage and CogniBench evals attempt each task once a week, and every one of their weekly rows read
+    stable_pass or stable_fail: a week's share of flaky tasks counted them as stable. Two trials or more keep the
+    verdict of their counts."""
+    for mart in ("fct_task_stability", "fct_task_stability_weekly"):
+        verdicts = demo_warehouse.frame(f"select n_trials, n_correct, stability from marts.{mart}")
+        one = verdicts[verdicts.n_trials == 1]
+        assert len(one) > 0 and one.stability.isna().all(), mart
+        several = verdicts[verdicts.n_trials >= 2]
+        expected = ["stable_pass" if c == n else "stable_fail" if c == 0 else "flaky"
+                    for n, c in zip(several.n_trials, several.n_correct)]
+        assert len(several) > 0 and several.stability.tolist() == expected, mart
+
+
 def test_all_time_pass_at_k_is_the_mean_of_the_weekly_runs(demo_warehouse):
     """Each demo week is one run of the same tasks: the all-time pass@8 on tau_retail is the mean of the weeks'
     (gpt-4.1-mini: 0.85 to 0.95 a week, 0.8875 all-time), not the pooled 0.88 of k attempts drawn across weeks."""

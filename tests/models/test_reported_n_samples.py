@@ -3,7 +3,8 @@ that n. Built from the real Every Eval Ever files of tests/fixtures/every_eval_e
 set: see PROVENANCE.md there): ai2_arc reports a score over sample_ids [1, 2, 3] of a dataset of samples_number 2376,
 GAIA one over 2 sample ids of 165. Variants of them made here take out the published interval, so that the interval
 is the warehouse's own, from the reported standard error and n; three more report values the schema accepts and no
-result can have (a negative standard error or count, an interval that leaves out its score), which are set aside."""
+result can have (a negative standard error or count, an interval that leaves out its score), which are set aside; three
+publish an interval with its confidence_level (0.9, with and without a standard error, and 0.95)."""
 
 from __future__ import annotations
 
@@ -84,6 +85,22 @@ def _arc_with_an_interval_the_wrong_way_round(result: dict) -> None:
     result["score_details"]["confidence_interval"] = {"lower": 0.9, "upper": 0.1}
 
 
+def _arc_with_a_90_percent_interval_and_a_standard_error(result: dict) -> None:
+    result["score_details"]["uncertainty"] = {
+        "standard_error": {"value": 1 / 3},
+        "confidence_interval": {"lower": 0.1, "upper": 0.7, "confidence_level": 0.9}}
+
+
+def _arc_with_a_90_percent_interval_only(result: dict) -> None:
+    result["score_details"]["uncertainty"] = {
+        "confidence_interval": {"lower": 0.1, "upper": 0.7, "confidence_level": 0.9}}
+
+
+def _arc_with_a_95_percent_interval(result: dict) -> None:
+    result["score_details"]["uncertainty"] = {
+        "confidence_interval": {"lower": 0.05, "upper": 0.8, "confidence_level": 0.95}}
+
+
 VARIANTS = {
     "with_se": (ARC, _arc_with_standard_error),
     "with_se_0": (GAIA, _gaia_with_standard_error_0),
@@ -92,6 +109,9 @@ VARIANTS = {
     "negative": (ARC, _arc_with_negative_counts_and_standard_error),
     "outside": (ARC, _arc_with_an_interval_leaving_out_its_score),
     "reversed": (ARC, _arc_with_an_interval_the_wrong_way_round),
+    "level_90_se": (ARC, _arc_with_a_90_percent_interval_and_a_standard_error),
+    "level_90": (ARC, _arc_with_a_90_percent_interval_only),
+    "level_95": (ARC, _arc_with_a_95_percent_interval),
 }
 UNUSABLE = {"negative": "standard_error n_samples dataset_n_samples", "outside": "confidence_interval",
             "reversed": "confidence_interval"}
@@ -138,6 +158,28 @@ def test_a_published_interval_stays_as_published(warehouse):
     reported = _results(warehouse, "ai2_arc/%/1761001924.0")["reported"]
     assert reported["interval_method"] == "reported"
     assert (reported["ci_low"], reported["ci_high"]) == (0.0, pytest.approx(0.9866666666666668, abs=TOLERANCE))
+
+
+def test_a_published_interval_at_another_level_is_never_shown_as_the_95_percent_one(warehouse):
+    """ci_low and ci_high are a 95% interval on every row, so that results compare. A result publishing a 90%
+    interval (uncertainty.confidence_interval.confidence_level 0.9) read as if it were one, narrower than the 95% one
+    its standard error gives: with the standard error the interval is built from it, Wilson's on 3 as the computed
+    row's; without one the result has no interval. A stated 0.95 is shown as published. The intermediate model keeps
+    the published ends and their level."""
+    with_se = _results(warehouse, "ai2_arc/%/level_90_se")["reported"]
+    assert with_se["interval_method"] == "wilson_from_reported_se"
+    assert (with_se["ci_low"], with_se["ci_high"]) == pytest.approx(_wilson(1, 3), abs=TOLERANCE)
+    alone = _results(warehouse, "ai2_arc/%/level_90")["reported"]
+    assert alone["score"] == pytest.approx(1 / 3)
+    assert _is_null(alone["interval_method"]) and _is_null(alone["ci_low"]) and _is_null(alone["ci_high"])
+    stated_95 = _results(warehouse, "ai2_arc/%/level_95")["reported"]
+    assert stated_95["interval_method"] == "reported"
+    assert (stated_95["ci_low"], stated_95["ci_high"]) == pytest.approx((0.05, 0.8), abs=TOLERANCE)
+    kept = warehouse.rows("select run_id, ci_low, ci_high, ci_level from intermediate.int_benchmark_results_unnested "
+                          "where run_id like 'ai2_arc/%/level_%' order by run_id")
+    assert [row[1:] for row in kept] == [(0.1, 0.7, 0.9), (0.1, 0.7, 0.9), (0.05, 0.8, 0.95)]
+    assert warehouse.scalar("select ci_level from intermediate.int_benchmark_results_unnested "
+                            "where run_id like 'ai2_arc/%/1761001924.0'") is None
 
 
 def test_an_interval_from_a_reported_standard_error_is_built_on_the_samples_scored(warehouse):

@@ -158,6 +158,19 @@ def test_acme_components_carry_units_thresholds_and_intervals(spec_warehouse):
     assert latency["raw_value"] == 3125.0 and latency["normalized_value"] == pytest.approx(0.8)
 
 
+def test_a_gate_without_an_interval_is_neither_within_noise_nor_clear_of_it(spec_warehouse):
+    """A latency percentile has no interval, so whether its threshold lies within noise is undefined: NULL, as the
+    column's description says, never false, which reads as a verdict established by the samples (it read false for
+    every latency gate, since a latency budget's normalized threshold, 1, is an end of the scale)."""
+    gates = spec_warehouse.frame(
+        "select model_id, component_id, meets_threshold, is_within_noise from marts.fct_spec_scores "
+        "where ci_low is null and meets_threshold is not null union all "
+        "select model_id, component_id, meets_threshold, is_within_noise from marts.fct_spec_scores_weekly "
+        "where ci_low is null and meets_threshold is not null")
+    assert {"latency"} <= set(gates.component_id) and gates.meets_threshold.eq(False).any()
+    assert gates.is_within_noise.isna().all(), gates
+
+
 # The judges' 1-5 groundedness scores of the fixture's ten requests per agent, and the interval of each normalised
 # mean by hand: p = (mean - 1) / 4, its SE sqrt(var_samp / 10) / 4, Wilson's interval on the effective sample size
 # n_eff = p (1 - p) / SE^2 * 10 / 9 (agent-c: 8 fives and 2 fours, p = 0.95, SE = 0.0333, n_eff = 47.5). The old

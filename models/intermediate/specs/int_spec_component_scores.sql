@@ -198,8 +198,10 @@ final as (
         -- Only beside a verdict: an out-of-scale value has none to be near. The tolerance is the threshold's own.
         -- A gate at an end of the scale (a rate of at least 1: no sample may fail) is a rule the samples keep or
         -- break, not an estimate: every interval of a perfect record reaches 1, so it would always read as noise.
+        -- Without an interval (a latency percentile) nearness is undefined: NULL, never a false "clear of it" (a
+        -- latency budget's normalized threshold is 1, an end of the scale, which alone read false).
         case
-            when meets_threshold is not null
+            when meets_threshold is not null and ci_low is not null and ci_high is not null
                 then normalized_threshold between ci_low - 1e-9 and ci_high + 1e-9
                     and normalized_threshold > 1e-9 and normalized_threshold < 1 - 1e-9
         end as is_within_noise,

@@ -20,6 +20,9 @@
 -- converter writes when it read no samples, is no count), else NULL. Never source_data.samples_number: that is
 -- "the number of samples in the dataset" (ai2_arc's 2376 for a score over 3), kept as dataset_n_samples, as are an
 -- Inspect log's eval.dataset.samples and an lm-eval task's n-samples original.
+-- ci_level is the confidence level the published interval states (confidence_interval.confidence_level: 0.9 for a
+-- 90% interval), NULL when it states none: fct_benchmark_results shows the published interval as its 95% one only
+-- when it says 0.95 or nothing.
 {%- set run_keys = ['source_path', 'file_sha256', 'evaluation_id', 'model_id'] %}
 with
 
@@ -89,6 +92,10 @@ typed as (
             {{ json_text('result_element', '$.score_details.uncertainty.confidence_interval.upper') }},
             {{ json_text('result_element', '$.score_details.confidence_interval.upper') }}
         ) as double) as ci_high,
+        cast(coalesce(
+            {{ json_text('result_element', '$.score_details.uncertainty.confidence_interval.confidence_level') }},
+            {{ json_text('result_element', '$.score_details.confidence_interval.confidence_level') }}
+        ) as double) as ci_level,
         nullif(
             cast({{ json_text('result_element', '$.score_details.uncertainty.num_samples') }} as bigint), 0
         ) as stated_n_samples,
@@ -180,6 +187,7 @@ aggregate_results as (
         typed.standard_error,
         typed.ci_low,
         typed.ci_high,
+        typed.ci_level,
         coalesce(listed_samples.n_listed_samples, typed.stated_n_samples) as n_samples,
         typed.dataset_n_samples,
         typed.evaluated_at,
@@ -249,6 +257,7 @@ harness_final as (
         standard_error,
         cast(null as double) as ci_low,
         cast(null as double) as ci_high,
+        cast(null as double) as ci_level,
         n_samples,
         dataset_n_samples,
         evaluated_at,
@@ -288,6 +297,7 @@ final as (
         case when standard_error >= 0 then standard_error end as standard_error,
         case when {{ interval_usable }} then ci_low end as ci_low,
         case when {{ interval_usable }} then ci_high end as ci_high,
+        case when {{ interval_usable }} then ci_level end as ci_level,
         case when n_samples >= 0 then n_samples end as n_samples,
         case when dataset_n_samples >= 0 then dataset_n_samples end as dataset_n_samples,
         evaluated_at,

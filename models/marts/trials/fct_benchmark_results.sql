@@ -20,7 +20,10 @@
 --                    wilson_low_from_se): consistent with standard_error, unlike a Wilson interval on n_samples,
 --                    which ignores that a sample's averaged trials vary less than one trial does
 --   otherwise        score +- 1.96 standard_error, cut at the bound it has
---   published        the aggregate's own interval, cut at the bounds
+--   published        the aggregate's own interval, cut at the bounds, when it is a 95% one: its record states
+--                    confidence_level 0.95, or no level. An interval at another level (0.9, 0.99) is no 95% interval
+--                    and is not shown as one: the result's interval is built from its standard error as above, or
+--                    there is none (int_benchmark_results_unnested keeps the published ends and their ci_level)
 -- Bounds: accuracy is a rate, [0, 1]; a reported metric's are its metric_config's, else the seed
 -- metric_vocabulary's; a computed mean_score's are its trial metric's: the vocabulary's, else the scale of the spec
 -- component (rubric, suite metric) its trials score, else the run's reported result's on it, else [0, 1] when every
@@ -52,6 +55,7 @@ reported_results as (
         standard_error,
         ci_low as published_ci_low,
         ci_high as published_ci_high,
+        ci_level as published_ci_level,
         min_score,
         max_score,
         n_samples,
@@ -194,6 +198,7 @@ computed_results as (
         computed_accuracy.standard_error,
         cast(null as double) as published_ci_low,
         cast(null as double) as published_ci_high,
+        cast(null as double) as published_ci_level,
         cast(0 as double) as min_score,
         cast(1 as double) as max_score,
         computed_accuracy.n_samples,
@@ -216,6 +221,7 @@ computed_results as (
         computed_mean_score.standard_error,
         cast(null as double) as published_ci_low,
         cast(null as double) as published_ci_high,
+        cast(null as double) as published_ci_level,
         coalesce(
             vocabulary.min_score,
             spec_bounds.min_score,
@@ -262,6 +268,7 @@ bounded as (
         standard_error,
         published_ci_low,
         published_ci_high,
+        published_ci_level,
         case when coalesce(min_score < max_score, true) then min_score end as min_score,
         case when coalesce(min_score < max_score, true) then max_score end as max_score,
         n_samples,
@@ -280,7 +287,8 @@ classified as (
                 or not coalesce(score >= min_score, true)
                 or not coalesce(score <= max_score, true)
                 then 'none'
-            when published_ci_low is not null and published_ci_high is not null then 'published'
+            when published_ci_low is not null and published_ci_high is not null
+                and coalesce(abs(published_ci_level - 0.95) < 1e-9, true) then 'published'
             when min_score is not null and max_score is not null
                 and (standard_error is not null or result_origin = 'computed') then 'wilson'
             when standard_error is not null then 'normal'

@@ -1,6 +1,8 @@
 -- One row per model, eval, metric and sample (task): how many scored trials it had, how many succeeded, and whether
 -- it always passes, always fails, or is flaky. Trials with no verdict (is_correct NULL) are not counted. A metric's
--- own trials only: the verdicts of one response on three rubrics are not three attempts.
+-- own trials only: the verdicts of one response on three rubrics are not three attempts. One scored trial shows
+-- neither stability nor flakiness (it cannot have passed some times and failed others): stability is NULL then, as
+-- with none, never a stable_pass or stable_fail that a count of stable tasks would take for a repeated result.
 with
 
 trials as (
@@ -35,7 +37,7 @@ final as (
         n_runs,
         {{ safe_divide('n_correct', 'n_trials') }} as pass_rate,
         case
-            when n_trials = 0 then null
+            when n_trials < 2 then null
             when n_correct = n_trials then 'stable_pass'
             when n_correct = 0 then 'stable_fail'
             else 'flaky'

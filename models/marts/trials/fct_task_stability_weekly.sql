@@ -1,7 +1,8 @@
 -- One row per model, eval, metric, week and sample (task): fct_task_stability for the runs that started that week, so
 -- the Reliability page's stable/flaky counts for a week read the same runs as its pass@k curves for that week
 -- (fct_pass_at_k_weekly): a run counts once, whole, in the week of its first trial (macros/trials/weekly_run_tasks.sql).
--- A task with no scored trial in the week's runs has no row (fct_task_stability's stability NULL, "no verdict").
+-- A task with no scored trial in the week's runs has no row (fct_task_stability's stability NULL, "no verdict");
+-- one with a single scored trial has stability NULL, as in fct_task_stability: one trial shows no stability.
 with
 
 trials as (
@@ -40,6 +41,7 @@ final as (
         n_runs,
         {{ safe_divide('n_correct', 'n_trials') }} as pass_rate,
         case
+            when n_trials < 2 then null
             when n_correct = n_trials then 'stable_pass'
             when n_correct = 0 then 'stable_fail'
             else 'flaky'
