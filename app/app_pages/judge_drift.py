@@ -54,8 +54,9 @@ week_label = c.week_label(week) if week else None
 series = db.query(
     """
     select dimension, dimension_group, scale, week_start, week_number, is_baseline_week, n_pairs, n_humans, n_items,
-           exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias, bias_se, baseline_bias, baseline_se,
-           bias_delta, bias_delta_se, drift_z, drift_critical_value, is_drift_alert, no_test_reason, judge_model
+           exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias, bias_se, bias_ci_low, bias_ci_high,
+           baseline_bias, baseline_se, bias_delta, bias_delta_se, drift_z, drift_critical_value, is_drift_alert,
+           no_test_reason, judge_model
     from marts.fct_judge_drift
     where judge_id = ?
     order by dimension, week_start
@@ -154,16 +155,17 @@ if biased.empty:
     st.info("No weekly bias for these dimensions: their ratings are labels without a numeric score (hazard "
             "verdicts, refusal labels), so only agreement is measured below.", icon=":material/info:")
 else:
-    biased["low"] = biased["mean_bias"] - 1.96 * biased["bias_se"].fillna(0)
-    biased["high"] = biased["mean_bias"] + 1.96 * biased["bias_se"].fillna(0)
+    # A week of one item has no interval: its bar is the point alone.
+    biased["low"] = biased["bias_ci_low"].fillna(biased["mean_bias"])
+    biased["high"] = biased["bias_ci_high"].fillna(biased["mean_bias"])
     biased["band_low"] = biased["baseline_bias"] - biased["drift_critical_value"] * biased["bias_delta_se"]
     biased["band_high"] = biased["baseline_bias"] + biased["drift_critical_value"] * biased["bias_delta_se"]
     biased["state"] = [
         "baseline week" if b else "alert" if a else "too few items to test" if u else "within the band"
         for b, a, u in zip(biased["is_baseline_week"], biased["alerted"], biased["untested"])
     ]
-    biased["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(biased["mean_bias"], biased["low"],
-                                                                       biased["high"])]
+    biased["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(biased["mean_bias"], biased["bias_ci_low"],
+                                                                       biased["bias_ci_high"])]
     biased["z"] = ["n/a: part of the baseline" if b else f"n/a: {r}" if isinstance(r, str)
                    else EXACT_CHANGE if c.is_na(z) else c.num(z, 1)
                    for b, z, r in zip(biased["is_baseline_week"], biased["drift_z"], biased["no_test_reason"])]
@@ -188,9 +190,10 @@ else:
         columns=3,
     ).properties(title=c.title(
         f"Is {judge} drifting away from people?",
-        f"Weekly bias with its 95% interval. The shaded band is how far the bias may move from the baseline before "
-        f"it alerts (the t cutoff in standard errors of the change), from the week after the baseline; a red point "
-        f"is an alert, an orange one a week with too few items to test (no band).{marked}"))
+        f"Weekly bias with its 95% interval (Student's t on the week's items). The shaded band is how far the bias "
+        f"may move from the baseline before it alerts (the t cutoff in standard errors of the change), from the week "
+        f"after the baseline; a red point is an alert, an orange one a week with too few items to test (no band)."
+        f"{marked}"))
     c.show_chart(chart)
 
 # -- agreement over time ---------------------------------------------------------------------------------------------
@@ -225,9 +228,10 @@ up_to = f" up to {week_label}" if week else ""
 st.subheader(f"Drift alerts of {judge}{up_to}")
 alerts = db.query(
     """
-    select judge_id, dimension, week_start, mean_bias, bias_se, baseline_bias, bias_delta, bias_delta_se, drift_z,
-           n_items, n_humans, exact_agreement, kappa_quadratic, example_task_id, example_model_id, example_judge_score,
-           example_human_score, example_n_humans, example_judge_version, example_prompt, example_response
+    select judge_id, dimension, week_start, mean_bias, bias_ci_low, bias_ci_high, baseline_bias, bias_delta,
+           bias_delta_se, drift_z, drift_critical_value, n_items, n_humans, exact_agreement, kappa_quadratic,
+           example_task_id, example_model_id, example_judge_score, example_human_score, example_n_humans,
+           example_judge_version, example_prompt, example_response
     from marts.rpt_weekly_drift_alerts
     where judge_id = ? and (cast(? as date) is null or week_start <= ?)
     order by week_start desc, abs(drift_z) desc
@@ -241,11 +245,13 @@ if not c.empty_state(alerts, f"drift alerts of {judge}{up_to}",
     st.dataframe(
         pd.DataFrame({
             "week": a["week_start"].map(lambda d: c.iso_week(c.to_date(d))), "dimension": a["dimension"],
-            "bias [95% interval]": [c.with_interval(v, v - 1.96 * se, v + 1.96 * se) for v, se in
-                                    zip(a["mean_bias"], a["bias_se"])],
+            "bias [95% interval]": [c.with_interval(v, lo, hi) for v, lo, hi in
+                                    zip(a["mean_bias"], a["bias_ci_low"], a["bias_ci_high"])],
             "baseline bias": [c.num(v) for v in a["baseline_bias"]],
-            "change": [f"{c.signed(d)} ± {c.num(1.96 * se)}" for d, se in zip(a["bias_delta"], a["bias_delta_se"])],
-            "z": c.cells(a["drift_z"], EXACT_CHANGE, lambda z: c.num(z, 1)), "n items": a["n_items"],
+            "change (SE)": [f"{c.signed(d)} ({c.num(se)})" for d, se in zip(a["bias_delta"], a["bias_delta_se"])],
+            "z": c.cells(a["drift_z"], EXACT_CHANGE, lambda z: c.num(z, 1)),
+            "alerts beyond |z|": c.cells(a["drift_critical_value"], EXACT_CHANGE, lambda t: c.num(t, 1)),
+            "n items": a["n_items"],
             "people": a["n_humans"],
             "quadratic kappa": [c.num(v) for v in a["kappa_quadratic"]],
             "judge prompt version": a["example_judge_version"],

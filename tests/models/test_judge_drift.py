@@ -255,6 +255,35 @@ def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
     ) == 0
 
 
+def test_the_weekly_bias_interval_is_students_t_on_the_weeks_items(drifting):
+    """A week's 95% interval of its bias takes Student's t on n_items - 1, not the normal's 1.96, which is too
+    narrow on the few items a judge's week often holds: growing#1's 3-item weeks (biases 0, 1, 2: SE 0.577) reach
+    1 +- 2.48 (t 4.30 on 2 df), not 1 +- 1.13; its 20-item week 5 1.5 +- 0.24 (t 2.09 on 19 df)."""
+    from scipy import stats
+
+    rows = drifting.rows(
+        """
+        select week_number, n_items, mean_bias, bias_se, bias_ci_low, bias_ci_high
+        from marts.fct_judge_drift where judge_id = 'growing#1' and dimension = 'helpfulness' order by week_start
+        """
+    )
+    assert [(week, n) for week, n, *_ in rows] == [(1, 3), (2, 3), (3, 3), (4, 3), (5, 20), (6, 3)]
+    for week, n, mean, se, low, high in rows:
+        half = stats.t.ppf(0.975, n - 1) * se
+        assert (low, high) == (pytest.approx(mean - half, abs=1e-9), pytest.approx(mean + half, abs=1e-9)), week
+    t_2 = 4.302652729749462
+    assert rows[0][4:] == (pytest.approx(1 - t_2 * 3 ** -0.5), pytest.approx(1 + t_2 * 3 ** -0.5))
+    # solo#1's one week of 2 items: t on 1 df is 12.7, and a week of one item has no interval at all.
+    assert drifting.rows(
+        "select bias_ci_low, bias_ci_high from marts.fct_judge_drift "
+        "where judge_id = 'solo#1' and dimension = 'helpfulness'"
+    ) == [(pytest.approx(1.5 - 12.706204736174694 * 0.5), pytest.approx(1.5 + 12.706204736174694 * 0.5))]
+    assert drifting.scalar(
+        "select count(*) from marts.fct_judge_drift "
+        "where n_items < 2 and coalesce(bias_ci_low, bias_ci_high) is not null"
+    ) == 0
+
+
 def test_a_judge_that_started_small_extends_its_baseline_until_it_holds_enough_items_and_is_then_tested(drifting):
     rows = drifting.rows(
         """

@@ -93,6 +93,8 @@ select
     drift.week_start,
     drift.mean_bias,
     drift.bias_se,
+    drift.bias_ci_low,
+    drift.bias_ci_high,
     drift.n_items,
     drift.baseline_bias,
     drift.baseline_se,
@@ -306,8 +308,9 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
     blocks: list = [Figure(
         f"Is {judge} drifting from people? Weekly bias (judge minus people) by dimension, up to {context.label}",
         tuple(charts),
-        note=("Points: the week's mean bias with its 95% interval (± 1.96 SE); shaded band and dashed line: the "
-              "baseline weeks' bias ± 1.96 SE; red: a week that raised an alert; solid line: no bias."),
+        note=("Points: the week's mean bias with its 95% interval (Student's t on the week's items); shaded band "
+              "and dashed line: the baseline weeks' bias ± 1.96 SE; red: a week that raised an alert; solid line: no "
+              "bias."),
         data_note=("Each week's mean bias ± SE (judge minus people) and its n items; \"alert\": a week that raised "
                    "an alert; \"baseline week\": one of the weeks the baseline pools, not tested. The baseline weeks' "
                    "bias ± SE is in the alerts table above."))]
@@ -337,12 +340,8 @@ def _chart(alert: Row, points: list[Row]) -> Chart:
     data_rows = []
     for p in points:
         label = iso_week_label(p["week_start"])
-        half = 1.96 * p["bias_se"] if p["bias_se"] is not None else None
-        chart_points.append(ChartPoint(
-            label[-3:], p["mean_bias"],
-            None if half is None or p["mean_bias"] is None else p["mean_bias"] - half,
-            None if half is None or p["mean_bias"] is None else p["mean_bias"] + half,
-            marked=bool(p["is_drift_alert"])))
+        chart_points.append(ChartPoint(label[-3:], p["mean_bias"], p["bias_ci_low"], p["bias_ci_high"],
+                                       marked=bool(p["is_drift_alert"])))
         data_rows.append((
             Cell(label), Cell(fmt.plus_minus(p["mean_bias"], p["bias_se"]), "bad" if p["is_drift_alert"] else None,
                               numeric=True),

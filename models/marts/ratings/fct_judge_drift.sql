@@ -299,6 +299,9 @@ final as (
         mean_bias,
         mae,
         bias_se,
+        -- Student's t on the week's items: a week of 10 items is 2.26 SE either side, not the normal's 1.96
+        mean_bias - {{ t_critical_975('n_items - 1') }} * bias_se as bias_ci_low,
+        mean_bias + {{ t_critical_975('n_items - 1') }} * bias_se as bias_ci_high,
         baseline_bias,
         baseline_se,
         baseline_n_items,

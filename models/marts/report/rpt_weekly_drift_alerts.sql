@@ -76,6 +76,8 @@ final as (
         alerts.n_humans,
         alerts.mean_bias,
         alerts.bias_se,
+        alerts.bias_ci_low,
+        alerts.bias_ci_high,
         alerts.baseline_bias,
         alerts.baseline_se,
         alerts.baseline_n_items,
