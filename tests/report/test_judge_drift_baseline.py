@@ -14,6 +14,7 @@ import pytest
 from evalhouse.build import run_dbt
 from evalhouse.build_settings import BuildSettings
 from evalhouse.dbt_vars import t_critical_at_z
+from evalhouse.report import fmt
 from evalhouse.report.document import Paragraph, Table
 from evalhouse.report.sections import Context, judge_drift
 from evalhouse.report.warehouse import Reader
@@ -61,6 +62,14 @@ def test_a_week_with_alerts_names_the_pairs_still_in_their_baseline_weeks(drifti
     assert "on helpfulness, from +1.00 (its baseline: 2 weeks, 20 items) to +4.00" in said[1]
     alerts = part.section.blocks[-1]
     assert alerts.columns[6] == "Weeks (baseline)" and [row[6].text for row in alerts.rows] == ["2"]
+    # Each alert's |z| beside the cutoff it passed (the Welch df's t at the normal's tail of 4), as the nearest-pairs
+    # table of a quiet week has it.
+    with duckdb.connect(str(drifting.path), read_only=True) as con:
+        cutoffs = [value for (value,) in con.execute(
+            "select drift_critical_value from marts.rpt_weekly_drift_alerts where week_start = ? order by judge_id",
+            [W47]).fetchall()]
+    assert alerts.columns[8:10] == ("z", "Cutoff |z|")
+    assert [row[9].text for row in alerts.rows] == [fmt.num(value) for value in cutoffs] == ["5.17"]
     # solo#1's first week and growing#1's third (9 items so far), five dimensions each
     assert ("10 judge-dimension pairs (2 judges) were in their baseline weeks (a judge's first 2 weeks with people's "
             "ratings on a dimension, and more until they hold 10 items): not tested yet.") in said

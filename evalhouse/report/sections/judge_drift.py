@@ -283,12 +283,13 @@ def _table(alerts: list[Row], settings: BuildSettings) -> Table:
             Cell(fmt.count(row.get("baseline_weeks")), numeric=True),
             Cell(fmt.signed(row["bias_delta"]), "bad", numeric=True),
             Cell(_z(row), "bad", numeric=True),
+            Cell(fmt.num(row["drift_critical_value"]), numeric=True),
             Cell(fmt.num(row["exact_agreement"]), numeric=True),
             Cell(fmt.num(row["kappa_quadratic"]), numeric=True),
         ))
     return Table(
         ("Judge", "Dimension", "Bias this week ± SE", "n items", "Baseline bias ± SE", "n items (baseline)",
-         "Weeks (baseline)", "Change", "z", "Exact agreement", "Kappa (quadratic)"),
+         "Weeks (baseline)", "Change", "z", "Cutoff |z|", "Exact agreement", "Kappa (quadratic)"),
         tuple(body),
         caption=("Bias: the judge's score minus the mean of the people who rated the same item independently, "
                  "averaged over items; positive means the judge rates higher. A person reviewing the judge's own "
