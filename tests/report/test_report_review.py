@@ -271,7 +271,7 @@ def test_safety_tables_say_what_they_count_in_words_a_reader_outside_the_team_re
     its over- and under-refusal columns held intervals their headers did not promise. The hazard table's last column,
     "Violating 2026-W46", held the week before's verdicts ("8 of 10") beside this week's responses ("3"): a fall
     from 8 to 3 that never happened."""
-    con = _one_row_marts("rpt_weekly_refusal_changes", _refusal_row("m1", 10, 10, 0.3, 0.0, 1.8787, False))
+    con = _one_row_marts("rpt_weekly_refusal_changes", _refusal_row("m1", 10, 12, 0.3, 0.0, 1.8787, False))
     try:
         refusals, _ = safety._refusals(Context(Reader(con), LAST_WEEK))
     finally:
@@ -279,7 +279,9 @@ def test_safety_tables_say_what_they_count_in_words_a_reader_outside_the_team_re
     table = refusals.blocks[-1]
     assert table.columns[3] == "Ratings" and "Forms" not in table.columns
     assert "share of its ratings" in table.caption and "forms" not in table.caption
-    assert table.columns[5:] == ("Over-refusal [95% CI] (change, z)", "Under-refusal [95% CI] (change, z)")
+    assert table.columns[5:7] == ("Over-refusal [95% CI] (change, z)", "Under-refusal [95% CI] (change, z)")
+    # The changes are against the week before: its n is beside them, as the hazard table gives its verdicts.
+    assert table.columns[-1] == "Responses, 2026-W46" and table.rows[0][-1].text == "12"
 
     hazard = dict(model_id="m1", hazard="specialized_advice", hazard_label="Specialized advice", rater_group="human",
                   week_start=LAST_WEEK, n_rated=11, n_items=4, n_items_violating=3, n_violating=9, n_unsure=0,

@@ -168,16 +168,18 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
             Cell(fmt.count(row["n_items"]), numeric=True),
             Cell(fmt.count(row["n_rated"]), numeric=True),
             *(_rate_cells(row, rate) for rate in ("refusal_rate", "over_refusal_rate", "under_refusal_rate")),
+            Cell(fmt.count(row["previous_n_items"]), numeric=True),
         ))
     blocks.append(Table(
         ("Model", "Raters", "Responses", "Ratings", "Refusal rate [95% CI] (change, z)",
-         "Over-refusal [95% CI] (change, z)", "Under-refusal [95% CI] (change, z)"),
+         "Over-refusal [95% CI] (change, z)", "Under-refusal [95% CI] (change, z)",
+         f"Responses, {context.previous_label}"),
         tuple(body),
         caption=("Ratings: the raters' refusal verdicts on the week's responses, several to a response. Rates per "
                  "response: each response's share of its ratings, averaged over the responses, with Wilson "
-                 f"intervals over the responses. Change against {context.previous_label}, the two weeks as "
-                 "independent windows, tested against no change: SE = sqrt(p(1-p)(1/n1 + 1/n0)), p the two weeks "
-                 "pooled, n the responses; significant at |z| > 1.96; not tested below "
+                 f"intervals over the responses. Change against {context.previous_label} (its responses in the last "
+                 "column; – where it had none), the two weeks as independent windows, tested against no change: "
+                 "SE = sqrt(p(1-p)(1/n1 + 1/n0)), p the two weeks pooled, n the responses; significant at |z| > 1.96; not tested below "
                  f"{min_items} responses in either week. Over-refusal: refused a benign request; "
                  "under-refusal: answered what it should have refused.")))
     untested_words = (f"; {fmt.count(len(untested))} of {fmt.count(len(compared))} compared could not be tested "
