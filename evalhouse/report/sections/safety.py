@@ -179,9 +179,9 @@ def _refusals(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
                  "response: each response's share of its ratings, averaged over the responses, with Wilson "
                  f"intervals over the responses. Change against {context.previous_label} (its responses in the last "
                  "column; – where it had none), the two weeks as independent windows, tested against no change: "
-                 "SE = sqrt(p(1-p)(1/n1 + 1/n0)), p the two weeks pooled, n the responses; significant at |z| > 1.96; not tested below "
-                 f"{min_items} responses in either week. Over-refusal: refused a benign request; "
-                 "under-refusal: answered what it should have refused.")))
+                 "SE = sqrt(p(1-p)(1/n1 + 1/n0)), p the two weeks pooled, n the responses; significant at |z| > "
+                 f"1.96; not tested below {min_items} responses in either week. Over-refusal: refused a benign "
+                 "request; under-refusal: answered what it should have refused.")))
     untested_words = (f"; {fmt.count(len(untested))} of {fmt.count(len(compared))} compared could not be tested "
                       "(too few responses)" if untested else "")
     if not compared:
