@@ -24,12 +24,30 @@ def stop(process: subprocess.Popen | None, timeout: float = 10) -> None:
 
 
 def children(pid: int) -> list[int]:
-    """The process ids of `pid`'s children, from every one of its threads (Linux /proc)."""
+    """The process ids of `pid`'s children, from every one of its threads (Linux /proc); none once it has ended.
+    A thread may end between the listing and the read (a starting dbt's Python spins threads up and down): it has
+    no children to give, and reading it raised FileNotFoundError (a CI failure of the killed-build test)."""
     found = []
-    for task in os.listdir(f"/proc/{pid}/task"):
-        with open(f"/proc/{pid}/task/{task}/children") as listed:
-            found += [int(child) for child in listed.read().split()]
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return found
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/children") as listed:
+                found += [int(child) for child in listed.read().split()]
+        except FileNotFoundError:
+            continue  # that thread has ended
     return found
+
+
+def command_line(pid: int) -> str:
+    """`pid`'s command line, its arguments joined by NULs; empty once it has ended (a child may end between being
+    listed and being read)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text()
+    except FileNotFoundError:
+        return ""
 
 
 def running(pid: int) -> bool:

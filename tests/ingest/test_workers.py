@@ -9,13 +9,12 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
 from ingest.allocator import keep_freed_memory
 from tests.conftest import Warehouse, cognibench_record, eval_form_record, instance_record, write_lines
-from tests.processes import children, running
+from tests.processes import children, command_line, running
 
 pytestmark = pytest.mark.slow
 
@@ -109,7 +108,7 @@ def test_the_workers_of_a_killed_ingest_end_with_it():
         deadline = time.monotonic() + 60
         workers: list[int] = []
         while time.monotonic() < deadline:
-            workers = [pid for pid in children(ingest.pid) if "spawn_main" in Path(f"/proc/{pid}/cmdline").read_text()]
+            workers = [pid for pid in children(ingest.pid) if "spawn_main" in command_line(pid)]
             if len(workers) == 2:
                 break
             time.sleep(0.05)
