@@ -45,8 +45,10 @@
         Output: group_by, n_units (pairable units), n_replicates_defined, alpha_ci_low, alpha_ci_high: the
         percentile interval, NULL with fewer than min_units units or too many undefined replicates (as above;
         where alpha itself is undefined, every replicate is too).
-    Tested in tests/models/test_bootstrap.py: the draws against hashlib and scipy, each replicate's alpha and the
-    ends against krippendorff.alpha and numpy on the resampled matrices, coverage on a seeded population.
+    Tested in tests/models/test_stat_macros.py (the draws against hashlib and scipy; each replicate's alpha and the
+    ends against krippendorff.alpha and numpy on the resampled matrices, to 1e-9; coverage on a seeded population)
+    and tests/models/test_agreement_interval.py (the mart's ends, tally patterns and all, against the same oracle);
+    the quantile and NULL rules by hand in tests/dbt/stats/assert_bootstrap_hand_computed.sql.
 #}
 {% macro bootstrap_poisson_counts(relation, group_by, class_by, class_size, n_replicates, seed) -%}
 {%- set g = stats_group_select(group_by) -%}
