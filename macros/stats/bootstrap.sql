@@ -17,8 +17,9 @@
         Output: one row per (group, class, replicate) with replicate in 1 .. n_replicates and resampled >= 1, the
         Poisson(class_size) draw; a draw of 0 has no row (it adds nothing).
         The draw is the inverse Poisson CDF at a uniform u taken from md5 of the text
-        "seed|replicate|group values|class values" ('|'-joined, NULL as ''): u = (the md5's first 13 hex digits
-        as an integer + 0.5) / 2^52. md5 rather than the engine's hash(): every engine spells it the same and gives
+        "seed|p|group values|class values" ('|'-joined, NULL as ''), p = ceil(replicate / 2): u = (13 hex digits
+        as an integer + 0.5) / 2^52, the md5's first 13 for an odd replicate, the next 13 for an even one (one md5
+        per two replicates: md5 was half the bootstrap's time). md5 rather than the engine's hash(): every engine spells it the same and gives
         the same digits across versions, so a rebuild gives the same interval and a test reproduces the draws with
         hashlib and scipy.stats.poisson.ppf. The CDF is summed over counts within rate +- 10 sqrt(rate) + 20 (the
         mass outside is below 1e-20 and goes to the nearest end), and u finds its count through 1024 bins of the
@@ -50,24 +51,40 @@
     and tests/models/test_agreement_interval.py (the mart's ends, tally patterns and all, against the same oracle);
     the quantile and NULL rules by hand in tests/dbt/stats/assert_bootstrap_hand_computed.sql.
 #}
-{% macro bootstrap_poisson_counts(relation, group_by, class_by, class_size, n_replicates, seed) -%}
+{% macro bootstrap_poisson_counts(relation, group_by, class_by, class_size, n_replicates, seed, carry=[]) -%}
 {%- set g = stats_group_select(group_by) -%}
 {%- set c = stats_group_select(class_by) -%}
 {%- set bins = 1024 -%}
-{%- set key_parts = ["cast(" ~ seed ~ " as varchar)", "cast(replicates.replicate as varchar)"] -%}
+{%- set key_parts = [] -%}
 {%- for column in group_by + class_by -%}
-    {%- do key_parts.append("coalesce(cast(classes." ~ column ~ " as varchar), '')") -%}
+    {%- do key_parts.append("coalesce(cast(" ~ column ~ " as varchar), '')") -%}
 {%- endfor -%}
 with bootstrap_classes as (
 
-    select {{ g }}{{ c }}cast({{ class_size }} as bigint) as class_size
+    -- the class's part of its draws' md5 key, spelled once per class rather than once per draw
+    select
+        {{ g }}{{ c }}{{ stats_group_select(carry) }}cast({{ class_size }} as bigint) as class_size,
+        concat_ws('|', {{ key_parts | join(', ') }}) as class_key
     from {{ relation }}
 
 ),
 
-bootstrap_replicates as (
+bootstrap_pairs as (
 
-    select {{ integer_series('1', n_replicates) }} as replicate
+    -- one md5 per two replicates: its first 13 hex digits give replicate 2p - 1's uniform, the next 13 2p's
+    select {{ integer_series('1', ((n_replicates + 1) // 2) | string) }} as pair
+
+),
+
+bootstrap_digests as (
+
+    select
+        {{ stats_group_select(group_by + class_by + carry, 'classes') }}classes.class_size,
+        pairs.pair,
+        md5(concat_ws('|', '{{ seed }}', cast(pairs.pair as varchar), classes.class_key)) as digest
+    from bootstrap_classes as classes
+    cross join bootstrap_pairs as pairs
+    where classes.class_size >= 1
 
 ),
 
@@ -124,19 +141,19 @@ bootstrap_bins as (
 bootstrap_uniforms as (
 
     select
-        {{ stats_group_select(group_by + class_by, 'classes') }}classes.class_size,
-        replicates.replicate,
-        {{ uniform_from_md5("concat_ws('|', " ~ key_parts | join(', ') ~ ")") }} as u
-    from bootstrap_classes as classes
-    cross join bootstrap_replicates as replicates
-    where classes.class_size >= 1
+        {{ stats_group_select(group_by + class_by + carry, 'digests') }}digests.class_size,
+        2 * digests.pair - 1 + halves.half as replicate,
+        {{ uniform_from_hex('substr(digests.digest, 1 + 13 * halves.half, 13)') }} as u
+    from bootstrap_digests as digests
+    cross join (select 0 as half union all select 1 as half) as halves
+    where 2 * digests.pair - 1 + halves.half <= {{ n_replicates }}
 
 ),
 
 bootstrap_counts as (
 
     select
-        {{ stats_group_select(group_by + class_by, 'uniforms') }}uniforms.replicate,
+        {{ stats_group_select(group_by + class_by + carry, 'uniforms') }}uniforms.replicate,
         bins.draw as resampled
     from bootstrap_uniforms as uniforms
     inner join bootstrap_bins as bins
@@ -171,47 +188,61 @@ from {{ relation }}
                                       n_replicates=1000, seed=20260512, confidence=0.95, max_undefined_share=0.05,
                                       min_units=2) -%}
 {%- set keys = group_by + class_by -%}
-with alpha_boot_classes as (
+with alpha_boot_class_rows as (
 
-    select distinct {{ stats_group_select(keys) }}{{ class_size }} as class_size
+    -- classes and groups numbered: a replicate's draws find the class's matrix, and its alpha is computed, by
+    -- integers rather than by the group's and class's columns
+    select
+        *,
+        dense_rank() over (order by {{ keys | join(', ') }}) as class_number,
+        {% if group_by %}dense_rank() over (order by {{ group_by | join(', ') }}){% else %}1{% endif %} as group_number
     from {{ relation }}
+
+),
+
+alpha_boot_classes as (
+
+    select distinct {{ stats_group_select(keys) }}class_number, {{ class_size }} as class_size
+    from alpha_boot_class_rows
 
 ),
 
 alpha_boot_groups as (
 
-    select {{ stats_group_select(group_by) }}cast(sum(class_size) as bigint) as n_units
-    from alpha_boot_classes
-    {{ stats_group_by(group_by) }}
+    select {{ stats_group_select(group_by) }}group_number, cast(sum(class_size) as bigint) as n_units
+    from (select distinct {{ stats_group_select(keys) }}group_number, class_size from alpha_boot_class_rows) as classes
+    {{ stats_group_by(group_by, ['group_number']) }}
 
 ),
 
 alpha_boot_counts as (
-    {{ bootstrap_poisson_counts('alpha_boot_classes', group_by, class_by, 'class_size', n_replicates, seed) }}
+    {{ bootstrap_poisson_counts('alpha_boot_classes', group_by, class_by, 'class_size', n_replicates, seed,
+                                carry=['class_number']) }}
 ),
 
 alpha_boot_matrix as (
 
     -- each replicate's coincidences: the classes' matrices, each counted as often as it was drawn
     select
-        {{ stats_group_select(group_by, 'counts') }}counts.replicate,
+        matrix.group_number,
+        counts.replicate,
         matrix.value_a,
         matrix.value_b,
         sum(cast(counts.resampled as double) * matrix.coincidences) as coincidences,
         cast(sum(counts.resampled * matrix.pairable_ratings) as bigint) as pairable_ratings
     from alpha_boot_counts as counts
-    inner join {{ relation }} as matrix
-        on {{ stats_join_groups('counts', 'matrix', keys) }}
-    {{ stats_group_by(group_by, ['counts.replicate', 'matrix.value_a', 'matrix.value_b'], alias='counts') }}
+    inner join alpha_boot_class_rows as matrix
+        on counts.class_number = matrix.class_number
+    group by matrix.group_number, counts.replicate, matrix.value_a, matrix.value_b
 
 ),
 
 alpha_boot_replicates as (
-    {{ krippendorff_alpha_from_coincidences('alpha_boot_matrix', group_by + ['replicate'], level=level) }}
+    {{ krippendorff_alpha_from_coincidences('alpha_boot_matrix', ['group_number', 'replicate'], level=level) }}
 ),
 
 alpha_boot_intervals as (
-    {{ percentile_bootstrap_interval('alpha_boot_replicates', group_by, 'alpha', n_replicates, confidence,
+    {{ percentile_bootstrap_interval('alpha_boot_replicates', ['group_number'], 'alpha', n_replicates, confidence,
                                      max_undefined_share) }}
 ),
 
@@ -224,7 +255,7 @@ alpha_boot_final as (
         case when groups.n_units >= {{ min_units }} then intervals.ci_high end as alpha_ci_high
     from alpha_boot_groups as groups
     left join alpha_boot_intervals as intervals
-        on {{ stats_join_groups('groups', 'intervals', group_by) }}
+        on groups.group_number = intervals.group_number
 
 )
 
@@ -233,19 +264,19 @@ select * from alpha_boot_final
 
 
 {#
-    A uniform in (0, 1) from md5 of a text: its first 13 hex digits (52 bits, exact in a double) as an integer,
-    plus 0.5, over 2^52. Engine-specific only in how hex becomes an integer.
+    A uniform in (0, 1) from 13 hex digits (52 bits, exact in a double): their integer plus 0.5, over 2^52.
+    Engine-specific only in how hex becomes an integer.
 #}
-{% macro uniform_from_md5(text) -%}
-    {{ return(adapter.dispatch('uniform_from_md5', 'evalhouse')(text)) }}
+{% macro uniform_from_hex(hex) -%}
+    {{ return(adapter.dispatch('uniform_from_hex', 'evalhouse')(hex)) }}
 {%- endmacro %}
 
-{% macro default__uniform_from_md5(text) -%}
-    (cast(cast('0x' || substr(md5({{ text }}), 1, 13) as bigint) as double) + 0.5) / 4503599627370496.0
+{% macro default__uniform_from_hex(hex) -%}
+    (cast(cast('0x' || {{ hex }} as bigint) as double) + 0.5) / 4503599627370496.0
 {%- endmacro %}
 
-{% macro spark__uniform_from_md5(text) -%}
-    (cast(conv(substr(md5({{ text }}), 1, 13), 16, 10) as double) + 0.5) / 4503599627370496.0
+{% macro spark__uniform_from_hex(hex) -%}
+    (cast(conv({{ hex }}, 16, 10) as double) + 0.5) / 4503599627370496.0
 {%- endmacro %}
 
 

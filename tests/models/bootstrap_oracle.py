@@ -19,15 +19,17 @@ MAX_UNDEFINED_SHARE = 0.05
 MIN_UNITS = 2
 
 
-def md5_uniform(parts: Sequence[object]) -> float:
-    """The SQL's u: md5 of the parts '|'-joined (None as ''), its first 13 hex digits + 0.5, over 2^52."""
-    key = "|".join("" if p is None else str(p) for p in parts)
-    return (int(hashlib.md5(key.encode()).hexdigest()[:13], 16) + 0.5) / 2**52
+def md5_uniform(seed: int, replicate: int, keys: Sequence[object]) -> float:
+    """The SQL's u: md5 of "seed|p|keys" ('|'-joined, None as ''), p = ceil(replicate / 2); its hex digits 1-13
+    for an odd replicate, 14-26 for an even one, + 0.5, over 2^52."""
+    text = "|".join("" if p is None else str(p) for p in [seed, (replicate + 1) // 2, *keys])
+    start = 0 if replicate % 2 else 13
+    return (int(hashlib.md5(text.encode()).hexdigest()[start:start + 13], 16) + 0.5) / 2**52
 
 
 def poisson_draw(seed: int, replicate: int, keys: Sequence[object], rate: int) -> int:
     """The count bootstrap_poisson_counts draws for a class of `rate` units in a replicate."""
-    return int(poisson.ppf(md5_uniform([seed, replicate, *keys]), rate))
+    return int(poisson.ppf(md5_uniform(seed, replicate, keys), rate))
 
 
 def resampled_alpha(columns: Sequence[Sequence[float]], counts: Sequence[int], level: str) -> float | None:

@@ -48,17 +48,20 @@ judges as (
 
 human_unit_patterns as (
     -- People's pairable items per dimension and week, collapsed to their tally patterns: the bootstrap's classes.
+    -- Only where people's alpha is defined: where it is not (all ratings in one category), no replicate's is.
     select
-        dimension,
-        item_week as week_start,
-        max(agreement_level) as agreement_level,
-        max(scale) as scale,
-        n_ratings,
-        {{ tallies | join(', ') }},
-        count(*) as class_size
-    from {{ ref('int_agreement_units') }}
-    where rater_group = 'human' and n_ratings >= 2 and item_week is not null
-    group by dimension, item_week, n_ratings, {{ tallies | join(', ') }}
+        units.dimension,
+        units.item_week as week_start,
+        max(units.agreement_level) as agreement_level,
+        max(units.scale) as scale,
+        units.n_ratings,
+        {{ stats_group_select(tallies, 'units') }}count(*) as class_size
+    from {{ ref('int_agreement_units') }} as units
+    inner join humans
+        on units.dimension = humans.dimension
+        and units.item_week = humans.week_start
+    where units.rater_group = 'human' and units.n_ratings >= 2 and humans.alpha is not null
+    group by units.dimension, units.item_week, units.n_ratings, {{ stats_group_select(tallies, 'units') | trim | trim(',') }}
 ),
 
 pattern_terms as (
