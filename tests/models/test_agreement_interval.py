@@ -123,7 +123,8 @@ def test_the_interval_is_an_independent_bootstrap_of_the_peoples_items(warehouse
 def test_a_week_without_a_peoples_alpha_has_no_interval(warehouse):
     rows = warehouse.rows(
         "select count(*) from marts.rpt_weekly_agreement where human_alpha is null "
-        "and (human_alpha_ci_low is not null or human_alpha_ci_high is not null or is_target_within_interval is not null)")
+        "and (human_alpha_ci_low is not null or human_alpha_ci_high is not null "
+        "or is_target_within_interval is not null)")
     assert rows == [(0,)]
     assert warehouse.scalar("select count(*) from marts.rpt_weekly_agreement where human_alpha is null") > 0
 

@@ -13,11 +13,14 @@
 -- items whose people's ratings tally the same (a week's thousands of items fall into a few dozen such patterns)
 -- contribute the same coincidences, and k items' Poisson(1) weights sum to one Poisson(k) draw, so a replicate
 -- draws once per (dimension, week, tally pattern) and the cost does not grow with the items (a multinomial draw
--- would be one row per item and replicate: 975 million rows on the benchmark). The price: a replicate's size
--- varies, which at 10 items widens the interval by a few per cent. Draws are md5 of (seed, replicate, dimension,
--- week, pattern), so a rebuild gives the same interval. Replicates: var alpha_bootstrap_replicates (dbt_project.yml
--- says why 1000). The ends are NULL where human_alpha is, with fewer than 2 items, or when more than 5% of the
--- replicates have no alpha (all the resampled ratings in one category): then where those go would move an end.
+-- would be one row per item and replicate: 450 million rows on the benchmark's 300,000 forms). The price: a
+-- replicate's size varies (Poisson(n), not n), which at 10 items widens the interval by about a tenth (median 1.09
+-- of the multinomial's on seeded 10-item weeks), less as items grow: on the side of caution. Draws are md5 of
+-- (seed, replicate pair, dimension, week, pattern), so a rebuild gives the same interval. Replicates: var
+-- alpha_bootstrap_replicates (dbt_project.yml says why 1000). The ends are NULL where human_alpha is, with fewer
+-- than 2 items, or when more than 5% of the replicates have no alpha (all the resampled ratings in one category):
+-- then where those go would move an end. A week whose people all agree (alpha 1) gets [1, 1]: every resample agrees
+-- too; a percentile bootstrap cannot see beyond the items it has.
 -- is_target_within_interval: the target lies within [ci_low, ci_high], so the week's items cannot tell the verdict
 -- from its opposite: a below_target week that reaches its target is no firm failure (NULL without an interval).
 {%- set most_categories = declared_label_positions() | length %}
@@ -61,7 +64,8 @@ human_unit_patterns as (
         on units.dimension = humans.dimension
         and units.item_week = humans.week_start
     where units.rater_group = 'human' and units.n_ratings >= 2 and humans.alpha is not null
-    group by units.dimension, units.item_week, units.n_ratings, {{ stats_group_select(tallies, 'units') | trim | trim(',') }}
+    group by
+        units.dimension, units.item_week, units.n_ratings, {{ stats_group_select(tallies, 'units') | trim | trim(',') }}
 ),
 
 pattern_terms as (
