@@ -43,6 +43,22 @@
 {% endmacro %}
 
 
+{# agreement_labels as a select of rows (scale, label_position, label_value): the value each tally position n_1 ..
+   n_5 stands for. fct_rater_agreement and rpt_weekly_agreement map coincidence positions back to values with it. #}
+{% macro agreement_scale_labels() -%}
+    select scale, label_position, cast(label_value as double) as label_value
+    from (
+        values
+        {%- for scale, labels in agreement_labels().items() %}
+        {%- set outer = loop %}
+        {%- for label in labels %}
+        ('{{ scale }}', {{ loop.index }}, {{ stats_literal(label) }}){% if not (outer.last and loop.last) %},{% endif %}
+        {%- endfor %}
+        {%- endfor %}
+    ) as labels (scale, label_position, label_value)
+{%- endmacro %}
+
+
 {# A rating's value as agreement compares it (see agreement_labels): NULL when it is no answer. #}
 {% macro agreement_value(scale, label, value) -%}
     case

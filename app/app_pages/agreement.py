@@ -47,13 +47,21 @@ dimension_groups = right.segmented_control("Dimensions", ["quality", "safety"], 
 
 agreement = db.query(
     """
-    select dimension, dimension_group, scale, agreement_level, n_ratings, n_items, n_raters, n_units,
-           n_pairable_ratings, percent_agreement, top_value_share, alpha, fleiss_kappa, gwet_ac1, target, meets_target
-    from marts.fct_rater_agreement
-    where rater_group = ?
-        and list_contains(?, dimension_group)
-        and (week_start = ? or (week_start is null and ? is null))
-    order by dimension_group, dimension
+    -- People's weekly alpha has a 95% interval (rpt_weekly_agreement's bootstrap over the week's items, what the
+    -- weekly report shows); other groups and all time have none.
+    select a.dimension, a.dimension_group, a.scale, a.agreement_level, a.n_ratings, a.n_items, a.n_raters, a.n_units,
+           a.n_pairable_ratings, a.percent_agreement, a.top_value_share, a.alpha, a.fleiss_kappa, a.gwet_ac1,
+           a.target, a.meets_target, r.human_alpha_ci_low as alpha_ci_low, r.human_alpha_ci_high as alpha_ci_high,
+           r.is_target_within_interval
+    from marts.fct_rater_agreement as a
+    left join marts.rpt_weekly_agreement as r
+        on a.rater_group = 'human'
+        and a.dimension = r.dimension
+        and a.week_start = r.week_start
+    where a.rater_group = ?
+        and list_contains(?, a.dimension_group)
+        and (a.week_start = ? or (a.week_start is null and ? is null))
+    order by a.dimension_group, a.dimension
     """,
     [group, dimension_groups, week, week],
 )
@@ -78,13 +86,19 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
         "n/a: every rating is the same, so agreement beyond chance is undefined"
         for a, units in zip(frame["alpha"], frame["n_units"])
     ]
+    # A verdict whose 95% interval holds the target is no firm one: the week's items cannot tell the two apart.
     frame["verdict"] = [
-        "n/a" if c.is_na(m) else "meets target" if m else "below target" for m in frame["meets_target"]
+        "n/a" if c.is_na(m) else ("meets target" if m else "below target")
+        + (", but within its interval" if not c.is_na(w) and w else "")
+        for m, w in zip(frame["meets_target"], frame["is_target_within_interval"])
     ]
+    frame["interval"] = [c.interval(lo, hi, digits=3) if not c.is_na(lo) else "" for lo, hi in
+                         zip(frame["alpha_ci_low"], frame["alpha_ci_high"])]
     # Only alpha has a target: its points take their colour from the verdict, kappa's are grey.
     long = pd.concat([
         frame.assign(statistic="Krippendorff's alpha", value=frame["alpha"],
-                     colour=["alpha " + v if v != "n/a" else "alpha n/a" for v in frame["verdict"]]),
+                     colour=["alpha n/a" if c.is_na(m) else "alpha meets target" if m else "alpha below target"
+                             for m in frame["meets_target"]]),
         frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"], colour=KAPPA_COLOUR),
     ]).dropna(subset=["value"])
     scope = "all time" if week is None else week_label
@@ -94,7 +108,8 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
     else:
         order = list(frame.sort_values(["dimension_group", "dimension"])["dimension"])
         y = alt.Y("dimension:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
-        tooltip = ["dimension", "statistic", alt.Tooltip("value:Q", format=".3f"), alt.Tooltip("target:Q"),
+        tooltip = ["dimension", "statistic", alt.Tooltip("value:Q", format=".3f"),
+                   alt.Tooltip("interval:N", title="95% interval (people's weekly alpha)"), alt.Tooltip("target:Q"),
                    "verdict", alt.Tooltip("n_units:Q", title="items rated 2+ times"),
                    alt.Tooltip("n_raters:Q", title="raters")]
         points = alt.Chart(long).mark_point(filled=True, size=90).encode(
@@ -111,17 +126,26 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
         )
         targets = alt.Chart(frame).mark_tick(color="black", thickness=2, size=16).encode(
             y=y, x="target:Q", tooltip=["dimension", alt.Tooltip("target:Q", title="target")])
-        chart = (targets + points).properties(
+        # People's weekly alpha: its 95% interval as a bar; where the bar crosses the target tick, the week's items
+        # cannot tell the verdict from its opposite.
+        bars = alt.Chart(frame.dropna(subset=["alpha_ci_low"])).mark_rule(color="#888888", strokeWidth=2).encode(
+            y=y, x="alpha_ci_low:Q", x2="alpha_ci_high",
+            tooltip=["dimension", alt.Tooltip("interval:N", title="95% interval"), "verdict"])
+        chart = (bars + targets + points).properties(
             height={"step": 20},
             title=c.title(f"Which dimensions do {GROUPS[group]} agree on well enough ({scope})?",
                           "Black tick: the dimension's alpha target; kappa has none, so its diamonds are grey. "
-                          "Dimensions with no defined alpha are listed in the table with the reason."))
+                          + ("Grey bar: people's alpha's 95% interval over the week's items. "
+                             if frame["alpha_ci_low"].notna().any() else "")
+                          + "Dimensions with no defined alpha are listed in the table with the reason."))
         c.show_chart(chart)
     st.dataframe(
         pd.DataFrame({
             "dimension": frame["dimension"], "group": frame["dimension_group"],
             # Three decimals: at two, 0.5976 read "0.60" beside its target 0.6 and "below target".
-            "alpha": [c.num(a, 3) if not c.is_na(a) else why for a, why in zip(frame["alpha"], frame["why_na"])],
+            "alpha": [c.with_interval(a, lo, hi, digits=3) if not c.is_na(a) else why
+                      for a, lo, hi, why in zip(frame["alpha"], frame["alpha_ci_low"], frame["alpha_ci_high"],
+                                                frame["why_na"])],
             "target": frame["target"], "verdict": frame["verdict"],
             "Fleiss' kappa": [c.num(v) for v in frame["fleiss_kappa"]],
             "Gwet's AC1": [c.num(v) for v in frame["gwet_ac1"]],
@@ -135,6 +159,12 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
     )
     st.caption("Raw agreement can look high on skewed data: compare it with the most common value's share, which "
                "a rater who always gave that value would reach.")
+    if frame["alpha_ci_low"].notna().any():
+        st.caption("People's alpha in a week has its 95% interval in brackets: a bootstrap over the week's items, "
+                   "each item's ratings kept together (the weekly report's). Where the target lies within it, the "
+                   "verdict says so (\"below target, but within its interval\"): the week has too few items to tell "
+                   "a shortfall from chance, so rate more items before rewriting the rubric. All time and the other "
+                   "rater groups have no interval.")
 
     # -- week by week --------------------------------------------------------------------------------------------
     dimensions = list(frame["dimension"])

@@ -386,6 +386,32 @@ def test_kappa_points_are_not_coloured_by_alphas_verdict(demo_warehouse, app_env
     assert by_statistic["Krippendorff's alpha"] <= {"alpha meets target", "alpha below target"}
 
 
+def test_peoples_weekly_alpha_shows_its_interval_and_a_shortfall_within_it_says_so(demo_warehouse, app_env):
+    """2026-W47, people: agent.plan_quality's 0.5976 against 0.6 has an interval that reaches the target, so its
+    verdict reads "below target, but within its interval"; each alpha's cell gives the interval the weekly report
+    gives, and the chart draws it as a bar. All time has no interval."""
+    app_env(demo_warehouse.path)
+    expected = {d: (a, lo, hi, w) for d, a, lo, hi, w in demo_warehouse.rows(
+        "select dimension, human_alpha, human_alpha_ci_low, human_alpha_ci_high, is_target_within_interval "
+        "from marts.rpt_weekly_agreement where week_start = ? and human_alpha is not null", [LAST_WEEK])}
+    at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at)
+    table = _table(at, "verdict").set_index("dimension")
+    for dimension, (alpha, low, high, within) in expected.items():
+        shown = table.loc[dimension, "alpha"]
+        assert shown == (f"{alpha:.3f} [{low:.3f}, {high:.3f}]" if low is not None else f"{alpha:.3f}"), dimension
+        assert table.loc[dimension, "verdict"].endswith(", but within its interval") == bool(within), dimension
+    assert table.loc["agent.plan_quality", "verdict"] == "below target, but within its interval"
+    assert "95% interval in brackets" in _captions(at)
+    spec, _ = _chart(at, "agree on well enough", column="statistic")
+    assert any(layer["encoding"].get("x2") for layer in _layers(spec))
+
+    at = run_page("agreement", {"week": "all time"})
+    assert not _problems(at)
+    assert not _table(at, "verdict")["alpha"].str.contains("[", regex=False).any()
+    assert "95% interval in brackets" not in _captions(at)
+
+
 # -- safety: the rater group changes the pairwise win rate; the heatmap's n/a cells are grey ------------------------
 
 @pytest.mark.parametrize(("group", "column"), [("human", "human_win_rate"), ("llm_judge", "judge_win_rate")])

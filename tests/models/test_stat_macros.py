@@ -21,6 +21,8 @@ import pyarrow as pa
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from tests.models.bootstrap_oracle import bootstrap_interval, poisson_draw
+
 PROBE_PROJECT = Path(__file__).resolve().parents[1] / "dbt_probe"
 TOLERANCE = 1e-9
 LEVELS = ("nominal", "ordinal", "interval", "ratio")
@@ -225,6 +227,31 @@ def _unit_outcomes(rng: np.random.Generator) -> list[tuple]:
     return rows
 
 
+BOOT_SEED = 20260512  # the bootstrap macros' default seed, the first part of every draw's md5 key
+BOOT_RATES = [1, 2, 3, 5, 10, 37, 100, 1000, 6000]
+
+
+def _boot_classes() -> list[tuple]:
+    """(group_id, class_id, class_size): one group per rate, two classes each (their draws must differ)."""
+    return [(group, f"c{k}", rate) for group, rate in enumerate(BOOT_RATES) for k in (1, 2)]
+
+
+def _coverage_population(rng: np.random.Generator, n_units: int) -> list[list[float]]:
+    """Three raters x n_units on a 1-5 scale: a unit's true score, each rater off by one a quarter of the time."""
+    truth = rng.integers(1, 6, n_units)
+    return [list(np.clip(truth + rng.choice([-1, 0, 0, 0, 0, 0, 1, 1], n_units), 1, 5).astype(float))
+            for _ in range(3)]
+
+
+def _coverage_ratings(rng: np.random.Generator) -> list[tuple]:
+    """150 samples of 30 units from the population above: (group_id, unit_id, rater_id, value)."""
+    rows = []
+    for group in range(150):
+        for r, ratings in enumerate(_coverage_population(rng, 30)):
+            rows.extend((group, f"u{u:02d}", f"r{r}", v) for u, v in enumerate(ratings))
+    return rows
+
+
 # --------------------------------------------------------------------------------------------- the build
 
 
@@ -270,6 +297,8 @@ def probe(tmp_path_factory) -> Probe:
         "bounded_means": _bounded_means(rng),
         "measurements": _measurements(rng),
         "unit_outcomes": _unit_outcomes(rng),
+        "boot_classes": _boot_classes(),
+        "coverage_ratings": _coverage_ratings(np.random.default_rng(BOOT_SEED)),
     }
     i64, f64, text = pa.int64(), pa.float64(), pa.string()
     with duckdb.connect(str(db_path)) as con:
@@ -289,6 +318,10 @@ def probe(tmp_path_factory) -> Probe:
                      [i64, i64, f64, i64, i64], inputs["measurements"])
         _write_table(con, "unit_outcomes", ["group_id", "unit_id", "a", "b"], [i64, text, f64, f64],
                      inputs["unit_outcomes"])
+        _write_table(con, "boot_classes", ["group_id", "class_id", "class_size"], [i64, text, i64],
+                     inputs["boot_classes"])
+        _write_table(con, "coverage_ratings", ["group_id", "unit_id", "rater_id", "value"], [i64, text, text, f64],
+                     inputs["coverage_ratings"])
 
     (work / "profiles.yml").write_text(
         "evalhouse_probe:\n  target: duckdb\n  outputs:\n    duckdb:\n      type: duckdb\n"
@@ -858,3 +891,71 @@ def test_the_drift_cutoff_the_app_and_report_state_is_the_macros_at_df_9_and_20(
             assert abs(t_critical_at_z(df, z) / macro[df][f"critical_at_{z}"] - 1) < 2e-4, (df, z)
     assert f"{t_critical_at_z(9, 4.0):.1f}" == f"{macro[9.0]['critical_at_4']:.1f}" == "7.0"
     assert f"{t_critical_at_z(20, 4.0):.1f}" == f"{macro[20.0]['critical_at_4']:.1f}" == "5.0"
+
+
+# ------------------------------------------------------------------------------------------------- bootstrap
+
+
+def test_bootstrap_draws_are_scipys_poisson_quantile_at_the_md5_uniform(probe):
+    """Every (class, replicate) draw of bootstrap_poisson_counts, rates 1 to 6,000, equals poisson.ppf at the
+    uniform hashlib gives for its key (a draw of 0 has no row); and the draws look like Poisson(rate)."""
+    got = {(g, c, r): k for g, c, r, k in probe.rows(
+        "select group_id, class_id, replicate, resampled from main.boot_counts")}
+    assert all(k >= 1 for k in got.values())
+    for group, class_id, rate in probe.inputs["boot_classes"]:
+        draws = [poisson_draw(BOOT_SEED, r, [group, class_id], rate) for r in range(1, 301)]
+        assert [got.get((group, class_id, r), 0) for r in range(1, 301)] == draws, (group, class_id, rate)
+        # 300 draws: the mean within 4 standard errors of the rate, the variance within a third of it
+        assert abs(np.mean(draws) - rate) < 4 * math.sqrt(rate / 300), (rate, np.mean(draws))
+        assert abs(np.var(draws, ddof=1) / rate - 1) < 1 / 3, (rate, np.var(draws, ddof=1))
+    # two classes of the same rate draw differently
+    first = [got.get((6, "c1", r), 0) for r in range(1, 301)]
+    assert first != [got.get((6, "c2", r), 0) for r in range(1, 301)]
+
+
+def _unit_columns(ratings) -> dict[str, list[float]]:
+    """Each pairable unit's column of values (rater order; NaN for none), from (unit, rater, value) rows."""
+    raters = sorted({r for _, r, _ in ratings})
+    columns: dict[str, list[float]] = defaultdict(lambda: [np.nan] * len(raters))
+    for unit, rater, value in ratings:
+        if value is not None:
+            columns[unit][raters.index(rater)] = value
+    return {u: c for u, c in columns.items() if sum(not math.isnan(v) for v in c) >= 2}
+
+
+@pytest.mark.parametrize("level", ["nominal", "ordinal", "interval"])
+def test_bootstrap_interval_ends_are_numpys_quantiles_of_krippendorff_alpha_on_the_resampled_ratings(probe, level):
+    """Per-unit Poisson bootstrap, 200 replicates: each replicate's alpha is krippendorff.alpha on the ratings
+    with each unit's column repeated as often as it was drawn; the ends are numpy's 2.5% and 97.5% quantiles of
+    the defined ones, to 1e-9. Group 2 (one category) and group 4 (one pairable unit) have NULL ends."""
+    groups = _alpha_groups(probe.inputs["alpha_ratings"])
+    got = {row["group_id"]: row for row in probe.dicts("boot_alpha") if row["level"] == level}
+    assert set(got) == {2, 3, 4, *range(10, 40)} - {g for g in got if not _unit_columns(groups[g])}
+    compared = []
+    for group, row in got.items():
+        columns = _unit_columns(groups[group])
+        classes = {(unit,): [column] for unit, column in columns.items()}
+        low, high, defined = bootstrap_interval(classes, [group], level, 200)
+        assert row["n_units"] == len(columns), group
+        assert row["n_replicates_defined"] == defined, (group, row["n_replicates_defined"], defined)
+        assert _close(row["alpha_ci_low"], low) and _close(row["alpha_ci_high"], high), (group, row, low, high)
+        compared += [(row["alpha_ci_low"], low), (row["alpha_ci_high"], high)]
+    assert got[2]["alpha_ci_low"] is None and got[4]["alpha_ci_low"] is None
+    assert sum(e is not None for _, e in compared) >= 50
+    print(f"bootstrap {level}: max |diff| {_max_difference(compared):.2e} over {len(got)} groups")
+
+
+def test_bootstrap_interval_covers_the_population_alpha_about_95_times_in_100(probe):
+    """150 seeded samples of 30 units from one population (coverage_ratings): the population's ordinal alpha is
+    the package's on 200,000 units of it. The percentile interval should cover it in roughly 95% of samples (a
+    binomial 95% band on 150 is 90 to 98%; the percentile bootstrap runs a little short at n = 30); and every
+    sample's own alpha lies within its interval."""
+    population = _coverage_population(np.random.default_rng(7), 200_000)
+    truth = float(krippendorff.alpha(reliability_data=np.array(population), level_of_measurement="ordinal"))
+    rows = probe.dicts("boot_coverage")
+    assert len(rows) == 150 and all(r["n_replicates_defined"] == 500 and r["n_units"] == 30 for r in rows)
+    covered = sum(r["alpha_ci_low"] <= truth <= r["alpha_ci_high"] for r in rows)
+    assert all(r["alpha_ci_low"] <= r["alpha"] <= r["alpha_ci_high"] for r in rows)
+    widths = [r["alpha_ci_high"] - r["alpha_ci_low"] for r in rows]
+    print(f"population alpha {truth:.3f}: covered {covered} of 150, mean width {np.mean(widths):.3f}")
+    assert 0.88 <= covered / 150 <= 0.99, covered

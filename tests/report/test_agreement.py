@@ -67,7 +67,8 @@ def test_in_the_drifting_judges_week_people_meet_the_helpfulness_target_that_all
 
 def test_the_shifted_weeks_section_gives_the_peoples_verdict_and_points_at_the_judge(shifted_week_html):
     section = section_html(shifted_week_html, agreement.ANCHOR)
-    for header in ("Alpha, people", "Status, people", "Alpha, all raters (n items)", "Alpha, judges (n items)"):
+    for header in ("Alpha, people [95% interval]", "Status, people", "Alpha, all raters (n items)",
+                   "Alpha, judges (n items)"):
         assert f"<th>{escape(header)}</th>" in section, header
     helpfulness = section[section.index("<td>helpfulness</td>"):]
     helpfulness = helpfulness[:helpfulness.index("</tr>")]
@@ -93,7 +94,8 @@ def _row(dimension: str, **values) -> dict:
     row = dict(dimension=dimension, dimension_group="quality", human_alpha=None, human_n_units=0, target=0.6,
                target_status="undefined", all_raters_alpha=None, judge_alpha=None, human_percent_agreement=None,
                human_top_value_share=None, previous_human_alpha=None, n_items_flagged=0, n_items_compared=0,
-               all_raters_n_units=0, judge_n_units=0, previous_human_n_units=0)
+               all_raters_n_units=0, judge_n_units=0, previous_human_n_units=0, human_alpha_ci_low=None,
+               human_alpha_ci_high=None, is_target_within_interval=None)
     return {**row, **values}
 
 
@@ -133,17 +135,48 @@ def test_a_week_with_no_peoples_alpha_anywhere_says_so_in_the_headline():
 
 def test_an_alpha_just_below_its_target_does_not_read_as_the_target(demo_warehouse, last_week_html):
     """2026-W47: agent.plan_quality's people's alpha is 0.5976 against 0.6. At two decimals the row read "0.60",
-    target "0.6", "below target"."""
+    target "0.6", "below target". Now each alpha has its interval beside it, and a shortfall whose interval reaches
+    the target reads "below target, but within its interval" (tone warn, not bad)."""
     rows = demo_warehouse.rows(
-        "select dimension, human_alpha, target from marts.rpt_weekly_agreement "
-        "where week_start = ? and target_status = 'below_target'", [LAST_WEEK])
+        "select dimension, human_alpha, target, human_alpha_ci_low, human_alpha_ci_high, is_target_within_interval "
+        "from marts.rpt_weekly_agreement where week_start = ? and target_status = 'below_target'", [LAST_WEEK])
     section = section_html(last_week_html, agreement.ANCHOR)
-    near = [(d, a, t) for d, a, t in rows if round(a, 2) == t]
+    near = [r for r in rows if round(r[1], 2) == r[2]]
     assert near, "the demo's W47 has alphas a hair below their target"
-    for dimension, alpha, target in rows:
+    assert any(r[5] for r in rows) and not all(r[5] for r in rows)  # both kinds of shortfall this week
+    for dimension, alpha, target, low, high, within in rows:
         row = section[section.index(f"<td>{escape(dimension)}</td>"):]
-        shown = row[:row.index("</tr>")].split('<td class="num tone-bad">')[1].split("<")[0]
-        assert shown == f"{alpha:.3f}" and float(shown) < target, (dimension, shown)
+        row = row[:row.index("</tr>")]
+        tone = "warn" if within else "bad"
+        shown = row.split(f'<td class="num tone-{tone}">')[1].split("<")[0]
+        assert shown == f"{alpha:.3f} [{low:.3f}, {high:.3f}]" and alpha < target, (dimension, shown)
+        assert ("below target, but within its interval" in row) == bool(within), dimension
+
+
+def test_a_shortfall_whose_interval_reaches_the_target_is_no_firm_failure():
+    """rag.answer_relevance 0.55 on 10 items, interval [0.31, 0.74] against 0.6: it reads below target, but
+    within its interval, and alone it turns the summary's tone from warn to good; a shortfall whose interval stays
+    below the target still reads below target."""
+    within = _row("rag.answer_relevance", human_alpha=0.55, human_n_units=10, target_status="below_target",
+                  human_alpha_ci_low=0.31, human_alpha_ci_high=0.74, is_target_within_interval=True)
+    part = agreement.build(Context(_Reader([within], []), dt.date(2026, 11, 16)))
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    cells = {c: cell for c, cell in zip(table.columns, table.rows[0])}
+    assert cells["Alpha, people [95% interval]"].text == "0.550 [0.310, 0.740]"
+    assert cells["Status, people"].text == "below target, but within its interval"
+    assert cells["Status, people"].tone == "warn"
+    summary = part.section.blocks[0]
+    assert "Its 95% interval reaches the target" in summary.text and summary.tone == "good"
+
+    firm = _row("safety", human_alpha=0.40, human_n_units=60, target_status="below_target", target=0.8,
+                human_alpha_ci_low=0.28, human_alpha_ci_high=0.52, is_target_within_interval=False)
+    part = agreement.build(Context(_Reader([within, firm], []), dt.date(2026, 11, 16)))
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    status = table.columns.index("Status, people")
+    assert {r[0].text: r[status].text for r in table.rows} == {
+        "rag.answer_relevance": "below target, but within its interval", "safety": "below target"}
+    assert "On 1 of 2, the 95% interval reaches the target" in part.section.blocks[0].text
+    assert part.section.blocks[0].tone == "warn" and part.headline.tone == "warn"
 
 
 def test_every_alpha_shows_the_items_it_is_over_which_differ_between_groups_and_weeks():

@@ -45,8 +45,13 @@ CAPTION = (
     "agreement beside the top value's share: high raw agreement with a low alpha is what skewed data looks like. On "
     "a hazard, agreement is on the verdict the violation rates count (violating or not); a verdict of unsure (the "
     "rater cannot judge) is no answer, left out of every agreement figure. Items flagged: items people disagree on, "
-    "of those two or more people rated."
+    "of those two or more people rated. People's alpha has its 95% interval in brackets (a bootstrap over the "
+    "week's items): where the target lies within it, the week's items cannot tell meeting the target from missing "
+    "it, and the status says so (\"below target, but within its interval\"): a call to rate more items, not yet a "
+    "rubric that fails."
 )
+WITHIN = "below target, but within its interval"
+WITHIN_MET = "meets target, but within its interval"
 
 
 def build(context: Context) -> Part:
@@ -58,11 +63,12 @@ def build(context: Context) -> Part:
 
     defined = [r for r in rows if r["target_status"] != "undefined"]
     below = [r for r in defined if r["target_status"] == "below_target"]
+    firmly_below = [r for r in below if not r.get("is_target_within_interval")]
     without = [r for r in rows if r["target_status"] == "undefined"]
     pooled_below = [r for r in defined if r["target_status"] == "meets_target"
                     and r["all_raters_alpha"] is not None and r["all_raters_alpha"] < r["target"]]
     summary = _summary(defined, below)
-    blocks: list = [Paragraph(summary[0].upper() + summary[1:], "warn" if below else "good")]
+    blocks: list = [Paragraph(summary[0].upper() + summary[1:], "warn" if firmly_below else "good")]
     if pooled_below:
         blocks.append(Paragraph(_pooled_note(pooled_below)))
     shown = [r for r in rows if any(r[a] is not None for a in ("human_alpha", "all_raters_alpha", "judge_alpha"))]
@@ -73,7 +79,8 @@ def build(context: Context) -> Part:
     n_items = sum(r["n_items_flagged"] for r in flagged)
     headline = Paragraph(
         f"Agreement: {summary} {fmt.plural(n_items, 'newly rated item')} that people disagree on "
-        f"flagged for rubric clarification across {fmt.plural(len(flagged), 'task')}.", "warn" if below else None)
+        f"flagged for rubric clarification across {fmt.plural(len(flagged), 'task')}.",
+        "warn" if firmly_below else None)
     section = Section(ANCHOR, TITLE, tuple(blocks), (_flagged_subsection(flagged, context),))
     return Part(section, headline)
 
@@ -86,8 +93,19 @@ def _summary(defined: list[Row], below: list[Row]) -> str:
         which = "the only dimension" if len(defined) == 1 else f"all {len(defined)} dimensions"
         return f"people agree well enough on {which} with a people's alpha."
     names = fmt.join_words([r["dimension"] for r in below[:3]]) + (" ..." if len(below) > 3 else "")
+    within = sum(1 for r in below if r.get("is_target_within_interval"))
+    # A shortfall whose interval reaches the target is no firm failure: the week's items cannot tell.
+    if not within:
+        caveat = ""
+    elif len(below) == 1:
+        caveat = " Its 95% interval reaches the target: too few items to call it a failure."
+    elif within == len(below):
+        caveat = " On each, the 95% interval reaches the target: too few items to call any a failure."
+    else:
+        caveat = (f" On {fmt.share(within, len(below))}, the 95% interval reaches the target: too few items to call "
+                  "those failures.")
     return (f"people's alpha is below its target on {fmt.share(len(below), len(defined))} dimensions that have one "
-            f"(lowest against target: {names}).")
+            f"(lowest against target: {names}).{caveat}")
 
 
 def _pooled_note(rows: list[Row]) -> str:
@@ -119,16 +137,19 @@ def _without_people(rows: list[Row]) -> list[Paragraph]:
 def _table(rows: list[Row], context: Context) -> Table:
     body = []
     for row in rows:
-        status = row["target_status"]
-        tone = "bad" if status == "below_target" else "good" if status == "meets_target" else "muted"
+        status, within = row["target_status"], row.get("is_target_within_interval")
+        tone = ("warn" if status == "below_target" and within else "bad" if status == "below_target"
+                else "good" if status == "meets_target" else "muted")
+        verdict = {"below_target": WITHIN if within else "below target",
+                   "meets_target": WITHIN_MET if within else "meets target"}.get(status, "no people's alpha")
         body.append((
             Cell(row["dimension"]),
             Cell(row["dimension_group"] or fmt.MISSING),
-            Cell(fmt.num(row["human_alpha"], ALPHA_DIGITS), tone, numeric=True),
+            Cell(fmt.with_interval(row["human_alpha"], row.get("human_alpha_ci_low"), row.get("human_alpha_ci_high"),
+                                   ALPHA_DIGITS), tone, numeric=True),
             Cell(fmt.count(row["human_n_units"]), numeric=True),
             Cell(fmt.num(row["target"], 1), numeric=True),
-            Cell({"below_target": "below target", "meets_target": "meets target"}.get(status, "no people's alpha"),
-                 tone),
+            Cell(verdict, tone),
             Cell(_alpha(row["all_raters_alpha"], row["all_raters_n_units"]), numeric=True),
             Cell(_alpha(row["judge_alpha"], row["judge_n_units"]), numeric=True),
             Cell(fmt.num(row["human_percent_agreement"]), numeric=True),
@@ -137,7 +158,7 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(f"{fmt.share(row['n_items_flagged'], row['n_items_compared'])}", numeric=True),
         ))
     return Table(
-        ("Dimension", "Group", "Alpha, people", "n items, people", "Target", "Status, people",
+        ("Dimension", "Group", "Alpha, people [95% interval]", "n items, people", "Target", "Status, people",
          "Alpha, all raters (n items)", "Alpha, judges (n items)", "Raw agreement, people", "Top value share, people",
          f"Alpha, people, {context.previous_label} (n items)", "Items flagged"),
         tuple(body),

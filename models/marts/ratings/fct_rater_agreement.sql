@@ -55,16 +55,7 @@ group_terms as (
 
 scale_labels as (
     -- Each scale's labels agreement compares, by position, as the value column encodes them.
-    select scale, label_position, cast(label_value as double) as label_value
-    from (
-        values
-        {%- for scale, labels in agreement_labels().items() %}
-        {%- set outer = loop %}
-        {%- for label in labels %}
-        ('{{ scale }}', {{ loop.index }}, {{ stats_literal(label) }}){% if not (outer.last and loop.last) %},{% endif %}
-        {%- endfor %}
-        {%- endfor %}
-    ) as labels (scale, label_position, label_value)
+    {{ agreement_scale_labels() }}
 ),
 
 coincidence_cells as (

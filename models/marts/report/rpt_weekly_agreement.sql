@@ -7,6 +7,25 @@
 -- Alphas are fct_rater_agreement's (ordinal on ordinal scales, nominal on nominal ones, reviews of a judge's verdict
 -- left out, a hazard's on the violating-or-not verdict with 'unsure' no value); the week is the week of an item's
 -- first rating. A row per dimension rated that week by anyone, so a dimension with no people's alpha is listed as such.
+--
+-- The verdict's error bar: human_alpha_ci_low/high, a 95% percentile bootstrap over items (an item's ratings stay
+-- together), macros/stats/bootstrap.sql. Poisson(1) weights per item rather than the multinomial's exactly-n draws:
+-- items whose people's ratings tally the same (a week's thousands of items fall into a few dozen such patterns)
+-- contribute the same coincidences, and k items' Poisson(1) weights sum to one Poisson(k) draw, so a replicate
+-- draws once per (dimension, week, tally pattern) and the cost does not grow with the items (a multinomial draw
+-- would be one row per item and replicate: 450 million rows on the benchmark's 300,000 forms). The price: a
+-- replicate's size varies (Poisson(n), not n), which at 10 items widens the interval by about a tenth (median 1.09
+-- of the multinomial's on seeded 10-item weeks), less as items grow: on the side of caution. Draws are md5 of
+-- (seed, replicate pair, dimension, week, pattern), so a rebuild gives the same interval. Replicates: var
+-- alpha_bootstrap_replicates (dbt_project.yml says why 1000). The ends are NULL where human_alpha is, with fewer
+-- than 2 items, or when more than 5% of the replicates have no alpha (all the resampled ratings in one category):
+-- then where those go would move an end. A week whose people all agree (alpha 1) gets [1, 1]: every resample agrees
+-- too; a percentile bootstrap cannot see beyond the items it has.
+-- is_target_within_interval: the target lies within [ci_low, ci_high], so the week's items cannot tell the verdict
+-- from its opposite: a below_target week that reaches its target is no firm failure (NULL without an interval).
+{%- set most_categories = declared_label_positions() | length %}
+{%- set tallies = [] %}
+{%- for k in declared_label_positions() %}{% do tallies.append('n_' ~ k) %}{% endfor %}
 with
 
 agreement as (
@@ -28,6 +47,88 @@ humans as (
 
 judges as (
     select * from agreement where rater_group = 'llm_judge'
+),
+
+human_unit_patterns as (
+    -- People's pairable items per dimension and week, collapsed to their tally patterns: the bootstrap's classes.
+    -- Only where people's alpha is defined: where it is not (all ratings in one category), no replicate's is.
+    select
+        units.dimension,
+        units.item_week as week_start,
+        max(units.agreement_level) as agreement_level,
+        max(units.scale) as scale,
+        units.n_ratings,
+        {{ stats_group_select(tallies, 'units') }}count(*) as class_size
+    from {{ ref('int_agreement_units') }} as units
+    inner join humans
+        on units.dimension = humans.dimension
+        and units.item_week = humans.week_start
+    where units.rater_group = 'human' and units.n_ratings >= 2 and humans.alpha is not null
+    group by
+        units.dimension, units.item_week, units.n_ratings, {{ stats_group_select(tallies, 'units') | trim | trim(',') }}
+),
+
+pattern_terms as (
+    -- One item's terms per pattern (each group below is one pattern row).
+    select
+        dimension,
+        week_start,
+        agreement_level,
+        scale,
+        {{ tallies | join(', ') }},
+        max(class_size) as class_size,
+        {{- agreement_tally_sums(most_categories) }}
+    from human_unit_patterns
+    group by dimension, week_start, agreement_level, scale, {{ tallies | join(', ') }}
+),
+
+pattern_cells as (
+    {{ tally_coincidences('pattern_terms',
+                          ['dimension', 'week_start', 'agreement_level', 'scale', 'class_size'] + tallies,
+                          most_categories) }}
+),
+
+pattern_matrix as (
+    -- One item's coincidence matrix per pattern, the labels' positions turned into the values they stand for.
+    select
+        cells.dimension,
+        cells.week_start,
+        cells.agreement_level,
+        {{ tallies | join(', ') }},
+        cells.class_size,
+        label_a.label_value as value_a,
+        label_b.label_value as value_b,
+        cells.coincidences,
+        cells.pairable_ratings
+    from pattern_cells as cells
+    inner join ({{ agreement_scale_labels() }}) as label_a
+        on cells.scale = label_a.scale and cells.position_a = label_a.label_position
+    inner join ({{ agreement_scale_labels() }}) as label_b
+        on cells.scale = label_b.scale and cells.position_b = label_b.label_position
+),
+
+ordinal_pattern_matrix as (
+    select * from pattern_matrix where agreement_level = 'ordinal'
+),
+
+nominal_pattern_matrix as (
+    select * from pattern_matrix where agreement_level <> 'ordinal'
+),
+
+ordinal_intervals as (
+    {{ krippendorff_alpha_bootstrap('ordinal_pattern_matrix', ['dimension', 'week_start'], tallies,
+                                    level='ordinal', n_replicates=var('alpha_bootstrap_replicates')) }}
+),
+
+nominal_intervals as (
+    {{ krippendorff_alpha_bootstrap('nominal_pattern_matrix', ['dimension', 'week_start'], tallies,
+                                    level='nominal', n_replicates=var('alpha_bootstrap_replicates')) }}
+),
+
+intervals as (
+    select * from ordinal_intervals
+    union all
+    select * from nominal_intervals
 ),
 
 flags as (
@@ -54,6 +155,9 @@ final as (
         coalesce(humans.n_units, 0) as human_n_units,
         coalesce(humans.n_pairable_ratings, 0) as human_n_pairable_ratings,
         humans.alpha as human_alpha,
+        case when humans.alpha is not null then intervals.alpha_ci_low end as human_alpha_ci_low,
+        case when humans.alpha is not null then intervals.alpha_ci_high end as human_alpha_ci_high,
+        coalesce(intervals.n_replicates_defined, 0) as human_alpha_n_replicates,
         humans.percent_agreement as human_percent_agreement,
         humans.top_value_share as human_top_value_share,
         all_raters.target,
@@ -63,6 +167,10 @@ final as (
             when humans.meets_target then 'meets_target'
             else 'below_target'
         end as target_status,
+        case
+            when humans.alpha is null or intervals.alpha_ci_low is null then null
+            else intervals.alpha_ci_low <= all_raters.target and all_raters.target <= intervals.alpha_ci_high
+        end as is_target_within_interval,
         all_raters.n_units as all_raters_n_units,
         all_raters.alpha as all_raters_alpha,
         coalesce(judges.n_units, 0) as judge_n_units,
@@ -82,6 +190,9 @@ final as (
     left join humans as previous_week
         on all_raters.dimension = previous_week.dimension
         and previous_week.week_start = cast(all_raters.week_start - interval 7 day as date)
+    left join intervals
+        on all_raters.dimension = intervals.dimension
+        and all_raters.week_start = intervals.week_start
     left join flags
         on all_raters.dimension = flags.dimension
         and all_raters.week_start = flags.week_start
