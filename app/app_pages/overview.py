@@ -58,9 +58,13 @@ quarantine = db.query(
 )
 agreement = db.query(
     """
-    select week_start, count(alpha) as n_with_alpha, count(case when not meets_target then 1 end) as n_below_target
-    from marts.fct_rater_agreement
-    where rater_group = 'human' and week_start in (?, ?)
+    -- People's verdicts, as the weekly report gives them: a shortfall whose 95% interval reaches the target is
+    -- counted, and said apart (the week's items cannot tell it from meeting the target).
+    select week_start, count(human_alpha) as n_with_alpha,
+           count(case when target_status = 'below_target' then 1 end) as n_below_target,
+           count(case when target_status = 'below_target' and is_target_within_interval then 1 end) as n_below_within
+    from marts.rpt_weekly_agreement
+    where week_start in (?, ?)
     group by week_start
     """,
     [week, previous],
@@ -221,10 +225,14 @@ with bottom[0].container(border=True):
                   delta=below - below_last, delta_color="inverse",
                   help="Rated dimensions whose Krippendorff's alpha among people (human, SME and end-user raters; "
                        "LLM judges are held to people on Judge drift) is under its target: 0.6 for quality, 0.8 for "
-                       "safety. A dimension with no item rated by two or more people has no alpha.")
+                       "safety. A dimension with no item rated by two or more people has no alpha. A shortfall "
+                       "whose 95% interval reaches the target is counted, and said apart below the figure.")
+        within = _value(this, "n_below_within")
+        unsure = (f" {within} of this week's {below} within its 95% interval of the target: too few items to call "
+                  "a failure." if within else "")
         flagged = "n/a" if summary.missing else f"{_value(this_summary, 'n_flagged_items')}"
-        st.caption(f"{below_last} last week. {flagged} items people disagree on flagged for rubric clarification "
-                   "this week.")
+        st.caption(f"{below_last} last week.{unsure} {flagged} items people disagree on flagged for rubric "
+                   "clarification this week.")
     c.link("agreement", "Where do raters disagree?", params={"week": week_param}, icon=":material/arrow_forward:")
 
 with bottom[1].container(border=True):
