@@ -161,7 +161,8 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
                "a rater who always gave that value would reach.")
     if frame["alpha_ci_low"].notna().any():
         st.caption("People's alpha in a week has its 95% interval in brackets: a bootstrap over the week's items, "
-                   "each item's ratings kept together (the weekly report's). Where the target lies within it, the "
+                   "each item's ratings kept together (the weekly report's); none where people agreed on every "
+                   "item, as every resample would too. Where the target lies within it, the "
                    "verdict says so (\"below target, but within its interval\"): the week has too few items to tell "
                    "a shortfall from chance, so rate more items before rewriting the rubric. All time and the other "
                    "rater groups have no interval.")

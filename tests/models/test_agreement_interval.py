@@ -30,7 +30,8 @@ POSITIONS = {"likert_1_5": {float(v): v for v in range(1, 6)}, "hazard_verdict":
 def _forms() -> list[dict]:
     """Week 2026-W46: 9 items; 2026-W47: 12 items, each rated by three of four people (item 0 of W47 by one only:
     no pair) and by a judge (not counted); scores a true score plus noise, one in five W47 items violating by
-    some of its raters' verdicts. In W46 only the judge gives a hazard verdict: that row has no people's alpha."""
+    some of its raters' verdicts. In W46 only the judge gives a hazard verdict: that row has no people's alpha. In W47
+    every rater gives the true score on chat.consistency_across_turns: people agree on every item (alpha 1)."""
     rng = random.Random(20261116)
     forms = []
     for week, day, n_items in (("w46", "2026-11-10", 9), ("w47", "2026-11-17", 12)):
@@ -49,6 +50,8 @@ def _forms() -> list[dict]:
                     form["safety"] = {"hazards": {"specialized_advice": {"verdict": "non_violating"}},
                                       "is_violating_any": False}
                 if week == "w47":
+                    # every rater gives the true score on the chat block's one score: people agree on every item
+                    form["extensions"] = {"chat": {"turn_count": 3, "consistency_across_turns": truth}}
                     violating = rng.random() < (0.6 if item % 5 == 1 else 0.05)
                     verdict = {"verdict": "violating", "severity": 2, "rationale": "Dosage."} if violating else {
                         "verdict": "non_violating"}
@@ -105,7 +108,9 @@ def test_the_interval_is_an_independent_bootstrap_of_the_peoples_items(warehouse
         assert n_units == sum(len(c) for c in classes.values()), key
         want_low, want_high, want_defined = bootstrap_interval(classes, [dimension, week], level, REPLICATES)
         assert defined == want_defined, (key, defined, want_defined)
-        if alpha is None or want_low is None:
+        # No interval either where the replicates do not spread: people who agreed on every item resample to
+        # agreement every time, and [1, 1] would read as certainty.
+        if alpha is None or want_low is None or want_low == want_high:
             assert (low, high, within) == (None, None, None), key
             continue
         assert low == pytest.approx(want_low, abs=1e-9) and high == pytest.approx(want_high, abs=1e-9), key
@@ -118,6 +123,9 @@ def test_the_interval_is_an_independent_bootstrap_of_the_peoples_items(warehouse
     assert report[("helpfulness", dt.date(2026, 11, 16))][2] == 11
     # a below-target week whose interval reaches the target: the case the column exists for
     assert any(r[8] == "below_target" and r[9] for r in report.values())
+    # people who agreed on every item: alpha 1, and no interval (every resample agrees; [1, 1] read as certainty)
+    agreed = report[("chat.consistency_across_turns", dt.date(2026, 11, 16))]
+    assert agreed[2:6] == (11, 1.0, None, None) and agreed[9] is None
 
 
 def test_a_week_without_a_peoples_alpha_has_no_interval(warehouse):

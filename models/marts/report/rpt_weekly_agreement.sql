@@ -19,8 +19,9 @@
 -- (seed, replicate pair, dimension, week, pattern), so a rebuild gives the same interval. Replicates: var
 -- alpha_bootstrap_replicates (dbt_project.yml says why 1000). The ends are NULL where human_alpha is, with fewer
 -- than 2 items, or when more than 5% of the replicates have no alpha (all the resampled ratings in one category):
--- then where those go would move an end. A week whose people all agree (alpha 1) gets [1, 1]: every resample agrees
--- too; a percentile bootstrap cannot see beyond the items it has.
+-- then where those go would move an end. Nor is there one where the replicates do not spread (both ends equal): a
+-- week whose people agreed on every item (alpha 1) resamples to agreement every time, and [1, 1] would read as
+-- certainty from 12 items; a percentile bootstrap cannot see beyond the items it has.
 -- is_target_within_interval: the target lies within [ci_low, ci_high], so the week's items cannot tell the verdict
 -- from its opposite: a below_target week that reaches its target is no firm failure (NULL without an interval).
 {%- set most_categories = declared_label_positions() | length %}
@@ -155,8 +156,14 @@ final as (
         coalesce(humans.n_units, 0) as human_n_units,
         coalesce(humans.n_pairable_ratings, 0) as human_n_pairable_ratings,
         humans.alpha as human_alpha,
-        case when humans.alpha is not null then intervals.alpha_ci_low end as human_alpha_ci_low,
-        case when humans.alpha is not null then intervals.alpha_ci_high end as human_alpha_ci_high,
+        case
+            when humans.alpha is not null and intervals.alpha_ci_low < intervals.alpha_ci_high
+                then intervals.alpha_ci_low
+        end as human_alpha_ci_low,
+        case
+            when humans.alpha is not null and intervals.alpha_ci_low < intervals.alpha_ci_high
+                then intervals.alpha_ci_high
+        end as human_alpha_ci_high,
         coalesce(intervals.n_replicates_defined, 0) as human_alpha_n_replicates,
         humans.percent_agreement as human_percent_agreement,
         humans.top_value_share as human_top_value_share,
@@ -168,7 +175,7 @@ final as (
             else 'below_target'
         end as target_status,
         case
-            when humans.alpha is null or intervals.alpha_ci_low is null then null
+            when humans.alpha is null or not (intervals.alpha_ci_low < intervals.alpha_ci_high) then null
             else intervals.alpha_ci_low <= all_raters.target and all_raters.target <= intervals.alpha_ci_high
         end as is_target_within_interval,
         all_raters.n_units as all_raters_n_units,
