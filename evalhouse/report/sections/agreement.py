@@ -46,9 +46,9 @@ CAPTION = (
     "a hazard, agreement is on the verdict the violation rates count (violating or not); a verdict of unsure (the "
     "rater cannot judge) is no answer, left out of every agreement figure. Items flagged: items people disagree on, "
     "of those two or more people rated. People's alpha has its 95% interval in brackets (a bootstrap over the "
-    "week's items; none where people agreed on every item, as every resample would too): where the target lies within it, the week's items cannot tell meeting the target from missing "
-    "it, and the status says so (\"below target, but within its interval\"): a call to rate more items, not yet a "
-    "rubric that fails."
+    "week's items; none where people agreed on every item, as every resample would too): where the target lies "
+    "within it, the week's items cannot tell meeting the target from missing it, and the status says so (\"below "
+    "target, but within its interval\"): a call to rate more items, not yet a rubric that fails."
 )
 WITHIN = "below target, but within its interval"
 WITHIN_MET = "meets target, but within its interval"
