@@ -38,7 +38,12 @@ def resampled_alpha(columns: Sequence[Sequence[float]], counts: Sequence[int], l
     kept = [np.asarray(c, dtype=float) for c, k in zip(columns, counts) for _ in range(k)]
     if not kept:
         return None
-    matrix = np.column_stack(kept)
+    return alpha_or_none(np.column_stack(kept), level)
+
+
+def alpha_or_none(matrix: np.ndarray, level: str) -> float | None:
+    """krippendorff.alpha on a raters x units matrix (NaN for no rating); None where the package says undefined
+    (a ValueError, or NaN: every value the same)."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", RuntimeWarning)

@@ -21,7 +21,7 @@ import pyarrow as pa
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from tests.models.bootstrap_oracle import bootstrap_interval, poisson_draw
+from tests.models.bootstrap_oracle import alpha_or_none, bootstrap_interval, poisson_draw
 
 PROBE_PROJECT = Path(__file__).resolve().parents[1] / "dbt_probe"
 TOLERANCE = 1e-9
@@ -374,13 +374,7 @@ def _alpha_oracle(ratings, level: str):
     for unit, rater, value in ratings:
         if value is not None:
             matrix[raters.index(rater), units.index(unit)] = value
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            value = float(krippendorff.alpha(reliability_data=matrix, level_of_measurement=level))
-    except ValueError:
-        return None
-    return None if math.isnan(value) else value
+    return alpha_or_none(matrix, level)
 
 
 def _alpha_sizes(ratings):
