@@ -7,6 +7,7 @@
 -- depends_on: {{ ref('fct_judge_drift') }}
 -- depends_on: {{ ref('rpt_weekly_model_changes') }}
 -- depends_on: {{ ref('rpt_weekly_refusal_changes') }}
+-- depends_on: {{ ref('rpt_weekly_agreement') }}
 -- depends_on: {{ ref('int_review_records_queued') }}
 {%- set confidences = var('review_confidences') %}
 {%- set confidences = [confidences] if confidences is string else confidences %}
@@ -25,6 +26,7 @@ final as (
         cast({{ var('model_change_min_samples') }} as integer) as model_change_min_samples,
         cast({{ var('model_change_min_changed_samples') }} as integer) as model_change_min_changed_samples,
         cast({{ var('refusal_change_min_items') }} as integer) as refusal_change_min_items,
+        cast({{ var('alpha_bootstrap_replicates') }} as integer) as alpha_bootstrap_replicates,
         cast({{ var('review_score_at_or_below') }} as double) as review_score_at_or_below,
         cast({{ stats_literal(confidences | join(', ')) }} as varchar) as review_confidences
 )
