@@ -18,6 +18,7 @@ GROUPS = {"human": "people", "all": "all raters (people and judges)", "llm_judge
 GROUP_OPTIONS = {"human": "people", "all": "all raters", "llm_judge": "LLM judges"}
 GROUP_COLOURS = {"human": "#ff7f0e", "all": "#555555", "llm_judge": "#1f77b4"}
 KAPPA_COLOUR = "Fleiss' kappa (no target)"
+BELOW_WITHIN = "alpha below target, within its interval"
 
 st.title("Do our raters agree?")
 st.caption(
@@ -94,11 +95,13 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
     ]
     frame["interval"] = [c.interval(lo, hi, digits=3) if not c.is_na(lo) else "" for lo, hi in
                          zip(frame["alpha_ci_low"], frame["alpha_ci_high"])]
-    # Only alpha has a target: its points take their colour from the verdict, kappa's are grey.
+    # Only alpha has a target: its points take their colour from the verdict, kappa's are grey. A shortfall whose
+    # interval reaches the target is amber, as the weekly report marks it: no firm failure.
     long = pd.concat([
         frame.assign(statistic="Krippendorff's alpha", value=frame["alpha"],
-                     colour=["alpha n/a" if c.is_na(m) else "alpha meets target" if m else "alpha below target"
-                             for m in frame["meets_target"]]),
+                     colour=["alpha n/a" if c.is_na(m) else "alpha meets target" if m
+                             else BELOW_WITHIN if not c.is_na(w) and w else "alpha below target"
+                             for m, w in zip(frame["meets_target"], frame["is_target_within_interval"])]),
         frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"], colour=KAPPA_COLOUR),
     ]).dropna(subset=["value"])
     scope = "all time" if week is None else week_label
@@ -116,8 +119,9 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
             y=y, x=alt.X("value:Q", title="agreement (1 = perfect, 0 = chance)", scale=alt.Scale(domain=[-0.5, 1],
                                                                                               clamp=True)),
             color=alt.Color("colour:N", title=None, legend=alt.Legend(orient="bottom"),
-                            scale=alt.Scale(domain=["alpha meets target", "alpha below target", KAPPA_COLOUR],
-                                            range=["#4c9f70", "#d1495b", "#555555"])),
+                            scale=alt.Scale(domain=["alpha meets target", BELOW_WITHIN, "alpha below target",
+                                                    KAPPA_COLOUR],
+                                            range=["#4c9f70", "#e0a030", "#d1495b", "#555555"])),
             shape=alt.Shape("statistic:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["Krippendorff's alpha", "Fleiss' kappa"],
                                             range=["circle", "diamond"])),
@@ -135,7 +139,8 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
             height={"step": 20},
             title=c.title(f"Which dimensions do {GROUPS[group]} agree on well enough ({scope})?",
                           "Black tick: the dimension's alpha target; kappa has none, so its diamonds are grey. "
-                          + ("Grey bar: people's alpha's 95% interval over the week's items. "
+                          + ("Grey bar: people's alpha's 95% interval over the week's items; an amber point is "
+                             "below target but within it. "
                              if frame["alpha_ci_low"].notna().any() else "")
                           + "Dimensions with no defined alpha are listed in the table with the reason."))
         c.show_chart(chart)
