@@ -63,7 +63,7 @@ def build(context: Context) -> Part:
 
     defined = [r for r in rows if r["target_status"] != "undefined"]
     below = [r for r in defined if r["target_status"] == "below_target"]
-    firmly_below = [r for r in below if not r.get("is_target_within_interval")]
+    firmly_below = [r for r in below if not r["is_target_within_interval"]]
     without = [r for r in rows if r["target_status"] == "undefined"]
     pooled_below = [r for r in defined if r["target_status"] == "meets_target"
                     and r["all_raters_alpha"] is not None and r["all_raters_alpha"] < r["target"]]
@@ -93,7 +93,7 @@ def _summary(defined: list[Row], below: list[Row]) -> str:
         which = "the only dimension" if len(defined) == 1 else f"all {len(defined)} dimensions"
         return f"people agree well enough on {which} with a people's alpha."
     names = fmt.join_words([r["dimension"] for r in below[:3]]) + (" ..." if len(below) > 3 else "")
-    within = sum(1 for r in below if r.get("is_target_within_interval"))
+    within = sum(1 for r in below if r["is_target_within_interval"])
     # A shortfall whose interval reaches the target is no firm failure: the week's items cannot tell.
     if not within:
         caveat = ""
@@ -137,7 +137,7 @@ def _without_people(rows: list[Row]) -> list[Paragraph]:
 def _table(rows: list[Row], context: Context) -> Table:
     body = []
     for row in rows:
-        status, within = row["target_status"], row.get("is_target_within_interval")
+        status, within = row["target_status"], row["is_target_within_interval"]
         tone = ("warn" if status == "below_target" and within else "bad" if status == "below_target"
                 else "good" if status == "meets_target" else "muted")
         verdict = {"below_target": WITHIN if within else "below target",
@@ -145,7 +145,7 @@ def _table(rows: list[Row], context: Context) -> Table:
         body.append((
             Cell(row["dimension"]),
             Cell(row["dimension_group"] or fmt.MISSING),
-            Cell(fmt.with_interval(row["human_alpha"], row.get("human_alpha_ci_low"), row.get("human_alpha_ci_high"),
+            Cell(fmt.with_interval(row["human_alpha"], row["human_alpha_ci_low"], row["human_alpha_ci_high"],
                                    ALPHA_DIGITS), tone, numeric=True),
             Cell(fmt.count(row["human_n_units"]), numeric=True),
             Cell(fmt.num(row["target"], 1), numeric=True),

@@ -127,9 +127,19 @@ nominal_intervals as (
 ),
 
 intervals as (
-    select * from ordinal_intervals
-    union all
-    select * from nominal_intervals
+    -- Only where people's alpha is defined (human_unit_patterns), and no interval where the replicates do not
+    -- spread (both ends equal): the rule is here once, for the ends and the verdict on the target alike.
+    select
+        dimension,
+        week_start,
+        n_replicates_defined,
+        case when alpha_ci_low < alpha_ci_high then alpha_ci_low end as alpha_ci_low,
+        case when alpha_ci_low < alpha_ci_high then alpha_ci_high end as alpha_ci_high
+    from (
+        select * from ordinal_intervals
+        union all
+        select * from nominal_intervals
+    ) as both_levels
 ),
 
 flags as (
@@ -156,14 +166,8 @@ final as (
         coalesce(humans.n_units, 0) as human_n_units,
         coalesce(humans.n_pairable_ratings, 0) as human_n_pairable_ratings,
         humans.alpha as human_alpha,
-        case
-            when humans.alpha is not null and intervals.alpha_ci_low < intervals.alpha_ci_high
-                then intervals.alpha_ci_low
-        end as human_alpha_ci_low,
-        case
-            when humans.alpha is not null and intervals.alpha_ci_low < intervals.alpha_ci_high
-                then intervals.alpha_ci_high
-        end as human_alpha_ci_high,
+        intervals.alpha_ci_low as human_alpha_ci_low,
+        intervals.alpha_ci_high as human_alpha_ci_high,
         coalesce(intervals.n_replicates_defined, 0) as human_alpha_n_replicates,
         humans.percent_agreement as human_percent_agreement,
         humans.top_value_share as human_top_value_share,
@@ -175,8 +179,8 @@ final as (
             else 'below_target'
         end as target_status,
         case
-            when humans.alpha is null or not (intervals.alpha_ci_low < intervals.alpha_ci_high) then null
-            else intervals.alpha_ci_low <= all_raters.target and all_raters.target <= intervals.alpha_ci_high
+            when intervals.alpha_ci_low is not null
+                then intervals.alpha_ci_low <= all_raters.target and all_raters.target <= intervals.alpha_ci_high
         end as is_target_within_interval,
         all_raters.n_units as all_raters_n_units,
         all_raters.alpha as all_raters_alpha,
