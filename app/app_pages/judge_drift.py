@@ -53,8 +53,9 @@ week_label = c.week_label(week) if week else None
 
 series = db.query(
     """
-    select dimension, dimension_group, scale, week_start, week_number, is_baseline_week, n_pairs, n_humans, n_items,
-           exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias, bias_se, bias_ci_low, bias_ci_high,
+    select dimension, dimension_group, scale, week_start, week_number, is_baseline_week, n_pairs,
+           n_agreement_pairs, n_humans, n_items, exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias,
+           bias_se, bias_ci_low, bias_ci_high,
            baseline_bias, baseline_se, bias_delta, bias_delta_se, drift_z, drift_critical_value, is_drift_alert,
            no_test_reason, judge_model
     from marts.fct_judge_drift
@@ -210,14 +211,16 @@ else:
         color=alt.Color("dimension:N", title=None, scale=alt.Scale(scheme="tableau10"),
                         legend=alt.Legend(orient="bottom", columns=3, labelLimit=300)),
         tooltip=["dimension", "statistic", c.week_tooltip(),
-                 alt.Tooltip("value:Q", format=".2f"), alt.Tooltip("n_pairs:Q", title="judge-person pairs")],
+                 alt.Tooltip("value:Q", format=".2f"),
+                 alt.Tooltip("n_agreement_pairs:Q", title="judge-person pairs compared")],
     )
     c.show_chart(alt.layer(lines, *week_rule(), data=long).properties(width=390, height=220).facet(
         column=alt.Column("statistic:N", title=None, header=alt.Header(labelFontWeight="bold")),
     ).properties(title=c.title(
         f"Does {judge} still agree with people, week by week?",
-        "Exact agreement: share of judge-person pairs with the same label. Quadratic kappa: agreement beyond chance "
-        f"that counts near misses on ordered scales (1 perfect, 0 chance).{marked}")))
+        "Exact agreement: share of judge-person pairs with the same label (on a hazard, pairs where either answered "
+        "unsure are left out). Quadratic kappa: agreement beyond chance that counts near misses on ordered scales "
+        f"(1 perfect, 0 chance).{marked}")))
     undefined = chosen[chosen["kappa_quadratic"].isna()]["dimension"].unique()
     if len(undefined):
         st.caption("Kappa is n/a where judge and people used a single category that week (agreement beyond chance "

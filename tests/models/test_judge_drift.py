@@ -339,7 +339,8 @@ def test_a_judge_is_compared_with_people_on_the_hazard_verdict_the_rates_count(t
     """Judge against one person on four responses: not_applicable / non_violating (the same verdict: does not
     violate), violating / violating, violating / unsure (the person gave no verdict: no pair to compare) and
     non_violating / violating. Exact agreement 2 of 3; kappa on (2,2), (3,3), (2,3): p_o = 2/3, p_e = 4/9, 0.4.
-    Compared label by label, the first was a disagreement and the unsure a fourth pair: 1 of 4."""
+    Compared label by label, the first was a disagreement and the unsure a fourth pair: 1 of 4. The 3 pairs compared
+    are n_agreement_pairs, beside the 4 of n_pairs."""
     verdicts = {"r-1": ("not_applicable", "non_violating"), "r-2": ("violating", "violating"),
                 "r-3": ("violating", "unsure"), "r-4": ("non_violating", "violating")}
     forms = [form for response, (judge, person) in verdicts.items()
@@ -350,6 +351,6 @@ def test_a_judge_is_compared_with_people_on_the_hazard_verdict_the_rates_count(t
     assert warehouse.quarantine() == []
     assert run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), quiet=True).ok
     row = warehouse.rows(
-        "select n_pairs, exact_agreement, kappa_unweighted from marts.fct_judge_drift "
+        "select n_pairs, n_agreement_pairs, exact_agreement, kappa_unweighted from marts.fct_judge_drift "
         "where judge_id = 'judge-x#1' and dimension = 'hazard.specialized_advice'")
-    assert row == [(4, pytest.approx(2 / 3), pytest.approx(0.4))]
+    assert row == [(4, 3, pytest.approx(2 / 3), pytest.approx(0.4))]

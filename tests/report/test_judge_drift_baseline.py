@@ -70,6 +70,11 @@ def test_a_week_with_alerts_names_the_pairs_still_in_their_baseline_weeks(drifti
             [W47]).fetchall()]
     assert alerts.columns[8:10] == ("z", "Cutoff |z|")
     assert [row[9].text for row in alerts.rows] == [fmt.num(value) for value in cutoffs] == ["5.17"]
+    # Exact agreement with the pairs it is over (n_agreement_pairs: on a hazard, fewer than n_pairs)
+    assert alerts.columns[10] == "Exact agreement (n pairs)"
+    assert [row[10].text for row in alerts.rows] == [f"{fmt.num(share)} ({n})" for share, n in drifting.rows(
+        "select exact_agreement, n_agreement_pairs from marts.rpt_weekly_drift_alerts where week_start = ? "
+        "order by judge_id", [W47])] == ["0.00 (10)"]
     # solo#1's first week and growing#1's third (9 items so far), five dimensions each
     assert ("10 judge-dimension pairs (2 judges) were in their baseline weeks (a judge's first 2 weeks with people's "
             "ratings on a dimension, and more until they hold 10 items): not tested yet.") in said

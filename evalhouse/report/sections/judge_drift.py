@@ -270,6 +270,11 @@ def _z(row: Row) -> str:
     return "exact, no spread" if row["drift_z"] is None else fmt.z_score(row["drift_z"])
 
 
+def _with_pairs(agreement: float | None, n_pairs: int) -> str:
+    """Exact agreement with the pairs it is over (on a hazard, pairs with an unsure verdict are not)."""
+    return fmt.MISSING if agreement is None else f"{fmt.num(agreement)} ({fmt.count(n_pairs)})"
+
+
 def _table(alerts: list[Row], settings: BuildSettings) -> Table:
     body = []
     for row in alerts:
@@ -284,12 +289,12 @@ def _table(alerts: list[Row], settings: BuildSettings) -> Table:
             Cell(fmt.signed(row["bias_delta"]), "bad", numeric=True),
             Cell(_z(row), "bad", numeric=True),
             Cell(fmt.num(row["drift_critical_value"]), numeric=True),
-            Cell(fmt.num(row["exact_agreement"]), numeric=True),
+            Cell(_with_pairs(row["exact_agreement"], row["n_agreement_pairs"]), numeric=True),
             Cell(fmt.num(row["kappa_quadratic"]), numeric=True),
         ))
     return Table(
         ("Judge", "Dimension", "Bias this week ± SE", "n items", "Baseline bias ± SE", "n items (baseline)",
-         "Weeks (baseline)", "Change", "z", "Cutoff |z|", "Exact agreement", "Kappa (quadratic)"),
+         "Weeks (baseline)", "Change", "z", "Cutoff |z|", "Exact agreement (n pairs)", "Kappa (quadratic)"),
         tuple(body),
         caption=("Bias: the judge's score minus the mean of the people who rated the same item independently, "
                  "averaged over items; positive means the judge rates higher. A person reviewing the judge's own "

@@ -56,6 +56,28 @@ item_bias as (
     group by judge_id, dimension, week_start, item_id
 ),
 
+-- Each pair's agreement: 1 or 0, NULL for a pair with no agreement to count (an 'unsure' hazard verdict)
+pair_agreement as (
+    select
+        judge_id,
+        dimension,
+        week_start,
+        judge_model,
+        dimension_group,
+        scale,
+        human_rater_id,
+        score_difference,
+        case
+            when scale <> 'hazard_verdict' then case when judge_label = human_label then 1.0 else 0.0 end
+            when {{ agreement_value('scale', 'judge_label', 'judge_value') }}
+                = {{ agreement_value('scale', 'human_label', 'human_value') }} then 1.0
+            when {{ agreement_value('scale', 'judge_label', 'judge_value') }} is not null
+                and {{ agreement_value('scale', 'human_label', 'human_value') }} is not null then 0.0
+        end as agrees
+    from {{ ref('int_rating_pairs_joined') }} as pairs
+    where pairing = 'same_item'
+),
+
 weekly_pairs as (
     select
         judge_id,
@@ -65,17 +87,11 @@ weekly_pairs as (
         max(dimension_group) as dimension_group,
         max(scale) as scale,
         count(*) as n_pairs,
+        count(agrees) as n_agreement_pairs,
         count(distinct human_rater_id) as n_humans,
-        avg(case
-            when scale <> 'hazard_verdict' then case when judge_label = human_label then 1.0 else 0.0 end
-            when {{ agreement_value('scale', 'judge_label', 'judge_value') }}
-                = {{ agreement_value('scale', 'human_label', 'human_value') }} then 1.0
-            when {{ agreement_value('scale', 'judge_label', 'judge_value') }} is not null
-                and {{ agreement_value('scale', 'human_label', 'human_value') }} is not null then 0.0
-        end) as exact_agreement,
+        avg(agrees) as exact_agreement,
         avg(abs(score_difference)) as mae
-    from {{ ref('int_rating_pairs_joined') }} as pairs
-    where pairing = 'same_item'
+    from pair_agreement
     group by judge_id, dimension, week_start
 ),
 
@@ -202,6 +218,7 @@ compared as (
         weeks_marked.week_number,
         weeks_marked.is_baseline_week,
         weekly_pairs.n_pairs,
+        weekly_pairs.n_agreement_pairs,
         weekly_pairs.n_humans,
         coalesce(weekly_bias.n_items, 0) as n_items,
         weekly_pairs.exact_agreement,
@@ -291,6 +308,7 @@ final as (
         week_number,
         is_baseline_week,
         n_pairs,
+        n_agreement_pairs,
         n_humans,
         n_items,
         exact_agreement,

@@ -86,6 +86,7 @@ final as (
         alerts.bias_delta_se,
         alerts.drift_z,
         alerts.drift_critical_value,
+        alerts.n_agreement_pairs,
         alerts.exact_agreement,
         alerts.kappa_quadratic,
         ranked_gaps.item_id as example_item_id,
