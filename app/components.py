@@ -418,6 +418,11 @@ def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: s
     return chart.properties(title=title(question, subtitle))
 
 
+# What a colour says, the same on every page: met or passed; short of a firm verdict (within noise, too few to test,
+# flaky, out of scale); failed or alerted; not measured. The report's tones (evalhouse/report/render_html.py) say the
+# same in text.
+GOOD, WARN, BAD, MUTED = "#4c9f70", "#e0a030", "#d1495b", "#999999"
+
 _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
             "#17becf"]
 

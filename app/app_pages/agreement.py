@@ -121,7 +121,7 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
             color=alt.Color("colour:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["alpha meets target", BELOW_WITHIN, "alpha below target",
                                                     KAPPA_COLOUR],
-                                            range=["#4c9f70", "#e0a030", "#d1495b", "#555555"])),
+                                            range=[c.GOOD, c.WARN, c.BAD, "#555555"])),
             shape=alt.Shape("statistic:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["Krippendorff's alpha", "Fleiss' kappa"],
                                             range=["circle", "diamond"])),

@@ -183,7 +183,7 @@ else:
     bars = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=alt.Color(
         "state:N", title=None, legend=alt.Legend(orient="bottom"),
         scale=alt.Scale(domain=["baseline week", "within the band", "too few items to test", "alert"],
-                        range=["#999999", "#1f77b4", "#e0a030", "#d62728"])),
+                        range=[c.MUTED, "#1f77b4", c.WARN, c.BAD])),
         tooltip=tooltip)
     points = base.mark_point(filled=True, size=70).encode(y="mean_bias:Q", color="state:N", tooltip=tooltip)
     chart = alt.layer(band, zero, *week_rule(), bars, points, data=biased).properties(width=260, height=190).facet(

@@ -222,7 +222,7 @@ if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {per
                 axis=alt.Axis(format="%")),
         x2="end:Q",
         color=alt.Color("stability:N", title=None, sort=order, legend=alt.Legend(orient="bottom"),
-                        scale=alt.Scale(domain=order, range=["#4c9f70", "#f2a541", "#d1495b", "#bbbbbb"])),
+                        scale=alt.Scale(domain=order, range=[c.GOOD, c.WARN, c.BAD, c.MUTED])),
         tooltip=["model_id", "stability", alt.Tooltip("shown:N", title="tasks")],
     )
     # A count is written where its segment is wide enough to hold it; the tooltip has every one.
@@ -304,7 +304,7 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
             x=alt.X("trial_index:O", title="trial, in time order"),
             color=alt.Color("outcome:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["succeeded", "failed", "no verdict"],
-                                            range=["#4c9f70", "#d1495b", "#bbbbbb"])),
+                                            range=[c.GOOD, c.BAD, c.MUTED])),
             tooltip=["trial_index", alt.Tooltip("evaluated_at:T", title="evaluated"), "outcome", "run_id"],
         ).properties(height=40, title=c.title(
             "Which of its trials succeeded?",

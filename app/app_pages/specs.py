@@ -243,7 +243,7 @@ else:
                     scale=alt.Scale(domain=[0, max(1.0, float(scored["composite_score"].max()))])),
             color=alt.Color("decision:N", title=None, legend=alt.Legend(orient="bottom"),
                             scale=alt.Scale(domain=["promote", "do not promote", "out of scale", "undefined"],
-                                            range=["#4c9f70", "#d1495b", "#e69f00", "#999999"])),
+                                            range=[c.GOOD, c.BAD, c.WARN, c.MUTED])),
             tooltip=tooltip,
         )
         layers = [bars]
@@ -354,8 +354,8 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
                    alt.Tooltip("raw_value:Q", title="raw value", format=".3f"), alt.Tooltip("n:Q", title="n"),
                    alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict",
                    alt.Tooltip("gate_noise:N", title="against its threshold")]
-        verdict_colours = {"meets its threshold": "#4c9f70", "misses its threshold": "#d1495b",
-                           "out of scale": "#e69f00", "threshold not measured": "#999999", "no threshold": "#1f77b4"}
+        verdict_colours = {"meets its threshold": c.GOOD, "misses its threshold": c.BAD, "out of scale": c.WARN,
+                           "threshold not measured": c.MUTED, "no threshold": "#1f77b4"}
 
         def component_chart(rows: pd.DataFrame, component: str) -> alt.LayerChart:
             """The component's normalised value per model, its 95% interval where it has one, its threshold."""

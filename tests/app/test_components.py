@@ -1,11 +1,13 @@
 """The helpers pages test nullable values with: a NULL arrives as None, NaN or pd.NA, and none of them may pass
 for a value (NaN is truthy) or crash a page (pd.NA refuses to be a bool); week axes tick on Mondays; a long chart
-subtitle is drawn in lines."""
+subtitle is drawn in lines; a verdict's colour is defined once, for every page."""
 
 from __future__ import annotations
 
 import datetime as dt
 import math
+import re
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -62,3 +64,15 @@ def test_an_se_interval_is_95_percent_within_bounds_and_absent_without_an_se(c):
     assert c.with_se_interval(0.95, 0.05) == "0.95 [0.85, 1.00]"  # not past 1: a share
     assert c.with_se_interval(0.5, None) == "0.50"  # one task: no spread, no interval (not [0.50, 0.50])
     assert c.with_se_interval(None, 0.1) == c.NA
+
+
+def test_a_verdicts_colour_is_defined_once_and_pages_use_the_names(c):
+    """Four pages drew met / short of a verdict / failed / not measured in three ambers, two reds and two greys; a page
+    that writes one of the verdict colours as a literal again brings that back."""
+    verdict_colours = {c.GOOD, c.WARN, c.BAD, c.MUTED}
+    assert len(verdict_colours) == 4
+    pages = sorted((Path(__file__).parents[2] / "app" / "app_pages").glob("*.py"))
+    assert pages
+    for page in pages:
+        literals = {value.lower() for value in re.findall(r"#[0-9a-fA-F]{6}", page.read_text())}
+        assert not literals & verdict_colours, f"{page.name} writes a verdict colour as a literal: use components'"
