@@ -192,6 +192,7 @@ with top[1].container(border=True):
                        f"{MINIMUMS.model_change_min_changed_samples} changed samples).")
         st.caption(f"{plural(_value(this_summary, 'n_improvements'), 'significant gain')}; "
                    f"{plural(last, 'drop')} last week.")
+    # Tested and fallen only: an untested change (is_regression NULL) is no drop.
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
         else changes.frame
     c.link("leaderboard", "Which models, which evals?", icon=":material/arrow_forward:",
@@ -303,7 +304,9 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
                 column.caption("n/a: no scored trials this week")
                 continue
             r = model_changes.plain(cell.iloc[0])
-            dropped, rose = bool(r["is_regression"]), bool(r["is_improvement"])
+            # A trend icon for a tested verdict only: an untested change (the flags None) gets the plain one, and
+            # its caption says why it was not tested.
+            dropped, rose = r["is_regression"] is True, r["is_improvement"] is True
             icon = (":material/trending_down:" if dropped
                     else ":material/trending_up:" if rose else ":material/bar_chart:")
             c.link("leaderboard", c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), icon=icon,

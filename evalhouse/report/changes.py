@@ -84,7 +84,8 @@ def compared(row: Mapping[str, Any]) -> str:
 def verdict(row: Mapping[str, Any], settings: BuildSettings) -> tuple[str, Tone]:
     """'Regression', 'Improvement', 'no significant change' (tested: the statistic is beside it), or why the change
     was not tested (is_significant NULL), by the minimums the build that tested it used (`settings`: the
-    warehouse's marts.rpt_build_settings)."""
+    warehouse's marts.rpt_build_settings). An untested change has is_regression and is_improvement NULL (None),
+    neither true nor false: it passes the first two tests to the reason it was not tested."""
     if row["is_regression"]:
         return "Regression", "bad"
     if row["is_improvement"]:

@@ -306,8 +306,8 @@ def test_the_overview_says_what_each_change_was_tested_on_as_the_report_does(dem
 
 def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_for_an_untested_one(
         demo_warehouse, app_env):
-    """is_regression and is_improvement are false when a change was not tested (is_significant NULL): the page
-    must say why it was not (too few samples, too few changed samples, no variation), as the report's table does,
+    """is_regression and is_improvement are NULL when a change was not tested (is_significant NULL), no verdict: the
+    page must say why it was not (too few samples, too few changed samples, no variation), as the report's table does,
     and show the report's change, the paired mean difference when paired (it was accuracy_change: +0.38 where the
     report said +0.50)."""
     app_env(demo_warehouse.path)

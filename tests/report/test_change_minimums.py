@@ -57,7 +57,7 @@ def test_a_var_changed_in_the_project_is_read_again(project_vars):
 
 
 def _paired_row(n_compared: int, n_improved: int, n_worsened: int) -> dict:
-    return {"is_regression": False, "is_improvement": False, "comparison": "paired", "change_test": "sign test",
+    return {"is_regression": None, "is_improvement": None, "comparison": "paired", "change_test": "sign test",
             "n_compared": n_compared, "n_improved": n_improved, "n_worsened": n_worsened, "is_significant": None,
             "sign_test_p": 0.2, "change_z": None}
 

@@ -75,7 +75,7 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
         assert row.n_shared_samples == len(shared)
         if len(before) == 0:
             assert pd.isna(row.comparison) and pd.isna(row.change_z) and pd.isna(row.n_compared)
-            assert not row.is_regression and not row.is_improvement
+            assert pd.isna(row.is_regression) and pd.isna(row.is_improvement)  # nothing to compare: no verdict
             continue
         assert _close(row.previous_accuracy, before.mean())
         sign_p = None
@@ -116,9 +116,18 @@ def test_model_changes_match_a_pandas_recomputation(model_changes, sample_scores
         else:
             expected_significant = None if expected_z is None else abs(expected_z) > critical
         assert (None if pd.isna(row.is_significant) else bool(row.is_significant)) == expected_significant
-        assert bool(row.is_regression) == bool(expected_significant and expected_change < 0)
+        # NULL when untested (no verdict either way), else the tested change's direction
+        expected_flags = ((None, None) if expected_significant is None
+                          else (expected_significant and expected_change < 0,
+                                expected_significant and expected_change > 0))
+        assert (_flag(row.is_regression), _flag(row.is_improvement)) == expected_flags, row
         if len(shared) < 3:
             assert pd.isna(row.paired_correlation)  # two points always correlate +-1
+
+
+def _flag(value) -> bool | None:
+    """A nullable boolean from pandas (pd.NA for NULL) as None, True or False."""
+    return None if pd.isna(value) else bool(value)
 
 
 def _sign_test_p(up: int, down: int) -> float:
@@ -136,11 +145,44 @@ def test_a_flag_on_three_changed_samples_is_not_a_regression(model_changes):
     assert row.change_z < -1.96  # what made the old rule flag it
     assert (row.n_shared_samples, row.n_improved, row.n_worsened) == (10, 0, 3)
     assert row.change_test == "sign test" and _close(row.sign_test_p, 0.25)
-    assert pd.isna(row.is_significant) and not row.is_regression
+    assert pd.isna(row.is_significant) and pd.isna(row.is_regression) and pd.isna(row.is_improvement)
+
+
+def test_an_untested_change_is_neither_a_regression_nor_not_one(demo_warehouse, model_changes):
+    """is_regression and is_improvement are NULL exactly where is_significant is (no week before, too few samples or
+    changed samples, no variation): they were false, a verdict nobody reached, and an analyst's `where not
+    is_regression` listed the untested changes among the models that held. The demo has untested rises and falls
+    and rows with no week before, so neither coalesce(..., false) nor a bare `is_significant and change < 0` (false,
+    not NULL, for an untested rise) passes."""
+    untested = model_changes[model_changes.is_significant.isna()]
+    tested = model_changes[model_changes.is_significant.notna()]
+    change = untested.paired_mean_difference.where(untested.comparison == "paired", untested.accuracy_change)
+    assert untested.comparison.isna().any() and (change > 0).any() and (change < 0).any()
+    assert untested.is_regression.isna().all() and untested.is_improvement.isna().all()
+    assert len(tested) and tested.is_regression.notna().all() and tested.is_improvement.notna().all()
+    held = demo_warehouse.rows("select count(*), count(is_significant) from marts.rpt_weekly_model_changes "
+                               "where not is_regression and not is_improvement")[0]
+    assert held[0] == held[1] > 0  # "the models that held" are tested ones only
+
+
+def test_the_summary_counts_the_tested_regressions_and_improvements_only(demo_warehouse, model_changes):
+    """rpt_weekly_summary's n_regressions and n_improvements count the significant falls and rises, whatever the
+    untested rows' flags: recounted here from is_significant and the compared change, not from the flags."""
+    change = model_changes.paired_mean_difference.where(model_changes.comparison == "paired",
+                                                        model_changes.accuracy_change)
+    significant = model_changes.is_significant.fillna(False).astype(bool)
+    expected = (model_changes.assign(down=significant & (change < 0), up=significant & (change > 0))
+                .groupby("week_start")[["down", "up"]].sum())
+    summary = _with_dates(demo_warehouse.frame(
+        "select week_start, n_regressions, n_improvements from marts.rpt_weekly_summary")).set_index("week_start")
+    assert expected["down"].sum() > 0 and model_changes.is_significant.isna().any()
+    for week, row in summary.iterrows():
+        down, up = expected.loc[week] if week in expected.index else (0, 0)
+        assert (row.n_regressions, row.n_improvements) == (down, up), week
 
 
 def test_every_paired_flag_rests_on_six_changed_samples_and_0_1_flags_on_the_sign_test(model_changes):
-    flagged = model_changes[(model_changes.is_regression | model_changes.is_improvement)
+    flagged = model_changes[(model_changes.is_regression.fillna(False) | model_changes.is_improvement.fillna(False))
                             & (model_changes.comparison == "paired")]
     assert (REGRESSING_MODEL, REGRESSING_EVAL, LAST_WEEK) in {
         (r.model_id, r.evaluation_name, r.week_start) for r in flagged.itertuples()}  # 17 down, 1 up
@@ -162,7 +204,7 @@ def test_paired_correlation_is_pearsons_on_shared_samples(model_changes, sample_
 
 
 def test_the_demo_regression_is_the_last_weeks_only_regression_beyond_four_standard_errors(model_changes):
-    strong = model_changes[model_changes.is_regression & (model_changes.change_z < -4)]
+    strong = model_changes[model_changes.is_regression.fillna(False) & (model_changes.change_z < -4)]
     assert [(r.model_id, r.evaluation_name, r.week_start) for r in strong.itertuples()] == [
         (REGRESSING_MODEL, REGRESSING_EVAL, LAST_WEEK)]
     row = strong.iloc[0]

@@ -12,6 +12,7 @@ ANCHOR = "model-scores"
 TITLE = "Did any model get worse this week?"
 
 # An eval whose responses are scored on several metrics (rubrics) is compared per metric: its label names it.
+# Regressions first, then improvements, then the rest: tested changes that held and untested ones (flags NULL).
 _SQL = """
 select
     *,
@@ -80,6 +81,7 @@ def build(context: Context) -> Part:
         return Part(Section(ANCHOR, TITLE, (Paragraph(text), missing_block)),
                     Paragraph(f"{text} {_missing_headline(missing, context)}", "warn"))
 
+    # The flags are None (NULL) for an untested change: it is in neither list.
     regressions = [r for r in rows if r["is_regression"]]
     improvements = [r for r in rows if r["is_improvement"]]
     # Only a row with a week before was compared, and only a tested one can say "no regression": the rest are

@@ -16,7 +16,8 @@
 -- sqrt(p (1 - p) (1/n1 + 1/n0)) with p the pooled accuracy: a sample's averaged score lies in [0, 1], so its
 -- variance is at most p (1 - p) and this SE does not collapse to 0 when a small week scored all or nothing.
 -- The unpaired z stays at |z| > 1.96 (a two-proportion test on the pooled SE). A comparison on fewer than
--- var `model_change_min_samples` (10) samples (the comparison's n) is not tested: is_significant is NULL.
+-- var `model_change_min_samples` (10) samples (the comparison's n) is not tested: is_significant is NULL, and so
+-- are is_regression and is_improvement (no verdict either way, never a false that reads "held").
 -- A paired comparison of a metric scored 0/1 (every shared sample's score 0 or 1 in both weeks, one trial each
 -- or unanimous trials) is tested with the exact sign test on the samples whose score changed (McNemar's exact
 -- test, sign_test_p_values), not with z: on 10 samples with 3 changes the z's normal approximation reads
@@ -354,8 +355,18 @@ final as (
         sign_test_p,
         is_significant,
         -- The direction from the compared change, not z: a sign test's z is NULL when every change went one way.
-        coalesce(is_significant and compared_change < 0, false) as is_regression,
-        coalesce(is_significant and compared_change > 0, false) as is_improvement,
+        -- An untested change (is_significant NULL) is neither a regression nor not one: NULL, never false, and an
+        -- explicit case, since `is_significant and compared_change < 0` is false, not NULL, for an untested rise.
+        case
+            when is_significant is null then null
+            when is_significant then compared_change < 0
+            else false
+        end as is_regression,
+        case
+            when is_significant is null then null
+            when is_significant then compared_change > 0
+            else false
+        end as is_improvement,
         pass_at_1,
         pass_k,
         pass_at_k,

@@ -88,6 +88,7 @@ weekly_flags as (
     group by week_start
 ),
 
+-- An untested change (is_regression and is_improvement NULL) counts as neither: the counts are of verdicts reached.
 weekly_changes as (
     select
         week_start,
