@@ -31,7 +31,7 @@ TASKS = {
 ATTEMPTS = 4
 INGESTED_AT = dt.datetime(2026, 11, 11, 12, 0)  # a Wednesday: every run is the week of Monday 9 November's
 WEEK = dt.date(2026, 11, 9)
-MARTS = ("build", "--select", "+fct_pass_at_k", "+fct_pass_at_k_weekly",
+MARTS = ("build", "--select", "+fct_pass_at_k", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes",
          "--indirect-selection", "cautious")
 
 
@@ -137,6 +137,17 @@ def test_few_tasks_intervals_are_wilsons_on_the_effective_number_of_tasks(few_ta
     assert abs(mixed["pass_at_k_ci_low"] - on_three[0]) > 1e-3
 
 
+def test_the_weekly_changes_carry_the_weekly_marts_interval_at_pass_k(few_tasks):
+    got = _rows(few_tasks, "select *, pass_k as k from marts.rpt_weekly_model_changes "
+                           f"where evaluation_name = '{EVAL}' and week_start = date '{WEEK}'")
+    assert set(got) == {(m, ATTEMPTS) for m in TASKS}  # the largest k every task reached: 4
+    for (model, k), row in got.items():
+        _assert_close(row, _expected(model, k), ("rpt_weekly_model_changes", model))
+    sql = "select model_id, pass_hat_k_se from marts.{} where evaluation_name = ? and {} = ?"
+    assert (dict(few_tasks.rows(sql.format("rpt_weekly_model_changes", "pass_k"), [EVAL, ATTEMPTS]))
+            == dict(few_tasks.rows(sql.format("fct_pass_at_k_weekly", "k"), [EVAL, ATTEMPTS])))
+
+
 # -- the demo warehouse ------------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("mart", ["fct_pass_at_k", "fct_pass_at_k_weekly"])
@@ -160,3 +171,25 @@ def test_demo_intervals_are_wilsons_on_the_effective_number_of_tasks(demo_wareho
                 assert got_low < 1 - 1e-3, (mart, row)  # every task passed: an interval, not the point 1
                 at_one += 1
     assert compared > 100 and at_one > 0, (compared, at_one)
+
+
+def test_demo_weekly_changes_carry_the_weekly_marts_intervals(demo_warehouse):
+    wrong = demo_warehouse.scalar(
+        """
+        select count(*)
+        from marts.rpt_weekly_model_changes as changes
+        left join marts.fct_pass_at_k_weekly as weekly
+            on changes.model_id = weekly.model_id
+            and changes.evaluation_name = weekly.evaluation_name
+            and changes.trial_metric = weekly.trial_metric
+            and changes.week_start = weekly.week_start
+            and changes.pass_k = weekly.k
+        where changes.pass_at_k_ci_low is distinct from weekly.pass_at_k_ci_low
+            or changes.pass_at_k_ci_high is distinct from weekly.pass_at_k_ci_high
+            or changes.pass_hat_k_se is distinct from weekly.pass_hat_k_se
+            or changes.pass_hat_k_ci_low is distinct from weekly.pass_hat_k_ci_low
+            or changes.pass_hat_k_ci_high is distinct from weekly.pass_hat_k_ci_high
+        """)
+    carried = demo_warehouse.scalar(
+        "select count(*) from marts.rpt_weekly_model_changes where pass_at_k_ci_low is not null")
+    assert wrong == 0 and carried > 0
