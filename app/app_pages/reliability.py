@@ -21,8 +21,8 @@ st.caption(
     "sees. Both are one run's: k attempts a single run made at a task (runs weeks apart are not pooled, as the "
     "model behind them may have moved), averaged over the task's runs, then over tasks; the bands are 95% intervals "
     "over tasks: Wilson's, on the number of tasks the standard error is worth, so they stay within 0 and 1 and do "
-    "not shrink to a point when every task passed. Attempts are counted on one metric: one response scored on several rubrics "
-    "is one attempt on each."
+    "not shrink to a point when every task passed. Attempts are counted on one metric: one response scored on "
+    "several rubrics is one attempt on each."
 )
 
 available = db.query(
