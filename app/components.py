@@ -499,15 +499,3 @@ def week_x(weeks: Iterable[Any], *, field: str = "week_start", title: str = "wee
 def week_tooltip(field: str = "week_start", title: str = "week") -> alt.Tooltip:
     """The week's Monday in a tooltip, named as such ("Mon 05 Oct 2026")."""
     return alt.Tooltip(f"{field}:T", title=title, format="%a %d %b %Y")
-
-
-# -- estimates given with a standard error ----------------------------------------------------------------------
-
-def with_se_interval(value: Any, se: Any, *, low: float = 0.0, high: float = 1.0, digits: int = 2) -> str:
-    """'0.70 [0.56, 0.84]': a value and its 95% interval from its standard error (1.96 SE either side, kept within
-    [low, high], the measure's bounds), as the pages show every other interval. The value alone when the standard
-    error is undefined (one task has no spread to estimate): never '[0.70, 0.70]', which reads as certainty."""
-    if is_na(value) or is_na(se):
-        return num(value, digits)
-    value, se = float(value), float(se)
-    return with_interval(value, max(low, value - 1.96 * se), min(high, value + 1.96 * se), digits=digits)

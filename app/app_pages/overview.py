@@ -80,8 +80,6 @@ hazards = db.query(
     """,
     [week, previous],
 )
-# pass^k's standard error is fct_pass_at_k_weekly's, at the k the report shows (rpt_weekly_model_changes keeps
-# pass@k's only).
 changes = db.query(
     """
     select changes.model_id, changes.evaluation_name, changes.trial_metric, changes.n_samples, changes.accuracy,
@@ -89,15 +87,9 @@ changes = db.query(
            changes.accuracy_change, changes.n_shared_samples, changes.paired_mean_difference, changes.comparison,
            changes.n_compared, changes.change_test, changes.change_z, changes.sign_test_p, changes.is_significant,
            changes.n_improved, changes.n_worsened, changes.is_regression, changes.is_improvement, changes.pass_k,
-           changes.pass_at_k, changes.pass_at_k_se, changes.pass_hat_k, pass_weekly.pass_hat_k_se,
-           changes.previous_pass_at_k
+           changes.pass_at_k, changes.pass_at_k_ci_low, changes.pass_at_k_ci_high, changes.pass_hat_k,
+           changes.pass_hat_k_ci_low, changes.pass_hat_k_ci_high, changes.previous_pass_at_k
     from marts.rpt_weekly_model_changes as changes
-    left join marts.fct_pass_at_k_weekly as pass_weekly
-        on changes.model_id = pass_weekly.model_id
-        and changes.evaluation_name = pass_weekly.evaluation_name
-        and changes.trial_metric = pass_weekly.trial_metric
-        and changes.week_start = pass_weekly.week_start
-        and changes.pass_k = pass_weekly.k
     where changes.week_start = ?
     order by changes.model_id, changes.evaluation_name, changes.trial_metric
     """,
@@ -280,7 +272,7 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
         f"{MINIMUMS.model_change_min_samples} samples); without shared samples, the change of the two "
         "weeks' means with z, |z| > 1.96. The verdict is the weekly report's. "
         "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
-        "of the week reached, with their 95% intervals (1.96 standard errors over tasks)."
+        "of the week reached, with their 95% intervals over tasks (Wilson's, as the Reliability page draws them)."
     )
     frame = changes.frame
     models = sorted(frame["model_id"].unique())
@@ -325,9 +317,10 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
                 # Two links, one a line: with both intervals, one label ran past a column and was cut short.
                 last = (f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. "
                         if not c.is_na(r["previous_pass_at_k"]) else "")
-                for label, value, se in ((f"pass@{k}", r["pass_at_k"], r["pass_at_k_se"]),
-                                         (f"pass^{k}", r["pass_hat_k"], r["pass_hat_k_se"])):
-                    c.link("reliability", f"{label} {c.with_se_interval(value, se)}",
+                for label, value, low, high in (
+                        (f"pass@{k}", r["pass_at_k"], r["pass_at_k_ci_low"], r["pass_at_k_ci_high"]),
+                        (f"pass^{k}", r["pass_hat_k"], r["pass_hat_k_ci_low"], r["pass_hat_k_ci_high"])):
+                    c.link("reliability", f"{label} {c.with_interval(value, low, high)}",
                            params={"evaluation": evaluation, "metric": metric, "model": [model], "week": week_param},
                            icon=":material/repeat:", container=column,
                            help=f"{label} over this week's runs [95% interval]. " + (last if label.startswith("pass@")

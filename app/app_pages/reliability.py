@@ -20,8 +20,9 @@ st.caption(
     "estimator). **pass^k**: the chance that all k attempts succeed (Yao et al. 2024): what a user who asks k times "
     "sees. Both are one run's: k attempts a single run made at a task (runs weeks apart are not pooled, as the "
     "model behind them may have moved), averaged over the task's runs, then over tasks; the bands are 95% intervals "
-    "(1.96 standard errors over tasks). Attempts are counted on one metric: one response scored on several rubrics "
-    "is one attempt on each."
+    "over tasks: Wilson's, on the number of tasks the standard error is worth, so they stay within 0 and 1 and do "
+    "not shrink to a point when every task passed. Attempts are counted on one metric: one response scored on "
+    "several rubrics is one attempt on each."
 )
 
 available = db.query(
@@ -69,7 +70,8 @@ if week is None:
                "started in it, as the Overview and the weekly report compare a week with the one before.")
     curves = db.query(
         """
-        select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se
+        select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_ci_low, pass_at_k_ci_high,
+               pass_hat_k, pass_hat_k_ci_low, pass_hat_k_ci_high
         from marts.fct_pass_at_k
         where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id)
         order by model_id, k
@@ -99,7 +101,8 @@ else:
                "counts whole in the week of its first trial, as the Overview and the weekly report count it).")
     curves = db.query(
         """
-        select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se
+        select model_id, k, n_tasks, n_tasks_with_enough_trials, pass_at_k, pass_at_k_ci_low, pass_at_k_ci_high,
+               pass_hat_k, pass_hat_k_ci_low, pass_hat_k_ci_high
         from marts.fct_pass_at_k_weekly
         where evaluation_name = ? and trial_metric = ? and list_contains(?, model_id) and week_start = ?
         order by model_id, k
@@ -130,11 +133,10 @@ else:
 c.notes(curves, stability, flaky)
 
 
-def _shown(value: float, se: float) -> str:
+def _shown(value: float, low: float, high: float) -> str:
     if c.is_na(value):
         return "n/a: a run of some task made fewer than k attempts"
-    se = 0 if c.is_na(se) else se
-    return c.with_interval(value, max(0.0, value - 1.96 * se), min(1.0, value + 1.96 * se))
+    return c.with_interval(value, low, high)
 
 
 # -- the curves ----------------------------------------------------------------------------------------------------
@@ -142,13 +144,12 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
                      "Pick another week, or all time." if week else c.HOW_TO_BUILD):
     long = pd.concat([
         curves.frame.assign(measure="pass@k: at least one of k succeeds", value=curves.frame["pass_at_k"],
-                            se=curves.frame["pass_at_k_se"]),
+                            low=curves.frame["pass_at_k_ci_low"], high=curves.frame["pass_at_k_ci_high"]),
         curves.frame.assign(measure="pass^k: all k succeed", value=curves.frame["pass_hat_k"],
-                            se=curves.frame["pass_hat_k_se"]),
+                            low=curves.frame["pass_hat_k_ci_low"], high=curves.frame["pass_hat_k_ci_high"]),
     ])
+    # The marts' intervals, as they are (an interval is NULL only where its value is).
     defined = long.dropna(subset=["value"]).copy()
-    defined["low"] = (defined["value"] - 1.96 * defined["se"].fillna(0)).clip(lower=0)
-    defined["high"] = (defined["value"] + 1.96 * defined["se"].fillna(0)).clip(upper=1)
     defined["shown"] = [c.with_interval(v, lo, hi) for v, lo, hi in zip(defined["value"], defined["low"],
                                                                         defined["high"])]
     if defined.empty:
@@ -190,8 +191,10 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
         pd.DataFrame({
             "model": table["model_id"],
             "k": table["k"],
-            "pass@k [95% interval]": [_shown(v, se) for v, se in zip(table["pass_at_k"], table["pass_at_k_se"])],
-            "pass^k [95% interval]": [_shown(v, se) for v, se in zip(table["pass_hat_k"], table["pass_hat_k_se"])],
+            "pass@k [95% interval]": [_shown(v, lo, hi) for v, lo, hi in zip(
+                table["pass_at_k"], table["pass_at_k_ci_low"], table["pass_at_k_ci_high"])],
+            "pass^k [95% interval]": [_shown(v, lo, hi) for v, lo, hi in zip(
+                table["pass_hat_k"], table["pass_hat_k_ci_low"], table["pass_hat_k_ci_high"])],
             "tasks with k or more trials": [f"{int(a)} of {int(b)}" for a, b in
                                             zip(table["n_tasks_with_enough_trials"], table["n_tasks"])],
         }),

@@ -6,7 +6,12 @@
    are those that started in it: a run whose trials straddle a week's end counts once, whole, in the week of its
    first trial (macros/trials/weekly_run_tasks.sql; it counted in each of its weeks with the attempts it made there).
    Trials without a run id count as one run (in the weekly mart, one per week). The trials counted are attempts
-   scored on one metric. #}
+   scored on one metric.
+   The 95% intervals are Wilson's on the effective sample size of the standard error over tasks (wilson_low_from_se
+   on n_tasks: wherever an estimate is defined every task has one), as fct_benchmark_results gives accuracy. pass@k
+   sits near 1 at large k and an eval has few tasks: the mean +- 1.96 SE the app drew, clipped to [0, 1], was a
+   one-sided [0.97, 1.00] around 0.99, and a bare point at 1 when every task passed (SE 0), where this interval is
+   Wilson's on n_tasks (3 tasks, all passed: [0.44, 1]). #}
 {% macro pass_at_k_over_runs(weekly) %}
 {%- set keys = ['model_id', 'evaluation_name', 'trial_metric'] + (['week_start'] if weekly else []) %}
 {#- Why not pass_at_k(group_by=keys + ['sample_id']) for the per-task means: it makes k per task, a 63-row cross join
@@ -138,8 +143,16 @@ final as (
         cast(pass_at_k.n_tasks_with_enough_trials as bigint) as n_tasks_with_enough_trials,
         pass_at_k.pass_at_k,
         pass_at_k.pass_at_k_se,
+        {{ wilson_low_from_se('pass_at_k.pass_at_k', 'pass_at_k.pass_at_k_se', 'pass_at_k.n_tasks') }}
+            as pass_at_k_ci_low,
+        {{ wilson_high_from_se('pass_at_k.pass_at_k', 'pass_at_k.pass_at_k_se', 'pass_at_k.n_tasks') }}
+            as pass_at_k_ci_high,
         pass_at_k.pass_hat_k,
-        pass_at_k.pass_hat_k_se
+        pass_at_k.pass_hat_k_se,
+        {{ wilson_low_from_se('pass_at_k.pass_hat_k', 'pass_at_k.pass_hat_k_se', 'pass_at_k.n_tasks') }}
+            as pass_hat_k_ci_low,
+        {{ wilson_high_from_se('pass_at_k.pass_hat_k', 'pass_at_k.pass_hat_k_se', 'pass_at_k.n_tasks') }}
+            as pass_hat_k_ci_high
     from pass_at_k
     inner join groups
         on {{ keys_equal('pass_at_k', 'groups', keys) }}

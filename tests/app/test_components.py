@@ -59,13 +59,6 @@ def test_a_long_subtitle_is_drawn_in_lines_that_fit_the_page(c):
     assert c.title("Q?").to_dict()["subtitle"] == []
 
 
-def test_an_se_interval_is_95_percent_within_bounds_and_absent_without_an_se(c):
-    assert c.with_se_interval(0.70, 0.0734) == "0.70 [0.56, 0.84]"
-    assert c.with_se_interval(0.95, 0.05) == "0.95 [0.85, 1.00]"  # not past 1: a share
-    assert c.with_se_interval(0.5, None) == "0.50"  # one task: no spread, no interval (not [0.50, 0.50])
-    assert c.with_se_interval(None, 0.1) == c.NA
-
-
 def test_a_verdicts_colour_is_defined_once_and_pages_use_the_names(c):
     """Four pages drew met / short of a verdict / failed / not measured in three ambers, two reds and two greys; a page
     that writes one of the verdict colours as a literal again brings that back."""

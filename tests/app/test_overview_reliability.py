@@ -1,5 +1,5 @@
 """The Overview's numbers and the pages they link to agree for the week shown: a week's pass@k opens that week's
-Reliability curves (with their intervals), a change says which samples it is on, a drop's link shows the week
+Reliability curves (with the marts' intervals), a change says which samples it is on, a drop's link shows the week
 before, and what is counted now (backlog, quarantine) says so; the Reliability page says its period."""
 
 from __future__ import annotations
@@ -52,8 +52,13 @@ def _title(spec: dict) -> str:
     return title.get("text", "") if isinstance(title, dict) else str(title)
 
 
-def _interval(value: float, se: float) -> str:
-    return f"{value:.2f} [{max(0.0, value - 1.96 * se):.2f}, {min(1.0, value + 1.96 * se):.2f}]"
+def _interval(value: float, low: float, high: float) -> str:
+    return f"{value:.2f} [{low:.2f}, {high:.2f}]"
+
+
+def _se_interval(value: float, se: float) -> str:
+    """What the pages drew before the marts had intervals: mean +- 1.96 SE, clipped to [0, 1]."""
+    return _interval(value, max(0.0, value - 1.96 * se), min(1.0, value + 1.96 * se))
 
 
 # -- 1 and 2: the Overview's pass@k, with its interval, opens the same week's Reliability -------------------------
@@ -61,10 +66,15 @@ def _interval(value: float, se: float) -> str:
 def test_the_overviews_pass_at_k_opens_the_reliability_of_that_week_with_the_same_numbers(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     model, evaluation = "acme/chat-7b", "mmlu_physics"
-    k, pass_at, pass_at_se, pass_hat, pass_hat_se = demo_warehouse.rows(
-        "select k, pass_at_k, pass_at_k_se, pass_hat_k, pass_hat_k_se from marts.fct_pass_at_k_weekly "
+    k, pass_at, pass_at_se, pass_at_low, pass_at_high, pass_hat, pass_hat_low, pass_hat_high = demo_warehouse.rows(
+        "select k, pass_at_k, pass_at_k_se, pass_at_k_ci_low, pass_at_k_ci_high, pass_hat_k, pass_hat_k_ci_low, "
+        "pass_hat_k_ci_high from marts.fct_pass_at_k_weekly "
         "where model_id = ? and evaluation_name = ? and trial_metric = 'accuracy' and week_start = ? "
         "order by k desc limit 1", [model, evaluation, LAST_WEEK])[0]
+    shown_at = _interval(pass_at, pass_at_low, pass_at_high)
+    shown_hat = _interval(pass_hat, pass_hat_low, pass_hat_high)
+    # The mart's Wilson interval reads differently from mean +- 1.96 SE here, so the test can tell them apart.
+    assert shown_at != _se_interval(pass_at, pass_at_se)
     all_time = demo_warehouse.scalar(
         "select pass_at_k from marts.fct_pass_at_k where model_id = ? and evaluation_name = ? and k = ?",
         [model, evaluation, k])
@@ -75,9 +85,8 @@ def test_the_overviews_pass_at_k_opens_the_reliability_of_that_week_with_the_sam
     links = [(q, label) for q, label in _links(at, "reliability")
              if q.get("model") == [model] and q.get("evaluation") == [evaluation]]
     assert all(q["week"] == [iso_week(LAST_WEEK)] for q, _ in links)
-    # Both with their 95% intervals, as every other number on the page.
-    assert [label for _, label in links] == [f"pass@{k} {_interval(pass_at, pass_at_se)}",
-                                             f"pass^{k} {_interval(pass_hat, pass_hat_se)}"]
+    # Both with the mart's 95% intervals (Wilson's over tasks), as every other number on the page.
+    assert [label for _, label in links] == [f"pass@{k} {shown_at}", f"pass^{k} {shown_hat}"]
     query = links[0][0]
 
     at = run_page("reliability", {key: v if len(v) > 1 else v[0] for key, v in query.items()})
@@ -85,9 +94,42 @@ def test_the_overviews_pass_at_k_opens_the_reliability_of_that_week_with_the_sam
     assert at.selectbox(key="reliability.week").value == iso_week(LAST_WEEK)
     curves = at.dataframe[0].value
     row = curves[(curves["model"] == model) & (curves["k"] == k)].iloc[0]
-    assert row["pass@k [95% interval]"] == _interval(pass_at, pass_at_se)
-    assert row["pass^k [95% interval]"] == _interval(pass_hat, pass_hat_se)
+    assert row["pass@k [95% interval]"] == shown_at
+    assert row["pass^k [95% interval]"] == shown_hat
     assert any(t.startswith(f"Week {iso_week(LAST_WEEK)}:") for t in _captions(at))
+
+
+def test_reliability_shows_the_marts_interval_where_every_task_passed_not_a_point(demo_warehouse, app_env):
+    """Every one of the 12 triage tasks passed at k = 1: the SE is 0, and mean +- 1.96 SE drew the point
+    [1.00, 1.00]; the table and the chart's band show the mart's Wilson interval on 12 tasks, [0.76, 1.00]."""
+    app_env(demo_warehouse.path)
+    model, evaluation, metric = "openai/gpt-4.1-mini-2025-04-14", "support_triage_v1", "label_accuracy"
+    expected = demo_warehouse.frame(
+        "select k, pass_at_k, pass_at_k_ci_low, pass_at_k_ci_high, pass_hat_k, pass_hat_k_ci_low, pass_hat_k_ci_high "
+        "from marts.fct_pass_at_k where model_id = ? and evaluation_name = ? and trial_metric = ? order by k",
+        [model, evaluation, metric])
+    first = expected.iloc[0]
+    assert first["k"] == 1 and first["pass_at_k"] == 1 and first["pass_at_k_ci_low"] < 0.8  # the case in question
+
+    at = run_page("reliability", {"evaluation": evaluation, "metric": metric, "model": model})
+    assert not _problems(at)
+    table = at.dataframe[0].value
+    for row in expected.itertuples():
+        shown = table[(table["model"] == model) & (table["k"] == row.k)].iloc[0]
+        assert shown["pass@k [95% interval]"] == _interval(row.pass_at_k, row.pass_at_k_ci_low, row.pass_at_k_ci_high)
+        assert shown["pass^k [95% interval]"] == _interval(row.pass_hat_k, row.pass_hat_k_ci_low,
+                                                           row.pass_hat_k_ci_high)
+    assert table.iloc[0]["pass@k [95% interval]"] == f"1.00 [{first['pass_at_k_ci_low']:.2f}, 1.00]"
+
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    curve = next(chart for chart in at.get("vega_lite_chart")
+                 if "more attempts" in _title(json.loads(chart.proto.spec)))
+    band = max((convert_arrow_bytes_to_pandas_df(d.data.data) for d in curve.proto.datasets), key=len)
+    for measure, prefix in (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")):
+        drawn = band[band["measure"].str.startswith(measure)].sort_values("k")
+        assert drawn["low"].tolist() == pytest.approx(expected[f"{prefix}_ci_low"].tolist(), abs=1e-12)
+        assert drawn["high"].tolist() == pytest.approx(expected[f"{prefix}_ci_high"].tolist(), abs=1e-12)
 
 
 def test_reliability_offers_all_time_and_the_weeks_with_pass_at_k(demo_warehouse, app_env):

@@ -27,7 +27,8 @@
 -- samples to test"): no split of fewer than 6 can reach p < 0.05 in the sign test, and a t from a handful of
 -- non-zero differences leans on a normal approximation they cannot support. n_improved and n_worsened count the
 -- shared samples that went up and down.
--- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for.
+-- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for, with
+-- their standard errors and 95% intervals as that mart computes them (its Wilson intervals, copied, not redone).
 {#- The report (evalhouse/report/changes.py) and the app quote the vars as this build used them: rpt_build_settings. #}
 {%- set min_samples_to_test = var('model_change_min_samples') %}
 {%- set min_changed_samples_to_test = var('model_change_min_changed_samples') %}
@@ -181,7 +182,12 @@ pass_at_largest_k as (
         largest_k.k,
         pass_at_k_weekly.pass_at_k,
         pass_at_k_weekly.pass_at_k_se,
-        pass_at_k_weekly.pass_hat_k
+        pass_at_k_weekly.pass_at_k_ci_low,
+        pass_at_k_weekly.pass_at_k_ci_high,
+        pass_at_k_weekly.pass_hat_k,
+        pass_at_k_weekly.pass_hat_k_se,
+        pass_at_k_weekly.pass_hat_k_ci_low,
+        pass_at_k_weekly.pass_hat_k_ci_high
     from largest_k
     inner join pass_at_k_weekly
         on largest_k.model_id = pass_at_k_weekly.model_id
@@ -230,7 +236,12 @@ compared as (
         pass_at_largest_k.k as pass_k,
         pass_at_largest_k.pass_at_k,
         pass_at_largest_k.pass_at_k_se,
+        pass_at_largest_k.pass_at_k_ci_low,
+        pass_at_largest_k.pass_at_k_ci_high,
         pass_at_largest_k.pass_hat_k,
+        pass_at_largest_k.pass_hat_k_se,
+        pass_at_largest_k.pass_hat_k_ci_low,
+        pass_at_largest_k.pass_hat_k_ci_high,
         previous_pass.pass_at_k as previous_pass_at_k
     from with_previous_week as this_week
     left join weekly_scores as previous_week
@@ -371,7 +382,12 @@ final as (
         pass_k,
         pass_at_k,
         pass_at_k_se,
+        pass_at_k_ci_low,
+        pass_at_k_ci_high,
         pass_hat_k,
+        pass_hat_k_se,
+        pass_hat_k_ci_low,
+        pass_hat_k_ci_high,
         previous_pass_at_k
     from judged
 )

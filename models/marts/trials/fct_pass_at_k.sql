@@ -1,6 +1,7 @@
 -- One row per model, eval, metric and k: pass@k (at least one of k attempts succeeds) and pass^k (all k succeed) of
 -- one run, over all runs: the unbiased estimators per task and run, averaged over the task's runs, then over tasks,
--- with standard errors over tasks (the sampling unit). The trials counted are attempts scored on one metric.
+-- with standard errors and 95% intervals (Wilson's on the effective n) over tasks (the sampling unit). The trials
+-- counted are attempts scored on one metric.
 -- Why per run: the runs are weeks apart and the model behind them moves (acme/chat-13b's gsm8k pass@4 fell from
 -- 0.88 to 0.78 in W47). Pooling every run's trials of a task as if interchangeable reached k = 64 on tau_retail,
 -- where no run made more than 8 attempts: k attempts drawn across weeks, which no run ever made, and a mixture of a
