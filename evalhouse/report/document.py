@@ -28,7 +28,7 @@ class Bullets:
 
 @dataclass(frozen=True)
 class Cell:
-    text: str
+    text: str  # a line break in it is one in HTML; Markdown gives the cell one line
     tone: Tone = None
     numeric: bool = False  # right-aligned, tabular figures
     record: bool = False  # record text: set apart, never interpreted

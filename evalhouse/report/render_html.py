@@ -169,6 +169,9 @@ def _cell(cell: Cell) -> str:
         # A long path or eval name (acme_groundedness_suite/groundedness) may break after its separators: unbroken,
         # it widened the model table past a 1200-pixel window. <wbr> is not copied with the text, as a space would be.
         text = _LONG_WORD.sub(lambda word: _SEPARATOR.sub(r"\1<wbr>", word.group()), text)
+    if not cell.record:  # record text keeps its own lines (pre-wrap)
+        # A cell's own line break: a figure and its interval in a numeric cell, which never wraps (Markdown: one line)
+        text = "<br>".join(text.split("\n"))
     return f"<td{attr}>{text}</td>"
 
 

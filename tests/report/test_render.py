@@ -71,6 +71,18 @@ def test_markdown_keeps_record_lines_inside_the_quote():
     assert "> line one" in md and "> line two" in md
 
 
+def test_a_line_break_in_a_cell_breaks_the_html_cell_and_not_the_markdown_row():
+    """The model table's pass@k cell puts its interval on a second line (td.num never wraps); a record's lines stay
+    text, kept by pre-wrap."""
+    table = Table(("pass@k", "Response"), ((Cell("0.92 (k = 4)\n[0.80, 0.97]", numeric=True),
+                                           Cell("line one\nline two", record=True)),))
+    report = Report(title="t", subtitle="s", facts=(), generated="g", sections=(Section("s", "S", (table,)),))
+    html = render_html(report)
+    assert '<td class="num">0.92 (k = 4)<br>[0.80, 0.97]</td>' in html
+    assert '<td class="record">line one\nline two</td>' in html
+    assert "| 0.92 (k = 4) \\[0.80, 0.97\\] | line one line two |" in render_markdown(report)
+
+
 def test_md_text_is_one_line():
     assert md_text("a\n\nb\tc") == "a b c"
 

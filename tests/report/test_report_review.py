@@ -72,6 +72,27 @@ def test_each_paired_row_shows_its_changed_samples_and_the_paired_difference(dem
     assert differing >= 1  # the review's gpt-4.1-mini cognibench row: +0.11 between the means, 0.00 paired
 
 
+def test_each_rows_pass_at_k_has_the_marts_interval(demo_warehouse):
+    """pass@k with its 95% interval, as rpt_weekly_model_changes carries it (Wilson's on the effective number of
+    tasks), as the pass rate beside it has its own: a bare pass@k of 1.00 read as certain on a dozen tasks."""
+    md = report_text(demo_warehouse.path, LAST_WEEK, "md")
+    rows = {(r[0], r[1]): r for r in _markdown_rows(md, "## Did any model get worse this week?")}
+    header = [h.strip() for h in md[md.index("| Model | Eval |"):].splitlines()[0].strip("|").split(" | ")]
+    column = header.index("pass@k \\[95% CI\\]")
+    with duckdb.connect(str(demo_warehouse.path), read_only=True) as con:
+        facts = Reader(con).rows(model_scores._SQL, [LAST_WEEK])
+    shown = 0
+    for fact in facts:
+        cell = rows[(md_text(fact["model_id"]), md_text(fact["eval_label"]))][column]
+        if fact["pass_k"] is None:
+            assert cell == fmt.MISSING
+            continue
+        interval = fmt.interval(fact["pass_at_k_ci_low"], fact["pass_at_k_ci_high"])
+        assert interval and cell == md_text(f"{fmt.num(fact['pass_at_k'])} (k = {fact['pass_k']}) {interval}")
+        shown += 1
+    assert shown >= 3
+
+
 def test_the_three_change_groundedness_row_is_too_few_changed_samples_not_a_regression(demo_warehouse):
     md = report_text(demo_warehouse.path, LAST_WEEK, "md")
     row = next(r for r in _markdown_rows(md, "## Did any model get worse this week?")

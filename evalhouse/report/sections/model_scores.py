@@ -238,7 +238,10 @@ def _table(rows: list[Row], context: Context) -> Table:
     body = []
     for row in rows:
         tone = "bad" if row["is_regression"] else "good" if row["is_improvement"] else None
-        pass_k = (f"{fmt.num(row['pass_at_k'])} (k = {row['pass_k']})" if row["pass_k"] is not None else fmt.MISSING)
+        # the interval on a line of its own: on one, the model table outgrew a 1200-pixel window
+        pass_k = (f"{fmt.num(row['pass_at_k'])} (k = {row['pass_k']})\n"
+                  f"{fmt.interval(row['pass_at_k_ci_low'], row['pass_at_k_ci_high'])}".strip()
+                  if row["pass_k"] is not None else fmt.MISSING)
         body.append((
             Cell(row["model_id"]),
             Cell(row["eval_label"]),
@@ -257,13 +260,14 @@ def _table(rows: list[Row], context: Context) -> Table:
     return Table(
         ("Model", "Eval", f"Pass rate {context.label} [95% CI]", "n samples",
          f"Pass rate {context.previous_label} [95% CI]", "Change", "Compared on", "Changed samples", "Test", "r",
-         "pass@k", "Verdict"),
+         "pass@k [95% CI]", "Verdict"),
         tuple(body),
         caption=("Pass rate: the trials of one metric (an eval scored on several is listed per metric), each "
                  "sample's trials averaged first, then the mean over samples, with a Wilson interval on the "
                  "effective sample size (it agrees with the standard error); it is the "
                  "unbiased pass@1. pass@k: the chance that one of k trials passes, for the largest k every sample "
-                 "reached. Change: on the samples both weeks share "
+                 "reached, with Wilson's interval on the samples its standard error is worth. Change: on the samples "
+                 "both weeks share "
                  "(\"paired\"), the mean of the paired differences; \"Changed samples\" counts the shared samples "
                  "whose score rose and fell. Where every shared score is 0 or 1 the change is tested with the exact "
                  "sign test on the changed samples (significant at p < 0.05), other paired scores (several trials "
