@@ -1,4 +1,4 @@
-"""A small inline-SVG line chart: weekly values with their error bars, a baseline band and marked weeks.
+"""A small inline-SVG line chart: weekly values with their error bars, a baseline, each week's band and marked weeks.
 
 Drawn by hand so the report needs no library, no script and no network: the SVG is text inside the HTML file.
 Every label is XML-escaped here, since judge and dimension names come from the warehouse.
@@ -23,22 +23,28 @@ class ChartPoint:
     low: float | None = None  # the error bar (None: no bar)
     high: float | None = None
     marked: bool = False  # drawn in red and labelled "alert"
+    # the band this week's value is read against, shaded over its slot alone (None: none this week)
+    band_low: float | None = None
+    band_high: float | None = None
+    band_label: str = ""
 
 
 @dataclass(frozen=True)
 class Band:
+    """A dashed line at `centre` across the plot, shaded from `low` to `high` when both are given."""
+
     centre: float
-    low: float
-    high: float
+    low: float | None
+    high: float | None
     label: str
 
 
 def line_chart(points: Sequence[ChartPoint], *, heading: str, y_label: str, band: Band | None = None,
                reference: float | None = 0.0, description: str = "") -> str:
     """The SVG text: `heading` above the plot, `y_label` on the y axis, a dashed line at `reference` (0 by default)."""
-    values = [v for p in points for v in (p.value, p.low, p.high) if v is not None]
+    values = [v for p in points for v in (p.value, p.low, p.high, p.band_low, p.band_high) if v is not None]
     if band is not None:
-        values += [band.low, band.high]
+        values += [v for v in (band.centre, band.low, band.high) if v is not None]
     if reference is not None:
         values.append(reference)
     low, high = (min(values), max(values)) if values else (-1.0, 1.0)
@@ -63,10 +69,18 @@ def line_chart(points: Sequence[ChartPoint], *, heading: str, y_label: str, band
         y = y_at(tick)
         parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{y:.1f}" y2="{y:.1f}" stroke="{GRID}"/>')
         parts.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" text-anchor="end" fill="{INK}">{_tick_label(tick)}</text>')
+    slot = plot_w / max(len(points), 1)
+    for i, point in enumerate(points):
+        if point.band_low is not None and point.band_high is not None:
+            top, bottom = y_at(point.band_high), y_at(point.band_low)
+            parts.append(f'<rect x="{x_at(i) - slot / 2:.1f}" y="{top:.1f}" width="{slot:.1f}" '
+                         f'height="{max(bottom - top, 1):.1f}" fill="{BAND}" opacity="0.8">'
+                         f"<title>{escape(point.band_label)}</title></rect>")
     if band is not None:
-        top, bottom = y_at(band.high), y_at(band.low)
-        parts.append(f'<rect x="{LEFT}" y="{top:.1f}" width="{plot_w}" height="{max(bottom - top, 1):.1f}" '
-                     f'fill="{BAND}" opacity="0.8"><title>{escape(band.label)}</title></rect>')
+        if band.low is not None and band.high is not None:
+            top, bottom = y_at(band.high), y_at(band.low)
+            parts.append(f'<rect x="{LEFT}" y="{top:.1f}" width="{plot_w}" height="{max(bottom - top, 1):.1f}" '
+                         f'fill="{BAND}" opacity="0.8"><title>{escape(band.label)}</title></rect>')
         centre = y_at(band.centre)
         parts.append(f'<line x1="{LEFT}" x2="{WIDTH - RIGHT}" y1="{centre:.1f}" y2="{centre:.1f}" '
                      f'stroke="{LINE}" stroke-dasharray="5 3" stroke-width="1"/>')

@@ -7,6 +7,7 @@ came to their cutoff (in-memory marts of a few rows)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import duckdb
 import pytest
@@ -15,9 +16,10 @@ from evalhouse.build import run_dbt
 from evalhouse.build_settings import BuildSettings
 from evalhouse.dbt_vars import t_critical_at_z
 from evalhouse.report import fmt
-from evalhouse.report.document import Paragraph, Table
+from evalhouse.report.document import Figure, Paragraph, Table
 from evalhouse.report.sections import Context, judge_drift
 from evalhouse.report.warehouse import Reader
+from evalhouse.report.weeks import iso_week_label
 from tests.conftest import Warehouse, write_lines
 from tests.models.test_judge_drift import drift_forms, growing_forms
 
@@ -78,6 +80,34 @@ def test_a_week_with_alerts_names_the_pairs_still_in_their_baseline_weeks(drifti
     # solo#1's first week and growing#1's third (9 items so far), five dimensions each
     assert ("10 judge-dimension pairs (2 judges) were in their baseline weeks (a judge's first 2 weeks with people's "
             "ratings on a dimension, and more until they hold 10 items): not tested yet.") in said
+
+@pytest.mark.slow
+def test_the_bias_chart_shades_each_tested_weeks_alert_band_as_the_page_draws_it(drifting):
+    """The chart's shading was the baseline ± 1.96 SE, a band no alert is read against; it is each tested week's
+    baseline ± cutoff x the change's SE (the page's band), so the alert point lies outside its shading and a quiet
+    week's inside. Baseline weeks have none; the chart's data table gives the band."""
+    part = _part(drifting, W47)
+    charts = [chart for sub in part.section.subsections for block in sub.blocks if isinstance(block, Figure)
+              for chart in block.charts]
+    assert [chart.title for chart in charts] == ["helpfulness"]
+    expected = {}
+    for week, bias, baseline, cutoff, se, alert, in_baseline in drifting.rows(
+            "select week_start, mean_bias, baseline_bias, drift_critical_value, bias_delta_se, is_drift_alert, "
+            "is_baseline_week from marts.fct_judge_drift where judge_id = 'judge-y#1' and dimension = 'helpfulness' "
+            "and week_start <= ? order by week_start", [W47]):
+        label = iso_week_label(week)
+        if in_baseline:
+            expected[label] = ""
+            continue
+        low, high = baseline - cutoff * se, baseline + cutoff * se
+        assert (not low <= bias <= high) == alert  # what the shading says is the alert's verdict
+        expected[label] = f"{fmt.signed(low)} to {fmt.signed(high)}"
+    assert list(expected.values()).count("") == 2 and sum(bool(v) for v in expected.values()) == 1
+    table = charts[0].data
+    assert table.columns[3] == "Alerts outside"
+    assert {row[0].text: row[3].text for row in table.rows} == expected
+    bands = re.findall(r"<title>(\d{4}-W\d\d): alerts outside ([^<]*)</title></rect>", charts[0].svg)
+    assert bands == [(label, text) for label, text in expected.items() if text]
 
 
 def test_the_alert_cutoff_in_the_caption_follows_the_vars_the_build_used(drifting):

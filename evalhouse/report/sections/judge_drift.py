@@ -98,6 +98,8 @@ select
     drift.n_items,
     drift.baseline_bias,
     drift.baseline_se,
+    drift.bias_delta_se,
+    drift.drift_critical_value,
     drift.is_baseline_week,
     drift.is_drift_alert,
     drift.no_test_reason
@@ -314,12 +316,14 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
     blocks: list = [Figure(
         f"Is {judge} drifting from people? Weekly bias (judge minus people) by dimension, up to {context.label}",
         tuple(charts),
-        note=("Points: the week's mean bias with its 95% interval (Student's t on the week's items); shaded band "
-              "and dashed line: the baseline weeks' bias ± 1.96 SE; red: a week that raised an alert; solid line: no "
-              "bias."),
-        data_note=("Each week's mean bias ± SE (judge minus people) and its n items; \"alert\": a week that raised "
-                   "an alert; \"baseline week\": one of the weeks the baseline pools, not tested. The baseline weeks' "
-                   "bias ± SE is in the alerts table above."))]
+        note=("Points: the week's mean bias with its 95% interval (Student's t on the week's items); dashed line: "
+              "the baseline weeks' bias; shaded: how far each tested week's bias may move from it before it alerts "
+              "(the cutoff times the change's SE: a point outside its shading is an alert, the page's band); red: a "
+              "week that raised an alert; solid line: no bias."),
+        data_note=("Each week's mean bias ± SE (judge minus people) and its n items; \"alerts outside\": the bias "
+                   "a tested week may reach before it alerts; \"alert\": a week that raised an alert; \"baseline "
+                   "week\": one of the weeks the baseline pools, not tested. The baseline weeks' bias ± SE is in the "
+                   "alerts table above."))]
     example = alerts[0]
     if example["example_response"] is not None:
         blocks.append(Paragraph(
@@ -335,27 +339,38 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
     return tuple(blocks)
 
 
+def _alert_band(point: Row) -> tuple[float | None, float | None]:
+    """The bias a tested week may reach before it alerts: the baseline's ± the cutoff times the change's SE (none for
+    a baseline week, an untested one, or an exact change, whose SE is 0: any move alerts)."""
+    centre, cutoff, se = point["baseline_bias"], point["drift_critical_value"], point["bias_delta_se"]
+    if point["is_baseline_week"] or None in (centre, cutoff, se):
+        return None, None
+    return centre - cutoff * se, centre + cutoff * se
+
+
 def _chart(alert: Row, points: list[Row]) -> Chart:
     baseline = points[0] if points else alert
     band = None
-    if baseline["baseline_bias"] is not None and baseline["baseline_se"] is not None:
-        half = 1.96 * baseline["baseline_se"]
-        band = Band(baseline["baseline_bias"], baseline["baseline_bias"] - half, baseline["baseline_bias"] + half,
-                    "baseline bias ± 1.96 SE")
+    if baseline["baseline_bias"] is not None:
+        band = Band(baseline["baseline_bias"], None, None, f"baseline bias {fmt.signed(baseline['baseline_bias'])}")
     chart_points = []
     data_rows = []
     for p in points:
         label = iso_week_label(p["week_start"])
-        chart_points.append(ChartPoint(label[-3:], p["mean_bias"], p["bias_ci_low"], p["bias_ci_high"],
-                                       marked=bool(p["is_drift_alert"])))
+        low, high = _alert_band(p)
+        chart_points.append(ChartPoint(
+            label[-3:], p["mean_bias"], p["bias_ci_low"], p["bias_ci_high"], marked=bool(p["is_drift_alert"]),
+            band_low=low, band_high=high,
+            band_label=f"{label}: alerts outside {fmt.signed(low)} to {fmt.signed(high)}" if low is not None else ""))
         data_rows.append((
             Cell(label), Cell(fmt.plus_minus(p["mean_bias"], p["bias_se"]), "bad" if p["is_drift_alert"] else None,
                               numeric=True),
             Cell(fmt.count(p["n_items"]), numeric=True),
+            Cell(f"{fmt.signed(low)} to {fmt.signed(high)}" if low is not None else "", numeric=True),
             Cell("alert", "bad") if p["is_drift_alert"] else
             Cell("baseline week", "muted") if p["is_baseline_week"] else
             Cell("too few items to test", "muted") if p["no_test_reason"] else Cell("")))
     heading = alert["dimension"]
     svg = line_chart(chart_points, heading=heading, y_label="bias (points)", band=band,
                      description=f"weekly bias of {alert['judge_id']} on {alert['dimension']}")
-    return Chart(heading, svg, Table(("Week", "Bias ± SE", "n items", ""), tuple(data_rows)))
+    return Chart(heading, svg, Table(("Week", "Bias ± SE", "n items", "Alerts outside", ""), tuple(data_rows)))
