@@ -317,9 +317,9 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
         f"Is {judge} drifting from people? Weekly bias (judge minus people) by dimension, up to {context.label}",
         tuple(charts),
         note=("Points: the week's mean bias with its 95% interval (Student's t on the week's items); dashed line: "
-              "the baseline weeks' bias; shaded: how far each tested week's bias may move from it before it alerts "
-              "(the cutoff times the change's SE: a point outside its shading is an alert, the page's band); red: a "
-              "week that raised an alert; solid line: no bias."),
+              "the baseline weeks' bias; shaded band: how far each tested week's bias may move from it before it "
+              "alerts (the cutoff times the change's SE: a point outside its shading is an alert, as on the page); "
+              "red: a week that raised an alert; solid line: no bias."),
         data_note=("Each week's mean bias ± SE (judge minus people) and its n items; \"alerts outside\": the bias "
                    "a tested week may reach before it alerts; \"alert\": a week that raised an alert; \"baseline "
                    "week\": one of the weeks the baseline pools, not tested. The baseline weeks' bias ± SE is in the "
