@@ -31,11 +31,11 @@ demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
 # One worker per core (pytest-xdist): the suite took 10.8 to 14.8 minutes in CI on a fresh clone on 2026-11-24 (649 to
-# 890 s over nine runs with nothing else running; 768 and 890 s for 1,325 tests at 17:04 and 17:28 UTC; 850 to 911 s
-# with another job's tests alongside), against 15.8 to 19.5 before the shared warehouses and the reused dbt parse below, as the shared
-# machine's speed moved. Each worker is a pytest session of its own; tests/conftest.py gives each its own dbt target
-# directory, keeps one saved dbt parse per profile and vars, shared by both, reuses it across warehouse paths in
-# process, runs the slow tests first and leaves the dbt unit tests out of the builds
+# 890 s over ten runs with nothing else running, the latest 812 s for 1,337 tests at 19:22 UTC; 850 to 911 s with
+# another job's tests alongside), against 15.8 to 19.5 before the shared warehouses and the reused dbt parse below, as
+# the shared machine's speed moved. Each worker is a pytest session of its own; tests/conftest.py gives each its own
+# dbt target directory, keeps one saved dbt parse per profile and vars, shared by both, reuses it across warehouse
+# paths in process, runs the slow tests first and leaves the dbt unit tests out of the builds
 # (tests/models/test_dbt_unit_tests.py runs them once); the warehouses many tests read are built once, by the first
 # worker that needs one, and shared (built_once).
 test: $(STAMP)
