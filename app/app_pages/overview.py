@@ -33,7 +33,8 @@ week_days = {"from": previous.isoformat(), "to": (week + dt.timedelta(days=6)).i
 
 summary = db.query(
     """
-    select week_start, n_drift_alerts, n_judges_alerting, n_flagged_items, n_regressions, n_improvements
+    select week_start, n_drift_alerts, n_judges_alerting, n_flagged_items, n_regressions, n_improvements,
+           n_changes_tested, n_changes_untested
     from marts.rpt_weekly_summary
     where week_start between ? and ?
     """,
@@ -182,7 +183,10 @@ with top[1].container(border=True):
                        "(paired on the samples both weeks share: an exact sign test for 0/1 scores, else "
                        "Student's t on n - 1 degrees of freedom; not tested on fewer than "
                        f"{MINIMUMS.model_change_min_changed_samples} changed samples).")
-        st.caption(f"{plural(_value(this_summary, 'n_improvements'), 'significant gain')}; "
+        untested = _value(this_summary, "n_changes_untested")
+        st.caption(f"{now} of {plural(_value(this_summary, 'n_changes_tested'), 'tested change')}"
+                   + (f"; {untested} not tested (no week before, too few samples or no variation)" if untested else "")
+                   + f". {plural(_value(this_summary, 'n_improvements'), 'significant gain')}; "
                    f"{plural(last, 'drop')} last week.")
     # Tested and fallen only: an untested change (is_regression NULL) is no drop.
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \

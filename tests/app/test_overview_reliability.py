@@ -239,6 +239,20 @@ def test_a_drops_links_open_the_leaderboard_on_this_week_and_the_week_before(dem
     assert len(table) == 2
 
 
+def test_the_drops_card_gives_the_tested_changes_its_count_is_of(demo_warehouse, app_env):
+    """"1" significant drop is a count without its n: the card says of how many tested changes, and how many went
+    untested (rpt_weekly_summary, recounted here from rpt_weekly_model_changes.is_significant)."""
+    app_env(demo_warehouse.path)
+    tested, untested, drops = demo_warehouse.rows(
+        "select count(is_significant), count(*) - count(is_significant), count(*) filter (where is_regression) "
+        "from marts.rpt_weekly_model_changes where week_start = ?", [LAST_WEEK])[0]
+    assert tested > 0 and untested > 0 and drops == 1
+    at = run_page("overview")
+    assert not _problems(at)
+    assert any(text.startswith(f"1 of {tested} tested changes; {untested} not tested (no week before, too few "
+                               "samples or no variation).") for text in _captions(at)), _captions(at)
+
+
 # -- 5: what is counted now says so; the drift card words none as none -------------------------------------------
 
 def test_a_past_week_says_the_backlog_and_quarantine_are_counted_now(demo_warehouse, app_env):

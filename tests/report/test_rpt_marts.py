@@ -173,12 +173,17 @@ def test_the_summary_counts_the_tested_regressions_and_improvements_only(demo_wa
     significant = model_changes.is_significant.fillna(False).astype(bool)
     expected = (model_changes.assign(down=significant & (change < 0), up=significant & (change > 0))
                 .groupby("week_start")[["down", "up"]].sum())
+    tested = model_changes.groupby("week_start")["is_significant"].agg(["count", "size"])
     summary = _with_dates(demo_warehouse.frame(
-        "select week_start, n_regressions, n_improvements from marts.rpt_weekly_summary")).set_index("week_start")
+        "select week_start, n_regressions, n_improvements, n_changes_tested, n_changes_untested "
+        "from marts.rpt_weekly_summary")).set_index("week_start")
     assert expected["down"].sum() > 0 and model_changes.is_significant.isna().any()
     for week, row in summary.iterrows():
         down, up = expected.loc[week] if week in expected.index else (0, 0)
         assert (row.n_regressions, row.n_improvements) == (down, up), week
+        # their n: the changes with a verdict, and those without one
+        n_tested, n_rows = tested.loc[week] if week in tested.index else (0, 0)
+        assert (row.n_changes_tested, row.n_changes_untested) == (n_tested, n_rows - n_tested), week
 
 
 def test_every_paired_flag_rests_on_six_changed_samples_and_0_1_flags_on_the_sign_test(model_changes):

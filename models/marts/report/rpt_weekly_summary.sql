@@ -93,7 +93,10 @@ weekly_changes as (
     select
         week_start,
         cast(sum(case when is_regression then 1 else 0 end) as bigint) as n_regressions,
-        cast(sum(case when is_improvement then 1 else 0 end) as bigint) as n_improvements
+        cast(sum(case when is_improvement then 1 else 0 end) as bigint) as n_improvements,
+        -- the n behind the two counts: the week's changes with a verdict, and those without one
+        count(is_significant) as n_changes_tested,
+        count(*) - count(is_significant) as n_changes_untested
     from model_changes
     group by week_start
 ),
@@ -125,7 +128,9 @@ final as (
         coalesce(weekly_drift.n_judges_alerting, 0) as n_judges_alerting,
         coalesce(weekly_flags.n_flagged_items, 0) as n_flagged_items,
         coalesce(weekly_changes.n_regressions, 0) as n_regressions,
-        coalesce(weekly_changes.n_improvements, 0) as n_improvements
+        coalesce(weekly_changes.n_improvements, 0) as n_improvements,
+        coalesce(weekly_changes.n_changes_tested, 0) as n_changes_tested,
+        coalesce(weekly_changes.n_changes_untested, 0) as n_changes_untested
     from weeks
     left join weekly_trials on weeks.week_start = weekly_trials.week_start
     left join weekly_ratings on weeks.week_start = weekly_ratings.week_start
