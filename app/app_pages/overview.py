@@ -33,8 +33,8 @@ week_days = {"from": previous.isoformat(), "to": (week + dt.timedelta(days=6)).i
 
 summary = db.query(
     """
-    select week_start, n_drift_alerts, n_judges_alerting, n_flagged_items, n_regressions, n_improvements,
-           n_changes_tested, n_changes_untested
+    select week_start, n_drift_alerts, n_judges_alerting, n_drift_tested, n_drift_untested, n_flagged_items,
+           n_regressions, n_improvements, n_changes_tested, n_changes_untested
     from marts.rpt_weekly_summary
     where week_start between ? and ?
     """,
@@ -168,8 +168,11 @@ with top[0].container(border=True):
                   help="Judge x dimension pairs whose bias against people moved further from the judge's "
                        "baseline weeks than the alert threshold allows (in standard errors).")
         judges = _value(this_summary, "n_judges_alerting")
-        who = f"From {plural(judges, 'judge')}." if now else "No judge drifted past its threshold."
-        st.caption(f"{who} {last} last week; {recent} in the 4 weeks to {week_param}.")
+        who = f"From {plural(judges, 'judge')}: " if now else "No judge drifted past its threshold: "
+        untested = _value(this_summary, "n_drift_untested")
+        st.caption(f"{who}{now} of {plural(_value(this_summary, 'n_drift_tested'), 'tested judge × dimension pair')}"
+                   + (f"; {untested} more with too few items to test" if untested else "")
+                   + f". {last} last week; {recent} in the 4 weeks to {week_param}.")
     c.link("judge_drift", "Which judges, which dimensions?", params={"week": week_param},
            icon=":material/arrow_forward:")
 

@@ -265,7 +265,14 @@ def test_a_past_week_says_the_backlog_and_quarantine_are_counted_now(demo_wareho
     assert any(f"Today's queue, not {iso_week(PREVIOUS_WEEK)}'s" in t for t in captions)
     assert any(f"not only {iso_week(PREVIOUS_WEEK)}'s" in t for t in captions)
     assert not any("(s)" in t for t in captions)
-    alerts = demo_warehouse.scalar("select n_drift_alerts from marts.rpt_weekly_summary where week_start = ?",
-                                   [PREVIOUS_WEEK])
-    assert alerts == 0 and any(t.startswith("No judge drifted past its threshold.") for t in captions)
+    alerts, tested, untested = demo_warehouse.rows(
+        "select n_drift_alerts, n_drift_tested, n_drift_untested from marts.rpt_weekly_summary where week_start = ?",
+        [PREVIOUS_WEEK])[0]
+    # none, with the n it is none of (recounted from fct_judge_drift): "0" alone could be "nothing was tested"
+    assert (tested, untested) == demo_warehouse.rows(
+        "select count(is_drift_alert), count(*) - count(is_drift_alert) from marts.fct_judge_drift "
+        "where week_start = ? and not is_baseline_week", [PREVIOUS_WEEK])[0]
+    assert alerts == 0 and tested > 0
+    said = f"No judge drifted past its threshold: 0 of {tested} tested judge × dimension pairs"
+    assert any(t.startswith(said) for t in captions), captions
     assert not any("From 0 judge" in t for t in captions)

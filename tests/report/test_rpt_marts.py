@@ -186,6 +186,22 @@ def test_the_summary_counts_the_tested_regressions_and_improvements_only(demo_wa
         assert (row.n_changes_tested, row.n_changes_untested) == (n_tested, n_rows - n_tested), week
 
 
+
+def test_the_summarys_drift_alerts_come_with_the_pairs_tested_and_not(demo_warehouse):
+    """n_drift_alerts of n_drift_tested, and n_drift_untested past the baseline: recounted from fct_judge_drift (a
+    full baseline's weeks say false, never tested; a week with too few items says NULL)."""
+    expected = {week: (alerts, tested, untested) for week, alerts, tested, untested in demo_warehouse.rows(
+        "select week_start, count(*) filter (where is_drift_alert), "
+        "count(*) filter (where not is_baseline_week and is_drift_alert is not null), "
+        "count(*) filter (where not is_baseline_week and is_drift_alert is null) "
+        "from marts.fct_judge_drift group by week_start")}
+    got = demo_warehouse.rows("select week_start, n_drift_alerts, n_drift_tested, n_drift_untested "
+                              "from marts.rpt_weekly_summary")
+    for week, *counts in got:
+        assert tuple(counts) == expected.get(week, (0, 0, 0)), week
+    assert sum(c[0] for c in expected.values()) > 0 and sum(c[2] for c in expected.values()) > 0
+
+
 def test_every_paired_flag_rests_on_six_changed_samples_and_0_1_flags_on_the_sign_test(model_changes):
     flagged = model_changes[(model_changes.is_regression.fillna(False) | model_changes.is_improvement.fillna(False))
                             & (model_changes.comparison == "paired")]

@@ -69,13 +69,16 @@ weekly_quarantine as (
     group by week_start
 ),
 
+-- The alerts with their n: the judge-dimension pairs tested that week (past their baseline weeks, with a verdict),
+-- and those past their baseline with too few items to test (no verdict, which is not "no drift").
 weekly_drift as (
     select
         week_start,
-        count(*) as n_drift_alerts,
-        count(distinct judge_id) as n_judges_alerting
+        count(case when is_drift_alert then 1 end) as n_drift_alerts,
+        count(distinct case when is_drift_alert then judge_id end) as n_judges_alerting,
+        count(case when not is_baseline_week and is_drift_alert is not null then 1 end) as n_drift_tested,
+        count(case when not is_baseline_week and is_drift_alert is null then 1 end) as n_drift_untested
     from judge_drift
-    where is_drift_alert
     group by week_start
 ),
 
@@ -126,6 +129,8 @@ final as (
         coalesce(weekly_quarantine.n_quarantined_lines, 0) as n_quarantined_lines,
         coalesce(weekly_drift.n_drift_alerts, 0) as n_drift_alerts,
         coalesce(weekly_drift.n_judges_alerting, 0) as n_judges_alerting,
+        coalesce(weekly_drift.n_drift_tested, 0) as n_drift_tested,
+        coalesce(weekly_drift.n_drift_untested, 0) as n_drift_untested,
         coalesce(weekly_flags.n_flagged_items, 0) as n_flagged_items,
         coalesce(weekly_changes.n_regressions, 0) as n_regressions,
         coalesce(weekly_changes.n_improvements, 0) as n_improvements,
