@@ -23,48 +23,42 @@ def stop(process: subprocess.Popen | None, timeout: float = 10) -> None:
             process.wait()
 
 
-def children(pid: int) -> list[int]:
-    """The process ids of `pid`'s children, from every one of its threads (Linux /proc); none once it has ended.
-    A thread may end between the listing and the read (a starting dbt's Python spins threads up and down): it has
-    no children to give, and reading it raised FileNotFoundError (a CI failure of the killed-build test)."""
-    found = []
+def _threads(pid: int) -> list[str]:
+    """`pid`'s thread ids (Linux /proc); none once it has ended."""
     try:
-        tasks = os.listdir(f"/proc/{pid}/task")
+        return os.listdir(f"/proc/{pid}/task")
     except FileNotFoundError:
-        return found
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/children") as listed:
-                found += [int(child) for child in listed.read().split()]
-        except FileNotFoundError:
-            continue  # that thread has ended
-    return found
+        return []
+
+
+def _read(path: str) -> str:
+    """A /proc file's text; empty once its process or thread has ended. A starting dbt's Python spins threads up
+    and down, and a child may end between being listed and being read: reading one raised FileNotFoundError (a CI
+    failure of the killed-build test)."""
+    try:
+        return Path(path).read_text()
+    except FileNotFoundError:
+        return ""
+
+
+def children(pid: int) -> list[int]:
+    """The process ids of `pid`'s children, from every one of its threads (Linux /proc); none once it has ended."""
+    return [int(child) for task in _threads(pid) for child in _read(f"/proc/{pid}/task/{task}/children").split()]
 
 
 def command_line(pid: int) -> str:
-    """`pid`'s command line, its arguments joined by NULs; empty once it has ended (a child may end between being
-    listed and being read)."""
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_text()
-    except FileNotFoundError:
-        return ""
+    """`pid`'s command line, its arguments joined by NULs; empty once it has ended."""
+    return _read(f"/proc/{pid}/cmdline")
 
 
 def running(pid: int) -> bool:
     """Whether `pid` still runs: a zombie holds no file and does no work (Linux /proc). Every thread is looked at:
     killed, a process's first thread is a zombie at once while its others (DuckDB's) still exit, holding its files
     and their locks until the last one has."""
-    try:
-        tasks = os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
-        return False
-    for task in tasks:
-        try:
-            with open(f"/proc/{pid}/task/{task}/stat") as stat:
-                if stat.read().split(")")[-1].split()[0] != "Z":
-                    return True
-        except FileNotFoundError:
-            continue  # that thread has ended
+    for task in _threads(pid):
+        stat = _read(f"/proc/{pid}/task/{task}/stat")  # empty: that thread has ended
+        if stat and stat.split(")")[-1].split()[0] != "Z":
+            return True
     return False
 
 
