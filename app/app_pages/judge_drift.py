@@ -55,9 +55,8 @@ series = db.query(
     """
     select dimension, dimension_group, scale, week_start, week_number, is_baseline_week, n_pairs,
            n_agreement_pairs, n_humans, n_items, exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias,
-           bias_se, bias_ci_low, bias_ci_high,
-           baseline_bias, baseline_se, bias_delta, bias_delta_se, drift_z, drift_critical_value, is_drift_alert,
-           no_test_reason, judge_model
+           bias_se, bias_ci_low, bias_ci_high, baseline_bias, drift_z, alert_band_low, alert_band_high,
+           is_drift_alert, no_test_reason, judge_model
     from marts.fct_judge_drift
     where judge_id = ?
     order by dimension, week_start
@@ -159,8 +158,6 @@ else:
     # A week of one item has no interval: its bar is the point alone.
     biased["low"] = biased["bias_ci_low"].fillna(biased["mean_bias"])
     biased["high"] = biased["bias_ci_high"].fillna(biased["mean_bias"])
-    biased["band_low"] = biased["baseline_bias"] - biased["drift_critical_value"] * biased["bias_delta_se"]
-    biased["band_high"] = biased["baseline_bias"] + biased["drift_critical_value"] * biased["bias_delta_se"]
     biased["state"] = [
         "baseline week" if b else "alert" if a else "too few items to test" if u else "within the band"
         for b, a, u in zip(biased["is_baseline_week"], biased["alerted"], biased["untested"])
@@ -178,7 +175,7 @@ else:
                alt.Tooltip("n_humans:Q", title="people compared")]
     base = alt.Chart().encode(x=x)
     band = base.mark_area(opacity=0.18, color="#4c78a8").encode(
-        y=alt.Y("band_low:Q", title="bias: judge minus people (points)"), y2="band_high:Q")
+        y=alt.Y("alert_band_low:Q", title="bias: judge minus people (points)"), y2="alert_band_high:Q")
     zero = alt.Chart().mark_rule(color="gray", strokeDash=[2, 2]).encode(y=alt.datum(0))
     bars = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=alt.Color(
         "state:N", title=None, legend=alt.Legend(orient="bottom"),

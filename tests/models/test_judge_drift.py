@@ -255,6 +255,24 @@ def test_a_judge_with_fewer_weeks_than_the_baseline_has_no_z_yet(drifting):
     ) == 0
 
 
+def test_a_tested_week_alerts_exactly_when_its_bias_leaves_its_alert_band(drifting):
+    """alert_band_low/high, the band the page and the report shade, is the baseline's bias -/+ the cutoff x the
+    change's SE, recomputed here; a tested week's bias outside it is an alert, inside it none. No band where there is
+    no cutoff (baseline and untested weeks)."""
+    rows = drifting.rows(
+        "select mean_bias, baseline_bias, drift_critical_value, bias_delta_se, alert_band_low, alert_band_high, "
+        "is_drift_alert from marts.fct_judge_drift")
+    banded = 0
+    for bias, baseline, cutoff, se, low, high, alert in rows:
+        if cutoff is None:
+            assert low is None and high is None
+            continue
+        assert low == pytest.approx(baseline - cutoff * se) and high == pytest.approx(baseline + cutoff * se)
+        assert alert == (not low <= bias <= high)
+        banded += 1
+    assert banded >= 1  # growing#1's 20-item week after its baseline
+
+
 def test_the_weekly_bias_interval_is_students_t_on_the_weeks_items(drifting):
     """A week's 95% interval of its bias takes Student's t on n_items - 1, not the normal's 1.96, which is too
     narrow on the few items a judge's week often holds: growing#1's 3-item weeks (biases 0, 1, 2: SE 0.577) reach

@@ -98,8 +98,8 @@ select
     drift.n_items,
     drift.baseline_bias,
     drift.baseline_se,
-    drift.bias_delta_se,
-    drift.drift_critical_value,
+    drift.alert_band_low,
+    drift.alert_band_high,
     drift.is_baseline_week,
     drift.is_drift_alert,
     drift.no_test_reason
@@ -339,15 +339,6 @@ def _judge_blocks(judge: str, alerts: list[Row], series: list[Row], context: Con
     return tuple(blocks)
 
 
-def _alert_band(point: Row) -> tuple[float | None, float | None]:
-    """The bias a tested week may reach before it alerts: the baseline's ± the cutoff times the change's SE (none for
-    a baseline week, an untested one, or an exact change, whose SE is 0: any move alerts)."""
-    centre, cutoff, se = point["baseline_bias"], point["drift_critical_value"], point["bias_delta_se"]
-    if point["is_baseline_week"] or None in (centre, cutoff, se):
-        return None, None
-    return centre - cutoff * se, centre + cutoff * se
-
-
 def _chart(alert: Row, points: list[Row]) -> Chart:
     baseline = points[0] if points else alert
     band = None
@@ -357,7 +348,7 @@ def _chart(alert: Row, points: list[Row]) -> Chart:
     data_rows = []
     for p in points:
         label = iso_week_label(p["week_start"])
-        low, high = _alert_band(p)
+        low, high = p["alert_band_low"], p["alert_band_high"]  # none for baseline and untested weeks
         chart_points.append(ChartPoint(
             label[-3:], p["mean_bias"], p["bias_ci_low"], p["bias_ci_high"], marked=bool(p["is_drift_alert"]),
             band_low=low, band_high=high,

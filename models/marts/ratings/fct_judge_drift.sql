@@ -297,7 +297,7 @@ tested as (
     from with_se
 ),
 
-final as (
+judged as (
     select
         judge_id,
         judge_model,
@@ -344,6 +344,17 @@ final as (
         end as is_drift_alert,
         no_test_reason
     from tested
+),
+
+-- The band a tested week's bias is read against, in the bias's own points: the page and the report shade it, and a
+-- bias outside it is an alert. NULL where there is no cutoff (baseline and untested weeks; an exact change, SE 0,
+-- alerts on any move).
+final as (
+    select
+        *,
+        baseline_bias - drift_critical_value * bias_delta_se as alert_band_low,
+        baseline_bias + drift_critical_value * bias_delta_se as alert_band_high
+    from judged
 )
 
 select * from final
