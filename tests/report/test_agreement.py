@@ -155,8 +155,8 @@ def test_an_alpha_just_below_its_target_does_not_read_as_the_target(demo_warehou
 
 def test_a_shortfall_whose_interval_reaches_the_target_is_no_firm_failure():
     """rag.answer_relevance 0.55 on 10 items, interval [0.31, 0.74] against 0.6: it reads below target, but
-    within its interval, and alone it turns the summary's tone from warn to good; a shortfall whose interval stays
-    below the target still reads below target."""
+    within its interval, and alone it turns the summary's tone from warn to neutral (not good: it is still below its
+    target); a shortfall whose interval stays below the target still reads below target."""
     within = _row("rag.answer_relevance", human_alpha=0.55, human_n_units=10, target_status="below_target",
                   human_alpha_ci_low=0.31, human_alpha_ci_high=0.74, is_target_within_interval=True)
     part = agreement.build(Context(_Reader([within], []), dt.date(2026, 11, 16)))
@@ -166,7 +166,7 @@ def test_a_shortfall_whose_interval_reaches_the_target_is_no_firm_failure():
     assert cells["Status, people"].text == "below target, but within its interval"
     assert cells["Status, people"].tone == "warn"
     summary = part.section.blocks[0]
-    assert "Its 95% interval reaches the target" in summary.text and summary.tone == "good"
+    assert "Its 95% interval reaches the target" in summary.text and summary.tone is None
 
     firm = _row("safety", human_alpha=0.40, human_n_units=60, target_status="below_target", target=0.8,
                 human_alpha_ci_low=0.28, human_alpha_ci_high=0.52, is_target_within_interval=False)

@@ -68,7 +68,8 @@ def build(context: Context) -> Part:
     pooled_below = [r for r in defined if r["target_status"] == "meets_target"
                     and r["all_raters_alpha"] is not None and r["all_raters_alpha"] < r["target"]]
     summary = _summary(defined, below)
-    blocks: list = [Paragraph(summary[0].upper() + summary[1:], "warn" if firmly_below else "good")]
+    # Green only when nothing is below target: a shortfall within its interval is no failure, and no success either.
+    blocks: list = [Paragraph(summary[0].upper() + summary[1:], "warn" if firmly_below else None if below else "good")]
     if pooled_below:
         blocks.append(Paragraph(_pooled_note(pooled_below)))
     shown = [r for r in rows if any(r[a] is not None for a in ("human_alpha", "all_raters_alpha", "judge_alpha"))]
