@@ -178,6 +178,10 @@ def test_a_shortfall_whose_interval_reaches_the_target_is_no_firm_failure():
     assert "On 1 of 2, the 95% interval reaches the target" in part.section.blocks[0].text
     assert part.section.blocks[0].tone == "warn" and part.headline.tone == "warn"
 
+    met = _row("helpfulness", human_alpha=0.80, human_n_units=40, target_status="meets_target",
+               human_alpha_ci_low=0.70, human_alpha_ci_high=0.88, is_target_within_interval=False)
+    assert agreement.build(Context(_Reader([met], []), dt.date(2026, 11, 16))).section.blocks[0].tone == "good"
+
 
 def test_every_alpha_shows_the_items_it_is_over_which_differ_between_groups_and_weeks():
     """2026-W47's chat.consistency_across_turns: people's alpha on 31 items, all raters' and the judges' on 40, the
