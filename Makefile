@@ -30,14 +30,15 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
-# One worker per core (pytest-xdist): the suite took 10.8 to 14.8 minutes in CI on a fresh clone on 2026-11-24 (649 to
-# 890 s over ten runs with nothing else running, the latest 812 s for 1,337 tests at 19:22 UTC; 850 to 911 s with
-# another job's tests alongside), against 15.8 to 19.5 before the shared warehouses and the reused dbt parse below, as
-# the shared machine's speed moved. Each worker is a pytest session of its own; tests/conftest.py gives each its own
-# dbt target directory, keeps one saved dbt parse per profile and vars, shared by both, reuses it across warehouse
-# paths in process, runs the slow tests first and leaves the dbt unit tests out of the builds
-# (tests/models/test_dbt_unit_tests.py runs them once); the warehouses many tests read are built once, by the first
-# worker that needs one, and shared (built_once).
+# One worker per core (pytest-xdist): the suite took 12.5 to 14.5 minutes on 2026-11-24's evening (747 to 864 s of
+# pytest for 1,340 tests over four runs, one of them CI on a fresh clone), against 15.8 to 19.5 before the shared
+# warehouses and the reused dbt parse below, as the shared machine's speed moved. It is bound by CPU: two workers kept
+# 1.77 of the 2 cores busy on average (1,430 s of CPU in 810 s), and three took 941 s. About half of the tests' time
+# is 105 dbt builds (730 s), each bound by dbt's Python per node rather than by the data. Each worker is a pytest
+# session of its own; tests/conftest.py gives each its own dbt target directory, keeps one saved dbt parse per
+# profile and vars, shared by both, reuses it across warehouse paths in process, runs the slow tests first and leaves
+# the dbt unit tests out of the builds (tests/models/test_dbt_unit_tests.py runs them once); the warehouses many
+# tests read are built once, by the first worker that needs one, and shared (built_once).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto
 
