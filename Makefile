@@ -30,8 +30,8 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
-# One worker per core (pytest-xdist): the suite took 12.5 to 14.5 minutes on 2026-11-24's evening (747 to 864 s of
-# pytest for 1,340 tests over four runs, one of them CI on a fresh clone), against 15.8 to 19.5 before the shared
+# One worker per core (pytest-xdist): the suite took 12.5 to 15 minutes on 2026-11-24's evening (747 to 897 s of
+# pytest for 1,340 tests over six runs, three of them CI on a fresh clone), against 15.8 to 19.5 before the shared
 # warehouses and the reused dbt parse below, as the shared machine's speed moved. It is bound by CPU: two workers kept
 # 1.77 of the 2 cores busy on average (1,430 s of CPU in 810 s), and three took 941 s. About half of the tests' time
 # is 105 dbt builds (730 s), each bound by dbt's Python per node rather than by the data. Each worker is a pytest
