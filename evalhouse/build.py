@@ -190,10 +190,11 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
             quiet: bool = False, target: str | None = None, full_refresh: bool = False,
             fingerprint: str | None = None, select: Sequence[str] | None = None,
             exclude: Sequence[str] = (), exclude_resource_types: Sequence[str] = (),
-            write_json: bool = True) -> BuildResult:
+            write_json: bool | None = None) -> BuildResult:
     """Run a dbt command on the project with EVALHOUSE_DB pointing at `db_path`, in this process. With a
-    fingerprint, a build that passes records it (the on-run-end hooks). Without write_json, dbt leaves out
-    manifest.json and run_results.json (the result says what ran and failed; target/logs/dbt.log keeps all)."""
+    fingerprint, a build that passes records it (the on-run-end hooks). write_json False: dbt leaves out
+    manifest.json and run_results.json (the result says what ran and failed; target/logs/dbt.log keeps all); True:
+    it writes them whatever DBT_WRITE_JSON says; None: as DBT_WRITE_JSON says (dbt writes them unless it is false)."""
     from dbt.cli.main import dbtRunner  # imported late: dbt is slow to import and not needed by ingest
 
     args = [*command, "--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
@@ -214,8 +215,8 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
         args += ["--target-path", str(target_path)]
     if quiet:
         args += ["--quiet"]
-    if not write_json:
-        args += ["--no-write-json"]
+    if write_json is not None:
+        args += ["--write-json" if write_json else "--no-write-json"]
     target_dir = dbt_target_dir(target_path)
     with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str(target_dir / "logs")):
         result = dbtRunner().invoke(args)
@@ -267,7 +268,7 @@ def build_warehouse(db_path: Path) -> BuildResult:
 
 
 def build_in_process(db_path: Path, *, target: str | None = None, target_path: Path | None = None,
-                     quiet: bool = False, write_json: bool = True,
+                     quiet: bool = False, write_json: bool | None = None,
                      con: duckdb.DuckDBPyConnection | None = None) -> BuildResult:
     """What `evalhouse build` runs: in full when the project changed since the warehouse's last build,
     otherwise what the new data touches (plan_build), recording the project's fingerprint if it passes. `con`: a

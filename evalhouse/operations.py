@@ -215,7 +215,7 @@ def docs(settings: Settings, *, quiet: bool = False) -> BuildResult:
     if not settings.db_path.exists():
         raise NotBuilt(f"no published warehouse at {settings.db_path}: run `evalhouse build` (or `make demo`) first, "
                        "or pass --db PATH")
-    return run_dbt(settings.db_path, ("docs", "generate"), target="docs", quiet=quiet)
+    return run_dbt(settings.db_path, ("docs", "generate"), target="docs", quiet=quiet, write_json=True)
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ def test_every_dbt_unit_test_of_the_project_passes(tmp_path, monkeypatch):
     db, target = tmp_path / "w.duckdb", tmp_path / "target"
     RawStore(db).close()  # the raw tables, empty: a unit test reads its inputs' columns from the built models
 
-    result = run_dbt(db, target_path=target, quiet=True)
+    result = run_dbt(db, target_path=target, quiet=True, write_json=True)  # manifest.json: what is declared
 
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
     declared = set(json.loads((target / "manifest.json").read_text())["unit_tests"])

@@ -27,7 +27,7 @@ def demo_copy(demo_warehouse, tmp_path_factory) -> Path:
 @pytest.fixture(scope="module")
 def docs(demo_copy, tmp_path_factory):
     target = tmp_path_factory.mktemp("docs_target")
-    result = run_dbt(demo_copy, ("docs", "generate"), target_path=target, quiet=True)
+    result = run_dbt(demo_copy, ("docs", "generate"), target_path=target, quiet=True, write_json=True)
     assert result.ok, result.failures
     return json.loads((target / "manifest.json").read_text()), json.loads((target / "catalog.json").read_text())
 
@@ -124,7 +124,7 @@ def test_no_view_carries_a_value_of_the_build_that_compiled_it(docs, demo_copy, 
              if node["resource_type"] == "model" and node["config"]["materialized"] == "view"}
     assert len(views) >= 10
     result = run_dbt(demo_copy, ("compile", "--select", "config.materialized:view"),
-                     target_path=tmp_path / "target", quiet=True)
+                     target_path=tmp_path / "target", quiet=True, write_json=True)
     assert result.ok, result.failures
     again = json.loads((tmp_path / "target" / "manifest.json").read_text())["nodes"]
     assert [uid for uid, code in views.items() if again[uid]["compiled_code"] != code] == []

@@ -130,7 +130,7 @@ def warehouse(root) -> Warehouse:
         made[-1].write_text(json.dumps(_variant(path, tag, change)))
     built = Warehouse(root / "reported.duckdb")
     assert built.ingest(ARC, ARC_INSTANCES, GAIA, GAIA_INSTANCES, *made).quarantined == 0
-    result = run_dbt(built.path, MARTS, target_path=root / "target", quiet=True)
+    result = run_dbt(built.path, MARTS, target_path=root / "target", quiet=True, write_json=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
     return built
 

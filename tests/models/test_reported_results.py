@@ -42,7 +42,7 @@ def built(tmp_path_factory) -> tuple[Warehouse, Path]:
         token_usage={"input_tokens": HUGE_TOKENS, "output_tokens": 7, "total_tokens": HUGE_TOKENS + 7})])
     warehouse = Warehouse(root / "reported.duckdb")
     assert warehouse.ingest(HELM, ARC_INSTANCES, root / "files" / ARC.name, huge).quarantined == 0
-    result = run_dbt(warehouse.path, MARTS, target_path=root / "target", quiet=True)
+    result = run_dbt(warehouse.path, MARTS, target_path=root / "target", quiet=True, write_json=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
     return warehouse, root / "target"
 
