@@ -103,6 +103,14 @@ def write_lines(path: Path, lines: Iterable[Any]) -> Path:
     return path
 
 
+def built_warehouse_path(folder: Path) -> Path:
+    """Where a test keeps a warehouse that dbt builds: `folder`/w.duckdb, the folder saying what the warehouse is
+    (incremental/, full/). dbt parses the project once for each database name, the file's stem, which every node
+    carries: a saved parse (_keep_a_saved_parse_per_profile_and_vars) serves only builds of files named alike. With
+    a name of their own, thirteen of the suite's warehouses cost a full parse each (4 to 8 s), used once or twice."""
+    return folder / "w.duckdb"
+
+
 class Warehouse:
     """A temporary warehouse file with helpers to ingest into it and query it."""
 
@@ -212,7 +220,7 @@ def _reuse_the_parse_across_warehouse_paths(patch: pytest.MonkeyPatch) -> None:
 def _keep_a_saved_parse_per_profile_and_vars(patch: pytest.MonkeyPatch, kept: Path) -> None:
     """dbt keeps one saved parse, in the target directory, and parses the whole project again when the next run's
     profile (the database name: the file's stem), vars or target differ from the saved one's, or when the target
-    directory is new. The tests' builds take turns: a warehouse named incremental.duckdb, then full.duckdb; a build
+    directory is new. The tests' builds take turns: the demo's warehouse, then one at built_warehouse_path; a build
     with the project's fingerprint (--vars), then one without; a target of a test's own for its artifacts. So this
     session keeps one saved parse per state dbt compares (ManifestLoader's state check: the vars, profile,
     project env vars and dbt_project.yml, and the project's folder), in `kept`, shared by the test workers, and
@@ -277,7 +285,7 @@ def build_warehouse(db_path: Path, inputs: list[Path]) -> None:
 def build_retried_warehouse(root: Path) -> Warehouse:
     """A built warehouse whose quarantine holds ten lines a later run loaded and one no run could: the lm-eval samples
     file ingested under another name, then under its own, and a line that is not JSON."""
-    warehouse = Warehouse(root / "retried.duckdb")
+    warehouse = Warehouse(built_warehouse_path(root))
     renamed = root / "run" / "math.jsonl"
     renamed.parent.mkdir()
     renamed.write_bytes(LM_EVAL_SAMPLES.read_bytes())
@@ -355,5 +363,5 @@ def empty_warehouse(tmp_path_factory) -> Warehouse:
     """A warehouse with every table and mart, and no data, built once per test session (built_once). Read it;
     never write to it: copy it."""
     root = built_once(tmp_path_factory, "empty_warehouse",
-                      lambda directory: build_warehouse(directory / "empty.duckdb", []))
-    return Warehouse(root / "empty.duckdb")
+                      lambda directory: build_warehouse(built_warehouse_path(directory), []))
+    return Warehouse(built_warehouse_path(root))

@@ -21,7 +21,7 @@ from ingest.formats import FORMATS
 from ingest.load import RawStore
 from ingest.validate import Validators
 from tests.app.conftest import LAST_WEEK, PAGES, SHIFTED_WEEK, iso_week, run_page
-from tests.conftest import DEMO_END_DATE, FIXTURES, Warehouse, build_warehouse
+from tests.conftest import DEMO_END_DATE, FIXTURES, Warehouse, build_warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
 
@@ -300,8 +300,8 @@ def test_leaderboard_filters_by_eval_model_and_dates_and_downloads_what_it_shows
 def lm_eval_warehouse(tmp_path_factory) -> Warehouse:
     """tests/fixtures/lm_eval (a real results and samples file, and generated ones), built."""
     root = tmp_path_factory.mktemp("lm_eval_leaderboard")
-    build_warehouse(root / "lm_eval.duckdb", [FIXTURES / "lm_eval"])
-    return Warehouse(root / "lm_eval.duckdb")
+    build_warehouse(built_warehouse_path(root), [FIXTURES / "lm_eval"])
+    return Warehouse(built_warehouse_path(root))
 
 
 def test_leaderboard_shows_lm_evals_reported_exact_match_beside_the_computed_one_and_says_truly_why_not(

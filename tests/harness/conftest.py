@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.pipeline import ingest_paths
-from tests.conftest import FIXTURES, Warehouse, built_once
+from tests.conftest import FIXTURES, Warehouse, built_once, built_warehouse_path
 from tests.harness.archives import DEFLATED, members_of, rewrite, write_archive
 
 INSPECT = FIXTURES / "inspect_ai"
@@ -47,13 +47,13 @@ def rewritten_log(out: Path, *, finished: bool, model: str = REWRITTEN_MODEL) ->
 def harness_warehouse(tmp_path_factory) -> Warehouse:
     """The harness fixtures, ingested and built once per test session (tests/conftest.py, built_once). Read it;
     never write to it."""
-    return Warehouse(built_once(tmp_path_factory, "harness_warehouse", _build_harness_warehouse) / "harness.duckdb")
+    return Warehouse(built_warehouse_path(built_once(tmp_path_factory, "harness_warehouse", _build_harness_warehouse)))
 
 
 def _build_harness_warehouse(root: Path) -> None:
     from evalhouse.build import run_dbt
 
-    db_path = root / "harness.duckdb"
+    db_path = built_warehouse_path(root)
     extra = root / "made"
     extra.mkdir()
     running = ingest_paths([str(rewritten_log(extra / "rewritten.eval", finished=False))], db_path)

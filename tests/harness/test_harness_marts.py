@@ -12,7 +12,7 @@ import pytest
 from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
 from ingest.pipeline import ingest_paths
-from tests.conftest import Warehouse
+from tests.conftest import Warehouse, built_warehouse_path
 from tests.harness.conftest import INSPECT, LM_EVAL, NAN_MODEL, REWRITTEN_MODEL, rewritten_log
 
 STREAMING_MODEL = "azureai/Meta-Llama-3-1-405B-Instruct-jqf"
@@ -127,7 +127,7 @@ def test_trials_built_after_each_ingest_equal_one_full_build_when_a_rewritten_lo
     another model moves its trials to other groups, and the groups they leave must be emptied, not kept."""
     log = tmp_path / "made" / "rewritten.eval"
     log.parent.mkdir()
-    incremental, full = tmp_path / "incremental.duckdb", tmp_path / "full.duckdb"
+    incremental, full = built_warehouse_path(tmp_path / "incremental"), built_warehouse_path(tmp_path / "full")
     rewritten_log(log, finished=False, model="test/named-otherwise-while-running")
     for db in (incremental, full):
         ingest_paths([str(log)], db)

@@ -8,7 +8,7 @@ import pytest
 
 from evalhouse.build import build_in_process, run_dbt
 from evalhouse.checksums import mart_differences
-from tests.conftest import Warehouse, cognibench_record, write_lines
+from tests.conftest import Warehouse, built_warehouse_path, cognibench_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -37,14 +37,14 @@ def test_a_completion_in_a_later_batch_replaces_its_first_export_as_in_a_full_bu
     completed = write_lines(tmp_path / "completed.jsonl",
                             [{**first, **REVIEW}, {**renamed, **REVIEW, "evaluation_id": "eval_renamed_completed"}])
 
-    incremental = Warehouse(tmp_path / "incremental.duckdb")
+    incremental = Warehouse(built_warehouse_path(tmp_path / "incremental"))
     incremental.ingest(judged)
     assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
     assert incremental.scalar("select count(*) from marts.fct_review_queue") == 3
     incremental.ingest(completed)
     assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
 
-    full = Warehouse(tmp_path / "full.duckdb")
+    full = Warehouse(built_warehouse_path(tmp_path / "full"))
     full.ingest(judged)
     full.ingest(completed)
     assert run_dbt(full.path, target_path=tmp_path / "t2", quiet=True).ok

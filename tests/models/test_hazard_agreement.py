@@ -12,7 +12,7 @@ import pytest
 
 from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
-from tests.conftest import Warehouse, eval_form_record, write_lines
+from tests.conftest import Warehouse, built_warehouse_path, eval_form_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -75,7 +75,7 @@ def warehouses(tmp_path_factory) -> tuple[Warehouse, Warehouse, Warehouse]:
     """(built on FORMS; then LATE ingested and built again, incrementally; FORMS and LATE built at once)."""
     root = tmp_path_factory.mktemp("hazard_agreement")
     first, late = write_lines(root / "forms.jsonl", FORMS), write_lines(root / "late.jsonl", LATE)
-    before = Warehouse(root / "before.duckdb")
+    before = Warehouse(built_warehouse_path(root / "before"))
     before.ingest(first)
     assert before.quarantine() == []
     _build(before, root / "t1")
@@ -85,7 +85,7 @@ def warehouses(tmp_path_factory) -> tuple[Warehouse, Warehouse, Warehouse]:
     before.ingest(late)
     assert before.quarantine() == []
     _build(before, root / "t1")
-    full = Warehouse(root / "full.duckdb")
+    full = Warehouse(built_warehouse_path(root / "full"))
     full.ingest(first, late)
     _build(full, root / "t2")
     return snapshot, before, full

@@ -20,7 +20,7 @@ import pytest
 
 from evalhouse.build import AS_OF_BUILD, build_in_process, plan_build, project_fingerprint, run_dbt
 from evalhouse.checksums import mart_differences
-from tests.conftest import Warehouse
+from tests.conftest import Warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
 
@@ -77,7 +77,7 @@ def test_building_after_each_drop_equals_one_full_build(demo_dir, tmp_path):
     later = [path for drop in drops for path in drop]
     first = [p for p in demo_dir.rglob("*") if p.is_file() and p not in later]
 
-    incremental = Warehouse(tmp_path / "incremental.duckdb")
+    incremental = Warehouse(built_warehouse_path(tmp_path / "incremental"))
     incremental.ingest(*first)
     assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
     for drop in drops:
@@ -87,7 +87,7 @@ def test_building_after_each_drop_equals_one_full_build(demo_dir, tmp_path):
     assert plan_build(incremental.path, project_fingerprint()).select == (AS_OF_BUILD,)
     assert build_in_process(incremental.path, target_path=tmp_path / "t1", quiet=True).ok
 
-    full = Warehouse(tmp_path / "full.duckdb")
+    full = Warehouse(built_warehouse_path(tmp_path / "full"))
     full.ingest(*first, *later)
     assert run_dbt(full.path, target_path=tmp_path / "t2", quiet=True).ok
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from evalhouse.build import run_dbt
-from tests.conftest import Warehouse, instance_record, write_lines
+from tests.conftest import Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -91,7 +91,7 @@ def few_tasks(tmp_path_factory) -> Warehouse:
             metadata={"trial": str(trial), "metric_id": "accuracy"})
         for model, tasks in TASKS.items() for task, successes in tasks for trial in range(1, ATTEMPTS + 1)
     ]
-    warehouse = Warehouse(root / "few_tasks.duckdb")
+    warehouse = Warehouse(built_warehouse_path(root))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("ingest.pipeline._now", lambda: INGESTED_AT)  # the runs' week: their file's ingest time
         assert warehouse.ingest(write_lines(root / "trials.jsonl", records)).quarantined == 0

@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from evalhouse.build import run_dbt
-from tests.conftest import FIXTURES, Warehouse
+from tests.conftest import FIXTURES, Warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
 
@@ -128,7 +128,7 @@ def warehouse(root) -> Warehouse:
     for tag, (path, change) in VARIANTS.items():
         made.append(root / f"{tag}.json")
         made[-1].write_text(json.dumps(_variant(path, tag, change)))
-    built = Warehouse(root / "reported.duckdb")
+    built = Warehouse(built_warehouse_path(root))
     assert built.ingest(ARC, ARC_INSTANCES, GAIA, GAIA_INSTANCES, *made).quarantined == 0
     result = run_dbt(built.path, MARTS, target_path=root / "target", quiet=True, write_json=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)

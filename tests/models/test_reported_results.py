@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalhouse.build import run_dbt
-from tests.conftest import FIXTURES, Warehouse, instance_record, write_lines
+from tests.conftest import FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -40,7 +40,7 @@ def built(tmp_path_factory) -> tuple[Warehouse, Path]:
     (root / "files" / ARC.name).write_text(json.dumps(untimed))
     huge = write_lines(root / "files" / "huge_tokens.jsonl", [instance_record(
         token_usage={"input_tokens": HUGE_TOKENS, "output_tokens": 7, "total_tokens": HUGE_TOKENS + 7})])
-    warehouse = Warehouse(root / "reported.duckdb")
+    warehouse = Warehouse(built_warehouse_path(root))
     assert warehouse.ingest(HELM, ARC_INSTANCES, root / "files" / ARC.name, huge).quarantined == 0
     result = run_dbt(warehouse.path, MARTS, target_path=root / "target", quiet=True, write_json=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)

@@ -21,7 +21,7 @@ import pytest
 
 from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
-from tests.conftest import FIXTURES, Warehouse, instance_record, write_lines
+from tests.conftest import FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -124,7 +124,7 @@ def _assert_close(got: dict[tuple, tuple], expected: dict[tuple, tuple]) -> None
 
 def test_a_run_straddling_a_weeks_end_counts_whole_in_the_week_it_started(tmp_path, monkeypatch):
     files = _run_files(tmp_path)
-    warehouse = Warehouse(tmp_path / "straddle.duckdb")
+    warehouse = Warehouse(built_warehouse_path(tmp_path))
     _ingest_at(warehouse, SUNDAY_NIGHT, monkeypatch, files[1])
     _ingest_at(warehouse, MONDAY_MORNING, monkeypatch, files[2])
     _ingest_at(warehouse, MONDAY_NOON, monkeypatch, files[3])
@@ -156,11 +156,11 @@ def test_building_after_each_drop_equals_one_full_build_when_runs_change_weeks(t
     files = _run_files(tmp_path)
     aggregate = _aggregate_of_run_b(tmp_path, SUNDAY_NIGHT - dt.timedelta(hours=1))
     drops = [(SUNDAY_NIGHT, [files[1]]), (MONDAY_MORNING, [files[2], files[3]]), (MONDAY_NOON, [aggregate])]
-    incremental = Warehouse(tmp_path / "incremental.duckdb")
+    incremental = Warehouse(built_warehouse_path(tmp_path / "incremental"))
     for moment, paths in drops:
         _ingest_at(incremental, moment, monkeypatch, *paths)
         _build(incremental, tmp_path / "t1")
-    full = Warehouse(tmp_path / "full.duckdb")
+    full = Warehouse(built_warehouse_path(tmp_path / "full"))
     for moment, paths in drops:
         _ingest_at(full, moment, monkeypatch, *paths)
     _build(full, tmp_path / "t2")

@@ -19,7 +19,7 @@ import pytest
 
 from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
-from tests.conftest import FIXTURES, Warehouse
+from tests.conftest import FIXTURES, Warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
 
@@ -71,7 +71,7 @@ def _pass_hat_k(n: int, c: int, k: int) -> Fraction:
 @pytest.fixture(scope="module")
 def grain_warehouse(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("trial_grain")
-    warehouse = Warehouse(root / "trials.duckdb")
+    warehouse = Warehouse(built_warehouse_path(root))
     assert warehouse.ingest(TRIALS).quarantined == 0
     result = run_dbt(warehouse.path, TRIAL_MARTS, quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
@@ -200,7 +200,7 @@ def test_building_after_each_drop_equals_one_full_build(tmp_path):
          files["triage_run-b.json"]],
         [files["triage_run-old.jsonl"], files["triage_run-old.json"]],
     ]
-    incremental = Warehouse(tmp_path / "incremental.duckdb")
+    incremental = Warehouse(built_warehouse_path(tmp_path / "incremental"))
     places = ("select evaluation_name, count(distinct trial_metric), max(trial_index) from marts.fct_trials "
               "group by evaluation_name order by evaluation_name")
     for drop, expected_places in zip(drops, (
@@ -213,7 +213,7 @@ def test_building_after_each_drop_equals_one_full_build(tmp_path):
         incremental.ingest(*drop)
         assert run_dbt(incremental.path, TRIAL_MARTS, target_path=tmp_path / "t1", quiet=True).ok
         assert incremental.rows(places) == expected_places
-    full = Warehouse(tmp_path / "full.duckdb")
+    full = Warehouse(built_warehouse_path(tmp_path / "full"))
     full.ingest(*[path for drop in drops for path in drop])
     assert run_dbt(full.path, TRIAL_MARTS, target_path=tmp_path / "t2", quiet=True).ok
     assert mart_differences(full.path, incremental.path) == []

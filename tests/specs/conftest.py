@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.pipeline import ingest_paths
-from tests.conftest import FIXTURES, Warehouse, built_once
+from tests.conftest import FIXTURES, Warehouse, built_once, built_warehouse_path
 
 SPECS = FIXTURES / "specs"
 SPEC_INPUTS = (
@@ -24,7 +24,7 @@ def build_spec_warehouse(root: Path, inputs: tuple[str, ...]) -> Warehouse:
     """These spec fixtures ingested into a warehouse under root, and the spec marts built."""
     from evalhouse.build import run_dbt
 
-    db_path = root / "specs.duckdb"
+    db_path = built_warehouse_path(root)
     ingest_paths([str(SPECS / name) for name in inputs], db_path)
     result = run_dbt(db_path, ("build", *SPEC_SELECTION), quiet=True)
     assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
@@ -42,7 +42,7 @@ def spec_warehouse(tmp_path_factory) -> Warehouse:
     write to it."""
     root = built_once(tmp_path_factory, "spec_warehouse",
                       lambda directory: build_spec_warehouse(directory, SPEC_INPUTS))
-    return Warehouse(root / "specs.duckdb")
+    return Warehouse(built_warehouse_path(root))
 
 
 def decide_warehouse_built_once(tmp_path_factory) -> Warehouse:
@@ -50,4 +50,4 @@ def decide_warehouse_built_once(tmp_path_factory) -> Warehouse:
     that read them (tests/specs/test_spec_decisions.py, tests/app/test_specs_page.py). Read it; never write to it."""
     root = built_once(tmp_path_factory, "decide_warehouse",
                       lambda directory: build_spec_warehouse(directory, DECIDE_INPUTS))
-    return Warehouse(root / "specs.duckdb")
+    return Warehouse(built_warehouse_path(root))
