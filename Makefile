@@ -30,18 +30,20 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
-# One worker per core (pytest-xdist): the suite took 663 to 831 s of pytest for 1,340 tests in the four runs after
-# its dbt runs stopped writing manifest.json (831 s; CI on a fresh clone, 880 s in all) and its warehouses were named
-# alike (799 s; 663 and 675 s in CI, 705 and 721 s in all), see below, against 747 to 897 s in the six runs of
-# 2026-11-24's evening before, and 15.8 to 19.5 minutes before the shared warehouses and the reused dbt parse, as the
-# shared machine's speed moved. It is bound by CPU: two workers kept 1.77 of the 2 cores busy on average (1,430 s of
-# CPU in 810 s), and three took 941 s. About half of the tests' time is 105 dbt builds (730 s), each bound by dbt's
-# Python per node rather than by the data. Each worker is a pytest session of its own; tests/conftest.py gives each
-# its own dbt target directory, keeps one saved dbt parse per profile and vars, shared by both, reuses it across
-# warehouse paths in process, runs the slow tests first and leaves the dbt unit tests out of the builds
-# (tests/models/test_dbt_unit_tests.py runs them once) and dbt's manifest.json and run_results.json unwritten, and
-# names the warehouses it builds alike (built_warehouse_path), since dbt parses the project once per file name; the
-# warehouses many tests read are built once, by the first worker that needs one, and shared (built_once).
+# One worker per core (pytest-xdist): the suite takes 11 to 15 minutes, as the shared machine's speed moves. On
+# 2026-11-25 after midnight, CI on a fresh clone ran 1,340 tests in 663 and 675 s of pytest (705 and 721 s in all),
+# and the tree before the last two changes below (dbt's manifest.json unwritten, the warehouses named alike) in 668 s
+# in the same hour: their saving, about 45 s of full parses and half a second of each dbt run in the tests' own
+# processes, summed over both workers, is within the machine's swing. The evening before, six runs took 747 to 897 s;
+# before the shared warehouses and the reused dbt parse, 15.8 to 19.5 minutes. It is bound by CPU: two workers kept
+# 1.77 of the 2 cores busy on average (1,430 s of CPU in 810 s), and three took 941 s. About half of the tests' time
+# is 105 dbt builds (730 s), each bound by dbt's Python per node rather than by the data. Each worker is a pytest
+# session of its own; tests/conftest.py gives each its own dbt target directory, keeps one saved dbt parse per
+# profile and vars, shared by both, reuses it across warehouse paths in process, runs the slow tests first and leaves
+# the dbt unit tests out of the builds (tests/models/test_dbt_unit_tests.py runs them once) and dbt's manifest.json
+# and run_results.json unwritten, and names the warehouses it builds alike (built_warehouse_path), since dbt parses
+# the project once per file name; the warehouses many tests read are built once, by the first worker that needs one,
+# and shared (built_once).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto
 
