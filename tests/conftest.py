@@ -107,8 +107,8 @@ def built_warehouse_path(folder: Path) -> Path:
     """Where a test keeps a warehouse that dbt builds: `folder`/w.duckdb, the folder saying what the warehouse is
     (incremental/, full/). dbt parses the project once for each database name, the file's stem, which every node
     carries: a saved parse (_keep_a_saved_parse_per_profile_and_vars) serves only builds of files named alike. When
-    each had a name of its own, a run saved 20 parses and parsed in full 31 times (4 to 8 s each); named alike, 8
-    and 19."""
+    each had a name of its own, a run saved 20 parses and parsed in full 31 times (4 to 8 s each, most of them); named
+    alike, 8 parses and 19 or 20 full ones (two runs, dbt's logs). Many tests spell it `tmp_path / "w.duckdb"`."""
     return folder / "w.duckdb"
 
 
