@@ -12,6 +12,10 @@ from contextlib import contextmanager
 from pathlib import Path
 
 
+# What /proc raises for a process or thread that has ended: ENOENT on opening its file, ESRCH on reading it.
+_ENDED = (FileNotFoundError, ProcessLookupError)
+
+
 def stop(process: subprocess.Popen | None, timeout: float = 10) -> None:
     """Terminate a process that is still running, and kill it if it has not ended `timeout` seconds later."""
     if process is not None and process.poll() is None:
@@ -27,17 +31,18 @@ def _threads(pid: int) -> list[str]:
     """`pid`'s thread ids (Linux /proc); none once it has ended."""
     try:
         return os.listdir(f"/proc/{pid}/task")
-    except FileNotFoundError:
+    except _ENDED:
         return []
 
 
 def _read(path: str) -> str:
     """A /proc file's text; empty once its process or thread has ended. A starting dbt's Python spins threads up
-    and down, and a child may end between being listed and being read: reading one raised FileNotFoundError (a CI
-    failure of the killed-build test)."""
+    and down, and a child may end between being listed and being read: opening its file then raises
+    FileNotFoundError (a CI failure of the killed-build test), and reading a file opened just before it ended raises
+    ProcessLookupError (ESRCH: a CI failure of the killed-ingest test, a pool worker's thread)."""
     try:
         return Path(path).read_text()
-    except FileNotFoundError:
+    except _ENDED:
         return ""
 
 
