@@ -183,8 +183,8 @@ def test_every_dbt_run_in_this_session_closes_the_connection_held_for_it(monkeyp
 
 @pytest.mark.slow
 def test_an_in_process_build_leaves_the_file_free_for_another_process(tmp_path):
-    """The connection held for the run is closed when dbt returns: another process opens the file for writing and
-    finds what dbt wrote."""
+    """The connection held for the run is closed when dbt returns: another process can open the file for writing,
+    and what dbt wrote is in it."""
     import duckdb
 
     from evalhouse.build import run_dbt
