@@ -30,20 +30,21 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
-# One worker per core (pytest-xdist): the suite takes 11 to 13 minutes, as the shared machine's speed moves. On
-# 2026-11-25 from 02:00 to 03:50 UTC, CI on a fresh clone ran 1,347 tests in 660 and 727 s of pytest (706 and 777 s in
-# all) after the last change below (the file held open for each in-process build), and the tree before it 1,344 in
-# 750 and 765 s. Its saving, about a tenth of each in-process build, is near the machine's swing: the runs before it
-# in the same night read 663 to 831 s. It is bound by CPU: two workers kept 1.77 of the 2 cores busy on average
-# (1,430 s of CPU in 810 s), and three took 941 s. About half of the tests' time is 105 dbt builds (730 s), each
-# bound by dbt's Python per node rather than by the data. Each worker is a pytest session of its own;
-# tests/conftest.py gives each its own dbt target directory, keeps one saved dbt parse per profile and vars, shared
-# by both, reuses it across warehouse paths in process, runs the slow tests first and leaves the dbt unit tests out
-# of the builds (tests/models/test_dbt_unit_tests.py runs them once) and dbt's manifest.json and run_results.json
-# unwritten, names the warehouses it builds alike (built_warehouse_path), since dbt parses the project once per file
-# name, and holds the file open for each in-process build, which dbt's profile for the tests (keep_open: false)
-# would close and reopen for every node; the warehouses many tests read are built once, by the first worker that
-# needs one, and shared (built_once).
+# One worker per core (pytest-xdist): the suite takes 11 to 14 minutes, as the shared machine's speed moves. On
+# 2026-11-25 from 02:00 to 03:50 UTC, CI on a fresh clone ran 1,347 tests in 660, 727 and 751 s of pytest (706 to
+# 802 s in all) after the last change below (the file held open for each in-process build), and the tree before it
+# 1,344 in 765 and 750 s, alternating. Its saving, about a tenth of each in-process build (the demo's full build),
+# is about 45 s on average over those runs and within the machine's swing: the runs of the night before read 663 to
+# 831 s. It is bound by CPU: two workers kept 1.77 of the 2 cores busy on average (1,430 s of CPU in 810 s), and
+# three took 941 s. About half of the tests' time is 105 dbt builds (730 s), each bound by dbt's Python per node
+# rather than by the data. Each worker is a pytest session of its own; tests/conftest.py gives each its own dbt
+# target directory, keeps one saved dbt parse per profile and vars, shared by both, reuses it across warehouse paths
+# in process, runs the slow tests first and leaves the dbt unit tests out of the builds
+# (tests/models/test_dbt_unit_tests.py runs them once) and dbt's manifest.json and run_results.json unwritten, names
+# the warehouses it builds alike (built_warehouse_path), since dbt parses the project once per file name, and holds
+# the file open for each in-process build, which dbt's profile for the tests (keep_open: false) would close and
+# reopen for every node; the warehouses many tests read are built once, by the first worker that needs one, and
+# shared (built_once).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto
 
