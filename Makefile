@@ -40,11 +40,11 @@ demo: $(STAMP)
 # rather than by the data. Each worker is a pytest session of its own; tests/conftest.py gives each its own dbt
 # target directory, keeps one saved dbt parse per profile and vars, shared by both, reuses it across warehouse paths
 # in process, runs the slow tests first and leaves the dbt unit tests out of the builds
-# (tests/models/test_dbt_unit_tests.py runs them once) and dbt's manifest.json and run_results.json unwritten, names
-# the warehouses it builds alike (built_warehouse_path), since dbt parses the project once per file name, and holds
-# the file open for each in-process build, which dbt's profile for the tests (keep_open: false) would close and
-# reopen for every node; the warehouses many tests read are built once, by the first worker that needs one, and
-# shared (built_once).
+# (tests/models/test_dbt_unit_tests.py runs them once) and dbt's manifest.json and run_results.json unwritten, and
+# names the warehouses it builds alike (built_warehouse_path), since dbt parses the project once per file name;
+# run_dbt holds the file open for each in-process build, which dbt's profile for the tests (keep_open: false) would
+# close and reopen for every node; the warehouses many tests read are built once, by the first worker that needs
+# one, and shared (built_once).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto
 

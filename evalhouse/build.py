@@ -218,8 +218,13 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
     if write_json is not None:
         args += ["--write-json" if write_json else "--no-write-json"]
     target_dir = dbt_target_dir(target_path)
-    with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str(target_dir / "logs")):
-        result = dbtRunner().invoke(args)
+    held = _hold_for_the_run(db_path, command, target)
+    try:
+        with _environment(EVALHOUSE_DB=str(db_path), DBT_LOG_PATH=str(target_dir / "logs")):
+            result = dbtRunner().invoke(args)
+    finally:
+        if held is not None:
+            held.close()  # the last connection: DuckDB checkpoints the run's writes into the file, once
     failures: list[str] = []
     nodes: list[str] = []
     if result.result is not None and hasattr(result.result, "results"):
@@ -230,6 +235,23 @@ def run_dbt(db_path: Path, command: Sequence[str] = ("build",), *, target_path: 
     if result.exception is not None:
         failures.append(f"dbt could not run: {result.exception}")
     return BuildResult(result.success and not failures, tuple(failures), tuple(nodes))
+
+
+def _hold_for_the_run(db_path: Path, command: Sequence[str],
+                      target: str | None) -> duckdb.DuckDBPyConnection | None:
+    """A connection for run_dbt to hold while dbt builds on the profile's default target, or None. That target
+    keeps no connection open (keep_open: false: nothing holds the file once dbt returns), so dbt would close the
+    file after each model and test and open it again for the next: DuckDB reads the catalog on each open and
+    checkpoints on each close. Held, dbt's connections share this one's database, as in `evalhouse build` (_hold);
+    the demo's full build took 8.9 to 9.9 s against 10.5 to 11.0 s (three warm builds each, alternating). None for
+    the other targets (`build` keeps its own open, `docs` reads only), for a command that writes nothing, and when
+    this process cannot open the file (another process holds it: dbt meets the lock and says so)."""
+    if target is not None or not command or command[0] not in ("build", "run", "seed", "test"):
+        return None
+    try:
+        return duckdb.connect(str(db_path))
+    except duckdb.Error:
+        return None
 
 
 def dbt_target_dir(target_path: Path | None = None) -> Path:

@@ -187,8 +187,7 @@ def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
     the tests in parallel workers (pytest-xdist), each a session of its own, and two builds writing one
     target/ at once could read each other's half-written partial parse. And the dbt unit tests are left out
     (UNIT_TESTS_OFF), dbt's file log keeps info, not debug (DBT_FILE_LOG_LEVEL), and dbt writes no manifest.json
-    or run_results.json (ARTIFACTS_OFF), in this process's builds and in those of the processes it starts. This
-    process's builds hold the file open for their run (_hold_the_warehouse_open_for_each_build)."""
+    or run_results.json (ARTIFACTS_OFF), in this process's builds and in those of the processes it starts."""
     target = tmp_path_factory.mktemp("dbt_target")
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DBT_TARGET_PATH", str(target))  # inherited by the build processes the tests start
@@ -198,51 +197,7 @@ def dbt_target_of_this_session(tmp_path_factory) -> Iterator[Path]:
             patch.setenv(DBT_FILE_LOG_LEVEL, "info")
         _reuse_the_parse_across_warehouse_paths(patch)
         _keep_a_saved_parse_per_profile_and_vars(patch, _shared_directory(tmp_path_factory) / "dbt_parses")
-        _hold_the_warehouse_open_for_each_build(patch)
         yield target
-
-
-def _hold_the_warehouse_open_for_each_build(patch: pytest.MonkeyPatch) -> None:
-    """The tests' in-process builds use the profile's default target, which keeps no connection open (keep_open:
-    false), so that nothing holds the file once dbt returns. dbt then closes the file after each model and test and
-    opens it again for the next: DuckDB reads the catalog on every open and checkpoints on every close. This
-    process holds one connection for the run instead, as `evalhouse build` does (evalhouse/build.py `_hold`):
-    dbt's connections share its database, and closing it after the run checkpoints once. The demo's full build,
-    alternating: 8.9 to 9.9 s against 10.5 to 11.0 s. Only this project's own builds on the default target are
-    held (not `evalhouse docs`, whose read-only target would conflict, nor the probe projects' own profiles), and
-    only when this process can open the file: when another process holds it, dbt meets the lock as before."""
-    from dbt.cli.main import dbtRunner
-
-    invoke = dbtRunner.invoke
-
-    def held_invoke(self, args, **kwargs):
-        held = connection_held_for(args)
-        try:
-            return invoke(self, args, **kwargs)
-        finally:
-            if held is not None:
-                held.close()
-
-    patch.setattr(dbtRunner, "invoke", held_invoke)
-
-
-def connection_held_for(args: list[str]) -> duckdb.DuckDBPyConnection | None:
-    """A connection to the warehouse file (EVALHOUSE_DB) for a dbt run with these arguments to hold: for this
-    project's build, run, seed and test on the profile's default target, when this process can open the file."""
-    from evalhouse.settings import PROJECT_ROOT
-
-    def option(name: str) -> str | None:
-        return args[args.index(name) + 1] if name in args[:-1] else None
-
-    path = os.environ.get("EVALHOUSE_DB")
-    ours = args[:1] in (["build"], ["run"], ["seed"], ["test"]) and "--target" not in args and (
-        str(PROJECT_ROOT) == option("--project-dir") == option("--profiles-dir"))
-    if not (ours and path):
-        return None
-    try:
-        return duckdb.connect(path)
-    except duckdb.Error:  # another process holds it, or its folder is missing: dbt reports that as before
-        return None
 
 
 def _reuse_the_parse_across_warehouse_paths(patch: pytest.MonkeyPatch) -> None:

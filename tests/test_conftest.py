@@ -1,7 +1,7 @@
 """tests/conftest.py's built_once: what the test workers share (the demo warehouse) is built by one of them, once,
 and a build that failed fails the tests of every worker with its error rather than being waited for or repeated.
 And its reuse of dbt's parse across warehouse paths (right only while nothing dbt parses reads the path) and across
-target directories, and the connection it holds to the file for each in-process build."""
+target directories."""
 
 from __future__ import annotations
 
@@ -13,9 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import (DBT_FILE_LOG_LEVEL, PROJECT_FILES_DBT_PARSES, SharedBuildFailed, built_once,
-                            connection_held_for)
-from tests.processes import duckdb_held_open
+from tests.conftest import DBT_FILE_LOG_LEVEL, PROJECT_FILES_DBT_PARSES, SharedBuildFailed, built_once
 
 
 class _Worker:
@@ -138,63 +136,3 @@ def test_a_run_in_a_new_target_starts_from_the_parse_the_session_saved_for_its_p
     second = parse("second")
     assert "Unable to do partial parsing" not in second
     assert "Partial parsing enabled, no changes found, skipping parsing" in second
-
-
-def test_this_sessions_builds_on_the_default_target_hold_the_file_and_nothing_else_is_held(tmp_path, monkeypatch):
-    """tests/conftest.py holds a connection to the file for this project's builds on the profile's default target
-    (keep_open: false), so that dbt does not reopen it for every node; not for `evalhouse docs`' read-only target,
-    another project's profile, a command that opens no file, or a file another process holds (dbt meets the lock)."""
-    from evalhouse.settings import PROJECT_ROOT
-
-    db = tmp_path / "w.duckdb"
-    monkeypatch.setenv("EVALHOUSE_DB", str(db))
-    ours = ["--project-dir", str(PROJECT_ROOT), "--profiles-dir", str(PROJECT_ROOT)]
-    for command in (["build"], ["run", "--select", "x"], ["seed"], ["test", "--full-refresh"]):
-        held = connection_held_for([*command, *ours])
-        assert held is not None, command
-        held.close()
-    assert connection_held_for(["docs", "generate", *ours]) is None
-    assert connection_held_for(["build", *ours, "--target", "docs"]) is None
-    assert connection_held_for(["build", "--project-dir", str(tmp_path), "--profiles-dir", str(tmp_path)]) is None
-    with duckdb_held_open(db):
-        assert connection_held_for(["build", *ours]) is None
-
-
-def test_every_dbt_run_in_this_session_closes_the_connection_held_for_it(monkeypatch):
-    """The session's dbtRunner.invoke asks connection_held_for and closes what it got once dbt returns."""
-    from dbt.cli.main import dbtRunner
-
-    import tests.conftest
-
-    events: list[str] = []
-
-    class Held:
-        def close(self) -> None:
-            events.append("closed")
-
-    def held_for(args: list[str]) -> Held:
-        events.append(f"held for {args}")
-        return Held()
-
-    monkeypatch.setattr(tests.conftest, "connection_held_for", held_for)
-    dbtRunner().invoke(["--version"])
-    assert events == ["held for ['--version']", "closed"]
-
-
-@pytest.mark.slow
-def test_an_in_process_build_leaves_the_file_free_for_another_process(tmp_path):
-    """The connection held for the run is closed when dbt returns: another process can open the file for writing,
-    and what dbt wrote is in it."""
-    import duckdb
-
-    from evalhouse.build import run_dbt
-
-    db = tmp_path / "w.duckdb"
-    assert run_dbt(db, ("seed",), quiet=True).ok
-    with duckdb_held_open(db) as holder:
-        assert holder.poll() is None
-    con = duckdb.connect(str(db), read_only=True)
-    try:
-        assert con.execute("select count(*) from staging.hazard_categories").fetchone()[0] == 12
-    finally:
-        con.close()
