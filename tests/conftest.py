@@ -153,9 +153,10 @@ def warehouse(tmp_path: Path) -> Warehouse:
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The tests marked slow (they build warehouses or start processes: seconds to minutes each) run first, each group
-    in its collected order. `make test` shares the tests out among workers (pytest-xdist) in this order, and the
-    quick tests at the end fill the gaps, where a long test collected last (tests/test_bench.py, after every folder)
-    had kept one worker busy for minutes while the other waited."""
+    in its collected order. `make test` splits the tests in this order between its workers (pytest-xdist), and a
+    worker that runs out takes the last half of the other's queue (--dist worksteal): the quick tests at the end
+    fill the gaps, where a long test collected last (tests/test_bench.py, after every folder) had kept one worker
+    busy for minutes while the other waited."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 
