@@ -151,15 +151,6 @@ def warehouse(tmp_path: Path) -> Warehouse:
     return Warehouse(tmp_path / "warehouse.duckdb")
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked slow (they build warehouses or start processes: seconds to minutes each) run first, each group
-    in its collected order. `make test` splits the tests in this order between its workers (pytest-xdist), and a
-    worker that runs out takes the last half of the other's queue (--dist worksteal): the quick tests at the end
-    fill the gaps, where a long test collected last (tests/test_bench.py, after every folder) had kept one worker
-    busy for minutes while the other waited."""
-    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
-
-
 # dbt's own setting (--exclude-resource-type): the suite's builds leave out the project's dbt unit tests, which
 # check the models' logic on fixed inputs whatever the warehouse holds. They took about 10 of an empty warehouse's
 # 25 s build, in each of the suite's many builds. tests/models/test_dbt_unit_tests.py runs every one of them, and
