@@ -39,12 +39,12 @@ demo: $(STAMP)
 #   --dist load --maxschedchunk=1         692 s   686 and 686 s (balanced, but the workers were busy 1,356 s in all
 #                                                 against 1,196: one module's tests ran on both workers, each then
 #                                                 setting up the module's fixtures; not measured apart)
-#   --dist worksteal                      593 s   589 and 578 s
+#   --dist worksteal                      594 s   589 and 578 s
 #   --dist worksteal, in collected order  585 s   571 and 571 s
 # The tests run in the order pytest collects them: stealing balances the workers, and with the slow tests put first,
 # as before, the workers' last tests were slow ones (the two ended 1 to 15 s apart in three runs; in collected order,
-# 0.3 s in one). dbt on one thread per build, not two, moved nothing once the workers were balanced (590 and 598 s
-# against 593), so the profile keeps two. The suite is bound by CPU, and about half of it is 105 dbt builds, each
+# 0.3 s in one). dbt on one thread per build, not two, moved nothing once the workers were balanced (590 and 597 s
+# against 594), so the profile keeps two. The suite is bound by CPU, and about half of it is 105 dbt builds, each
 # bound by dbt's Python per node rather than by the data. Each worker is a pytest session of its own;
 # tests/conftest.py gives each its own dbt target directory, keeps one saved dbt parse per profile and vars, shared by
 # both, reuses it across warehouse paths in process, leaves the dbt unit tests out of the builds
