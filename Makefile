@@ -33,8 +33,8 @@ demo: $(STAMP)
 # One worker per core (pytest-xdist), and a worker that has run out of tests takes the last half of the other's
 # queue (--dist worksteal). xdist's default (--dist load) gave each worker 168 consecutive tests at the start, the
 # slow ones (tests/conftest.py ran them first), and never moved them: one worker ran its last test 130 to 170 s
-# after the other had finished, on one of the two cores. On 2026-11-25 from 04:45 to 06:00 UTC, one run after the
-# other on this checkout (`pytest -n auto` and the option; seconds of pytest; when each worker's last test ended):
+# after the other had finished (two runs), on one of the two cores. On 2026-11-25 from 04:45 to 06:00 UTC, one run
+# after the other on one checkout (`pytest -n auto` and the option; seconds of pytest; each worker's last test ended):
 #   --dist load (before)                  685 s, and 714 s in the run that timed each test: 539 and 671 s
 #   --dist load --maxschedchunk=1         692 s   686 and 686 s (balanced, but the workers were busy 1,356 s in all
 #                                                 against 1,196: one module's tests ran on both workers, each then

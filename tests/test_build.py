@@ -49,8 +49,5 @@ def test_after_an_in_process_run_another_process_can_open_the_file_and_finds_wha
     assert run_dbt(db, ("seed",), quiet=True).ok
     with duckdb_held_open(db) as holder:
         assert holder.poll() is None
-    con = duckdb.connect(str(db), read_only=True)
-    try:
+    with duckdb.connect(str(db), read_only=True) as con:
         assert con.execute("select count(*) from staging.hazard_categories").fetchone()[0] == 12
-    finally:
-        con.close()
