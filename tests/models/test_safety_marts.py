@@ -4,6 +4,7 @@ record out of the queue."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 import time
 import uuid
@@ -334,6 +335,17 @@ def test_a_hybrid_review_derived_from_a_judge_record_takes_it_out_of_the_queue(t
     warehouse.ingest(write_lines(tmp_path / "reviews.jsonl", [review]))
     assert run_dbt(warehouse.path, select, quiet=True).ok
     assert warehouse.rows("select record_id from marts.fct_review_queue") == [(untouched["eval_id"],)]
+
+
+def test_a_record_stamped_after_the_build_waits_zero_days_not_a_negative_number(tmp_path):
+    """A judge's clock ahead of the warehouse's: its form is created 'in three days'. The queue says it has waited 0
+    days, as the page's ages and the report's backlog read it, not -3."""
+    ahead = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(write_lines(tmp_path / "judges.jsonl", [_judge_form(created_at=ahead)]))
+    assert warehouse.quarantine() == []
+    assert run_dbt(warehouse.path, ("build", "--select", "+fct_review_queue"), quiet=True).ok
+    assert warehouse.rows("select age_days from marts.fct_review_queue") == [(0,)]
 
 
 def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the_waiting_one_out_of_the_queue(
