@@ -406,6 +406,22 @@ def test_safety_follows_the_week_and_the_rater_group(demo_warehouse, app_env):
 
 # -- review ------------------------------------------------------------------------------------------------------------
 
+def test_the_review_queue_lists_violating_hazards_first_then_the_longest_waiting(demo_warehouse, app_env):
+    """The order a person works through: a judge's form that finds a hazard violated first, then the oldest."""
+    app_env(demo_warehouse.path)
+    at = run_page("review_queue")
+    assert not _problems(at)
+    table = at.dataframe[0].value
+    violating = table["why it waits"].str.contains("violating hazard")
+    assert violating.any() and not violating.all()
+    assert list(violating) == sorted(violating, reverse=True)
+    for group in (True, False):
+        ages = table.loc[violating == group, "waiting (days)"]
+        assert ages.nunique() > 1 and ages.is_monotonic_decreasing, group
+    picker, first = at.selectbox(key="review_queue.item"), table.iloc[0]  # the item opened first is the first row
+    assert picker.index == 0 and picker.options[0].startswith(f"{first['waiting (days)']} d · {first['task']}")
+
+
 def _open_first_item(landing, writable_demo, app_env):
     app_env(writable_demo.path, landing)
     at = run_page("review_queue")

@@ -96,14 +96,19 @@ def test_building_after_each_drop_equals_one_full_build(demo_dir, tmp_path):
     assert incremental.scalar(staged) == full.scalar(staged) == full.scalar("select count(*) from raw.eval_form")
     rerated = "select count(*) from marts.fct_ratings where source_path like '%rerated%'"
     assert incremental.scalar(rerated) == full.scalar(rerated) > 200  # the late drop was loaded and counted
-    # an old item now holds its re-rating, not the rating it superseded
+    # an old item now holds its re-rating, not the rating it superseded: each rater's agreement rating of it comes
+    # from the re-rating's batch, whether the rater looked again or is new to the item
     superseded = """
-        select count(*) from intermediate.int_agreement_ratings as a
+        select count(*) filter (where a.batch_id = r.batch_id), count(*) filter (where a.batch_id <> r.batch_id),
+            count(*) filter (where a.batch_id = r.batch_id and r.rater_id not like '%-second-look')
+        from intermediate.int_agreement_ratings as a
         inner join marts.fct_ratings as r on a.unit_id = r.item_id and a.dimension = r.dimension
             and a.rater_id = r.rater_id
-        where r.source_path like '%rerated%' and a.value = r.value and a.item_week < date '2026-11-16'
+        where r.source_path like '%rerated%' and a.item_week < date '2026-11-16'
     """
-    assert incremental.scalar(superseded) == full.scalar(superseded) > 100
+    held, replaced_by_the_old, looked_again = incremental.rows(superseded)[0]
+    assert (held, replaced_by_the_old, looked_again) == full.rows(superseded)[0]
+    assert held > 100 and looked_again > 50 and replaced_by_the_old == 0
     # the trials that arrived late hold the places a full build gives them: the oldest runs come first in their
     # groups, and the runs linked late carry their aggregate's time
     oldest_first = f"""

@@ -337,6 +337,19 @@ def test_a_hybrid_review_derived_from_a_judge_record_takes_it_out_of_the_queue(t
     assert warehouse.rows("select record_id from marts.fct_review_queue") == [(untouched["eval_id"],)]
 
 
+def test_a_judges_score_at_the_review_line_is_queued_and_one_above_it_is_not(tmp_path):
+    """var review_score_at_or_below is 3: a score of 3 asks for a person, a 4 does not."""
+    at_the_line, above_it = _judge_form(), _judge_form()
+    at_the_line["universal"]["faithfulness"] = {"score": 3, "confidence": "high", "rationale": "Hedges a figure."}
+    above_it["universal"]["faithfulness"] = {"score": 4, "confidence": "high", "rationale": "Mostly grounded."}
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(write_lines(tmp_path / "judges.jsonl", [at_the_line, above_it]))
+    assert warehouse.quarantine() == []
+    assert run_dbt(warehouse.path, ("build", "--select", "+fct_review_queue"), quiet=True).ok
+    assert warehouse.rows("select record_id, reasons from marts.fct_review_queue") == [
+        (at_the_line["eval_id"], "score <= 3: faithfulness")]
+
+
 def test_a_record_stamped_after_the_build_waits_zero_days_not_a_negative_number(tmp_path):
     """A judge's clock ahead of the warehouse's: its form is created 'in three days'. The queue says it has waited 0
     days, as the page's ages and the report's backlog read it, not -3."""
