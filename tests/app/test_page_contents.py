@@ -530,3 +530,20 @@ def test_the_sidebar_gives_the_warehouse_time_in_utc(demo_warehouse, app_env):
     written = dt.datetime.fromtimestamp(os.stat(demo_warehouse.path).st_mtime, dt.timezone.utc)
     said = " ".join(c.value for c in at.sidebar.caption)
     assert f"last written {written:%Y-%m-%d %H:%M} UTC" in said
+
+
+def test_the_leaderboard_chart_shows_each_models_latest_run_of_each_eval(demo_warehouse, app_env):
+    """Which model scores best reads the latest run in the date range of each model on each eval, not its first."""
+    app_env(demo_warehouse.path)
+    at = run_page("leaderboard")
+    assert not _problems(at), _problems(at)
+    _, shown = _chart(at, "Which model scores best on each eval", "run_id")
+    runs = demo_warehouse.frame("select evaluation_name, trial_metric, model_id, evaluated_at "
+                                "from marts.fct_benchmark_results where metric_name = 'accuracy'")
+    groups = runs.groupby(["evaluation_name", "trial_metric", "model_id"]).evaluated_at
+    latest, first = groups.max(), groups.min()
+    assert (latest > first).sum() > 5  # most models ran most evals more than once
+    assert len(shown) >= len(latest)
+    for _, row in shown.iterrows():
+        key = (row["evaluation_name"], row["trial_metric"], row["model_id"])
+        assert pd.Timestamp(row["evaluated_at"]).tz_localize(None) == pd.Timestamp(latest[key]).tz_localize(None), key

@@ -166,6 +166,12 @@ def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_wareho
     assert expected > 0
     assert _metric(at, "Judge drift alerts this week") == str(expected)
     assert _metric(at, "Review backlog now") == str(demo_warehouse.scalar("select count(*) from marts.fct_review_queue"))
+    # people's verdicts only: the judges' and the hybrid reviews' are counted apart, on the Safety page
+    violating = """select count(*) filter (where rater_group = 'human'), count(*) from marts.fct_ratings
+                   where scale = 'hazard_verdict' and label = 'violating' and week_start = ?"""
+    by_people, by_anyone = demo_warehouse.rows(violating, [SHIFTED_WEEK])[0]
+    assert 0 < by_people < by_anyone
+    assert _metric(at, "Violating verdicts from people") == str(by_people)
 
 
 def test_overview_counts_the_dimensions_below_target_among_people(demo_warehouse, app_env):

@@ -370,6 +370,7 @@ def test_a_number_too_large_for_a_double_is_refused_as_non_finite(warehouse, tmp
 @pytest.mark.parametrize(("text", "pointer"), [
     ('{"a": NaN}', "/a"),
     ('{"a": [1, {"b": "x,]}[\\"", "c/d": -Infinity}]}', "/a/1/c~1d"),  # brackets and commas in strings
+    ('{"a~b": {"c/d": NaN}}', "/a~0b/c~1d"),  # RFC 6901: '~' is written '~0', then '/' '~1'
     ('{"a": {"b": [0, 1]}, "c": [NaN]}', "/c/0"),
     ('NaN', ""),  # the whole record
 ])

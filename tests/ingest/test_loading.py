@@ -387,6 +387,23 @@ def test_a_line_refused_by_strict_that_loads_without_it_says_so(warehouse, tmp_p
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 3
 
 
+def test_a_single_turn_record_of_schema_0_3_0_carrying_its_messages_loads_with_the_repair(warehouse, tmp_path):
+    """0.3.0 names the transcript `messages` (0.2.0 `interactions`, as the real files above): a single_turn record that
+    carries it is refused by --strict at /messages and loads without it, the list kept in the stored record."""
+    messages = [{"turn_idx": 0, "role": "user", "content": "What is 2 + 2?"},
+                {"turn_idx": 1, "role": "assistant", "content": "4"}]
+    path = write_lines(tmp_path / "single_turn_messages.jsonl", [instance_record(messages=messages)])
+    warehouse.ingest(path, strict=True)
+    (refused,) = warehouse.quarantine()
+    assert (refused["error_kind"], refused["error_pointer"]) == ("schema", "/messages")
+    assert "single_turn_transcript_ignored" in refused["error_message"]
+
+    (outcome,) = warehouse.ingest(path).files
+    assert outcome.repairs[("eee_instance", "single_turn_transcript_ignored")] == 1
+    stored = json.loads(warehouse.scalar("select record_json from raw.eee_instance"))
+    assert stored["messages"] == messages
+
+
 def test_a_file_refused_by_strict_is_ingested_again_without_it(warehouse, tmp_path):
     real = (FIXTURES / "every_eval_ever" / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl").read_bytes()
     path = tmp_path / "arc.jsonl"  # three real records that need null_as_absent, then two strictly valid ones
