@@ -148,3 +148,16 @@ def test_a_later_unsure_supersedes_a_verdict_and_the_incremental_build_equals_a_
         "select rater_group, n_ratings, n_1 + n_2 + n_3 + n_4 + n_5 from intermediate.int_agreement_units "
         f"where dimension = '{HAZARD}' and unit_id like '%r-4' order by 1")
     assert units == [("all", 0, 0), ("human", 0, 0)]
+
+
+def test_no_item_is_flagged_where_every_rating_of_its_dimension_carries_one_label(tmp_path):
+    """h-1 and h-2 find r-1 and r-2 not violating: the dimension has one value, so alpha and each item's agreement are
+    undefined (NULL). The items agree: not flagged for rubric clarification (false), which a NULL taken as below
+    the threshold would do to every item of such a dimension."""
+    warehouse = Warehouse(built_warehouse_path(tmp_path / "one_label"))
+    warehouse.ingest(write_lines(tmp_path / "forms.jsonl",
+                                 [_form(p, r, "non_violating") for p in ("h-1", "h-2") for r in ("r-1", "r-2")]))
+    assert warehouse.quarantine() == []
+    _build(warehouse, tmp_path / "target")
+    assert warehouse.rows("select n_ratings, item_agreement, is_flagged from marts.fct_item_disagreement "
+                          "where dimension = ? order by item_id", [HAZARD]) == [(2, None, False), (2, None, False)]
