@@ -79,6 +79,12 @@ def test_the_model_changes_verdict_says_why_untested_by_the_builds_minimums(proj
     assert changes.verdict(_paired_row(8, 5, 2), built)[0] == "too few changed samples to test (7 changed)"
 
 
+def test_one_changed_sample_is_too_few_to_test_and_none_is_no_change():
+    assert changes.verdict(_paired_row(12, 0, 0), _minimums())[0] == "no sample changed"
+    assert changes.verdict(_paired_row(12, 1, 0), _minimums())[0] == "too few changed samples to test (1 changed)"
+    assert changes.verdict(_paired_row(12, 0, 1), _minimums())[0] == "too few changed samples to test (1 changed)"
+
+
 def _refusal_marts(rows: list[dict], built_with: int | None) -> duckdb.DuckDBPyConnection:
     """rpt_weekly_refusal_changes holding `rows`, and rpt_build_settings saying the build tested from `built_with`
     responses (None: no such mart, a warehouse built before it existed)."""
