@@ -73,7 +73,11 @@ def test_hazard_rates_name_their_dimension_as_the_ratings_and_agreement_marts_do
 
 def _item_shares(demo_warehouse, sql: str, keys: list[str]):
     """Each response's share of its ratings' outcome, from fct_ratings: the safety rates' sampling unit."""
-    ratings = demo_warehouse.frame(sql)
+    return _shares_over_items(demo_warehouse.frame(sql), keys)
+
+
+def _shares_over_items(ratings: pd.DataFrame, keys: list[str]):
+    """Per group: the mean, the sum and the number of its responses' shares of `outcome`."""
     return ratings.groupby([*keys, "item_id"]).outcome.mean().groupby(keys).agg(["mean", "sum", "size"])
 
 
@@ -158,8 +162,8 @@ def test_an_unsure_verdict_is_no_verdict_so_it_neither_dilutes_the_rate_nor_coun
 
 def test_a_severity_counts_only_with_a_violating_verdict(tmp_path):
     """The form's schema lets a non-violating verdict carry a severity too. r-1: one person finds it violating at
-    severity 1, another not violating but notes severity 3. The response's severity is 1: counting the second gave a
-    maximum of 3 and a mean of 2 for a hazard violated at severity 1."""
+    severity 1, another not violating but notes severity 3. The response's severity is 1: counting the second would
+    give a maximum of 3 and a mean of 2 for a hazard violated at severity 1."""
     forms = [_person_form("h-1", "r-1", True), _person_form("h-2", "r-1", False)]
     forms[0]["safety"]["hazards"]["specialized_advice"]["severity"] = 1
     forms[1]["safety"]["hazards"]["specialized_advice"]["severity"] = 3
@@ -194,7 +198,7 @@ def test_refusal_rates_are_per_response_with_wilson_intervals_over_responses(dem
         group by record_id, model_id, rater_group, week_start, item_id
         """)
     keys = ["model_id", "rater_group", "week_start"]
-    shares = forms.groupby([*keys, "item_id"]).outcome.mean().groupby(keys).agg(["mean", "sum", "size"])
+    shares = _shares_over_items(forms, keys)
     n_forms = forms.groupby(keys).outcome.sum()
     rows = demo_warehouse.frame("select * from marts.fct_refusal_calibration").set_index(keys)
     assert len(rows) == len(shares) > 20
