@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 from evalhouse.build import run_dbt
-from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, instance_record
+from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, eval_form_record, instance_record, write_lines
 
 
 def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_stays_null(tmp_path):
@@ -129,3 +129,19 @@ def test_a_refused_line_a_later_run_found_held_loaded_is_marked_loaded_later_by_
         ("edited.jsonl", 2, "invalid_json", "edited", "eee_instance", True),
     ]
     assert warehouse.rows("select sum(n_lines), sum(n_loaded_later) from marts.rpt_weekly_quarantine") == [(3, 3)]
+
+
+def test_the_weeks_files_loaded_count_only_files_that_loaded_records(tmp_path):
+    """One file of two forms loaded, then read again (already loaded: no new entry in the file log), and an empty
+    file, which the log lists: the week's summary says one file and two records loaded, not two files."""
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    forms = write_lines(tmp_path / "forms.jsonl", [eval_form_record(), eval_form_record()])
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    statuses = [warehouse.ingest(path).files[0].status for path in (forms, forms, empty)]
+    assert statuses == ["loaded", "already_loaded", "empty"]
+    select = ("build", "--select", "+rpt_weekly_summary", "--indirect-selection", "cautious")
+    assert run_dbt(warehouse.path, select, quiet=True).ok
+    assert warehouse.rows("select status from marts.fct_ingested_files order by 1") == [("empty",), ("loaded",)]
+    assert warehouse.rows("select n_files_loaded, n_records_loaded from marts.rpt_weekly_summary "
+                          "where n_files_loaded > 0") == [(1, 2)]

@@ -14,7 +14,9 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
+from evalhouse.build import run_dbt
 from evalhouse.demo.world import GOLD_MISSING_RATER, SHIFTED_JUDGE_ID
+from tests.conftest import Warehouse, eval_form_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -604,3 +606,23 @@ def test_dimensions_describe_every_model_and_rater(demo_warehouse):
     raters = dict(demo_warehouse.rows("select rater_id, rater_type from marts.dim_raters"))
     assert raters[SHIFTED_JUDGE_ID] == "llm_judge"
     assert raters[GOLD_MISSING_RATER] == "human"
+
+
+def test_a_model_known_only_from_eval_forms_takes_its_developer_from_its_id_and_its_dates_from_its_ratings(tmp_path):
+    """Every demo model has an aggregate record naming its developer. One rated only on eval forms has none: its
+    developer is the Hugging Face owner before the '/', and a bare name has none (NULL, not a guess). With ratings
+    and no trials, a model is seen from its first rating to its last."""
+    forms = [eval_form_record(subject={"model": model, "version": "v1"}, created_at=at) for model, at in (
+        ("vendor-x/chat-2", "2026-11-10T09:00:00Z"), ("vendor-x/chat-2", "2026-11-17T09:00:00Z"),
+        ("bare-model", "2026-11-12T09:00:00Z"))]
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
+    assert warehouse.quarantine() == []
+    # cautious: the relationship tests of the marts that refer to dim_models, not built here, stay out
+    select = ("build", "--select", "+dim_models", "--indirect-selection", "cautious")
+    assert run_dbt(warehouse.path, select, quiet=True).ok
+    assert warehouse.rows(
+        "select model_id, developer, developer_source, n_ratings > 0, strftime(first_seen_at, '%Y-%m-%d'), "
+        "strftime(last_seen_at, '%Y-%m-%d') from marts.dim_models order by 1") == [
+        ("bare-model", None, None, True, "2026-11-12", "2026-11-12"),
+        ("vendor-x/chat-2", "vendor-x", "model_id_prefix", True, "2026-11-10", "2026-11-17")]

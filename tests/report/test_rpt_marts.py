@@ -299,6 +299,30 @@ def test_flagged_tasks_add_up_to_the_items_flagged(demo_warehouse):
     assert dict(zip(tasks.week_start, tasks.n)) == dict(zip(items.week_start, items.n))
 
 
+def test_the_weeks_ratings_count_items_and_raters_not_forms(demo_warehouse):
+    """"4,403 ratings of 88 items by 11 raters": an item rated on several forms is one item."""
+    summary = demo_warehouse.rows("select week_start, n_ratings, n_rated_items, n_raters from marts.rpt_weekly_summary "
+                                  "where n_ratings > 0 order by 1")
+    counted = demo_warehouse.rows("select week_start, count(*), count(distinct item_id), count(distinct rater_id), "
+                                  "count(distinct record_id) from marts.fct_ratings group by 1 order by 1")
+    assert [row[:4] for row in counted] == summary and len(summary) > 5
+    assert all(forms > items for *_, items, _, forms in counted)  # each week's items have several forms
+
+
+def test_a_flagged_tasks_example_is_its_least_agreed_flagged_item(demo_warehouse):
+    """The report shows one item per flagged task: the one its people agreed on least that week, as its min says."""
+    examples = demo_warehouse.frame("""
+        select tasks.task_id, tasks.week_start, tasks.min_item_agreement, items.item_agreement, items.is_flagged,
+            tasks.n_items_flagged
+        from marts.rpt_weekly_flagged_tasks as tasks
+        inner join marts.fct_item_disagreement as items
+            on tasks.example_item_id = items.item_id and tasks.example_dimension = items.dimension
+        """)
+    assert len(examples) == demo_warehouse.scalar("select count(*) from marts.rpt_weekly_flagged_tasks") > 10
+    assert (examples.n_items_flagged > 1).sum() > 5  # tasks with a choice of example
+    assert examples.is_flagged.all() and (examples.item_agreement == examples.min_item_agreement).all()
+
+
 def test_empty_warehouse_has_one_summary_row_and_no_weeks(empty_warehouse):
     assert empty_warehouse.rows("select n_trials, n_ratings, first_week_start from marts.rpt_warehouse_summary") == [
         (0, 0, None)]
