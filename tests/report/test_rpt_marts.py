@@ -300,7 +300,7 @@ def test_flagged_tasks_add_up_to_the_items_flagged(demo_warehouse):
 
 
 def test_the_weeks_ratings_count_items_and_raters_not_forms(demo_warehouse):
-    """"4,403 ratings of 88 items by 11 raters": an item rated on several forms is one item."""
+    """The report's "4,403 ratings of 88 items by 11 raters": an item rated on several forms is one item."""
     summary = demo_warehouse.rows("select week_start, n_ratings, n_rated_items, n_raters from marts.rpt_weekly_summary "
                                   "where n_ratings > 0 order by 1")
     counted = demo_warehouse.rows("select week_start, count(*), count(distinct item_id), count(distinct rater_id), "
