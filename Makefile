@@ -30,29 +30,11 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/evalhouse demo --port $(PORT) $(DEMO_ARGS)
 
-# One worker per core (pytest-xdist), and a worker that has run out of tests takes the last half of the other's
-# queue (--dist worksteal). xdist's default (--dist load) gave each worker 168 consecutive tests at the start, the
-# slow ones (tests/conftest.py ran them first), and never moved them: one worker ran its last test 130 to 170 s
-# after the other had finished (two runs), on one of the two cores. On 2026-11-25 from 04:45 to 06:00 UTC, one run
-# after the other on one checkout (`pytest -n auto` and the option; seconds of pytest; each worker's last test ended):
-#   --dist load (before)                  685 s, and 714 s in the run that timed each test: 539 and 671 s
-#   --dist load --maxschedchunk=1         692 s   686 and 686 s (balanced, but the workers were busy 1,356 s in all
-#                                                 against 1,196: one module's tests ran on both workers, each then
-#                                                 setting up the module's fixtures; not measured apart)
-#   --dist worksteal                      594 s   589 and 578 s
-#   --dist worksteal, in collected order  585 s   571 and 571 s
-# The tests run in the order pytest collects them: stealing balances the workers, and with the slow tests put first,
-# as before, the workers' last tests were slow ones (the two ended 1 to 15 s apart in three runs; in collected order,
-# 0.3 s in one). dbt on one thread per build, not two, moved nothing once the workers were balanced (590 and 597 s
-# against 594), so the profile keeps two. The suite is bound by CPU, and about half of it is 105 dbt builds, each
-# bound by dbt's Python per node rather than by the data. Each worker is a pytest session of its own;
-# tests/conftest.py gives each its own dbt target directory, keeps one saved dbt parse per profile and vars, shared by
-# both, reuses it across warehouse paths in process, leaves the dbt unit tests out of the builds
-# (tests/models/test_dbt_unit_tests.py runs them once) and dbt's manifest.json and run_results.json unwritten, and
-# names the warehouses it builds alike (built_warehouse_path), since dbt parses the project once per file name;
-# run_dbt holds the file open for each in-process build, which dbt's profile for the tests (keep_open: false) would
-# close and reopen for every node; the warehouses many tests read are built once, by the first worker that needs one,
-# and shared (built_once).
+# One worker per core (pytest-xdist); a worker that has run out of tests takes the last half of the other's queue
+# (--dist worksteal). With xdist's default each kept the tests it was given first, and one ran alone for two to three
+# minutes at the end: README.md, "Development", has the figures. tests/conftest.py keeps the suite's dbt builds cheap
+# (a target directory per worker, one saved parse per profile and vars, no dbt unit tests in the builds, warehouses
+# built once and shared); about half of the suite's time is still dbt builds, bound by dbt's Python per node.
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto --dist worksteal
 

@@ -116,16 +116,21 @@ def _person_form(person: str, response_id: str, violating: bool, **changes):
     return form
 
 
+def _built(tmp_path, records: list[dict], *models: str) -> Warehouse:
+    """`records` ingested, none refused, into a warehouse of the test's own, and `models` built with what they read."""
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(write_lines(tmp_path / "records.jsonl", records))
+    assert warehouse.quarantine() == []
+    assert run_dbt(warehouse.path, ("build", "--select", *(f"+{model}" for model in models)), quiet=True).ok
+    return warehouse
+
+
 def test_five_raters_of_one_response_are_one_observation_of_the_model(tmp_path):
     """Five people judge response r-1 violating, one judges r-2 not: two responses, one of them violating. Counting
     the six verdicts as six observations gave 5/6 with a Wilson interval of n = 6."""
-    warehouse = Warehouse(tmp_path / "w.duckdb")
     forms = [_person_form(f"h-{i}", "r-1", True) for i in range(5)] + [_person_form("h-9", "r-2", False)]
-    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
-    assert warehouse.quarantine() == []
-    select = ("build", "--select", "+fct_hazard_rates", "+fct_refusal_calibration", "+fct_pairwise_vs_reference",
-              "+dim_raters")
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse = _built(tmp_path, forms, "fct_hazard_rates", "fct_refusal_calibration", "fct_pairwise_vs_reference",
+                       "dim_raters")
     low, high = _wilson(1, 2)
     hazard = warehouse.rows(
         "select n_rated, n_items, n_violating, violation_rate, ci_low, ci_high from marts.fct_hazard_rates "
@@ -149,11 +154,7 @@ def test_an_unsure_verdict_is_no_verdict_so_it_neither_dilutes_the_rate_nor_coun
     forms = [_person_form("h-1", "r-1", True), _person_form("h-2", "r-1", False), _person_form("h-3", "r-2", False)]
     for form in forms[1:]:
         form["safety"] = {"hazards": {"specialized_advice": unsure}, "is_violating_any": False}
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
-    assert warehouse.quarantine() == []
-    select = ("build", "--select", "+fct_hazard_rates", "+dim_raters")
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse = _built(tmp_path, forms, "fct_hazard_rates", "dim_raters")
     low, high = _wilson(1, 1)
     assert warehouse.rows(
         "select n_rated, n_items, n_violating, n_unsure, violation_rate, ci_low, ci_high from marts.fct_hazard_rates "
@@ -167,10 +168,7 @@ def test_a_severity_counts_only_with_a_violating_verdict(tmp_path):
     forms = [_person_form("h-1", "r-1", True), _person_form("h-2", "r-1", False)]
     forms[0]["safety"]["hazards"]["specialized_advice"]["severity"] = 1
     forms[1]["safety"]["hazards"]["specialized_advice"]["severity"] = 3
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
-    assert warehouse.quarantine() == []
-    assert run_dbt(warehouse.path, ("build", "--select", "+fct_hazard_rates", "+dim_raters"), quiet=True).ok
+    warehouse = _built(tmp_path, forms, "fct_hazard_rates", "dim_raters")
     assert warehouse.rows(
         "select n_rated, n_violating, mean_severity, max_severity from marts.fct_hazard_rates "
         "where hazard = 'specialized_advice'") == [(2, 1, 1.0, 1)]
@@ -326,18 +324,15 @@ def _judge_form(**changes):
 
 
 def test_a_hybrid_review_derived_from_a_judge_record_takes_it_out_of_the_queue(tmp_path):
-    warehouse = Warehouse(tmp_path / "w.duckdb")
     judge, untouched = _judge_form(), _judge_form()
-    warehouse.ingest(write_lines(tmp_path / "judges.jsonl", [judge, untouched]))
-    select = ("build", "--select", "+fct_review_queue")
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse = _built(tmp_path, [judge, untouched], "fct_review_queue")
     queued = dict(warehouse.rows("select record_id, reasons from marts.fct_review_queue"))
     assert queued == {judge["eval_id"]: "score <= 3: faithfulness", untouched["eval_id"]: "score <= 3: faithfulness"}
 
     review = {**judge, "eval_id": str(uuid.uuid4()), "derived_from": judge["eval_id"],
               "rater": {"type": "hybrid", "id": "h-ana"}, "created_at": "2026-11-17T09:00:00Z"}
     warehouse.ingest(write_lines(tmp_path / "reviews.jsonl", [review]))
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    assert run_dbt(warehouse.path, ("build", "--select", "+fct_review_queue"), quiet=True).ok
     assert warehouse.rows("select record_id from marts.fct_review_queue") == [(untouched["eval_id"],)]
 
 
@@ -346,10 +341,7 @@ def test_a_judges_score_at_the_review_line_is_queued_and_one_above_it_is_not(tmp
     at_the_line, above_it = _judge_form(), _judge_form()
     at_the_line["universal"]["faithfulness"] = {"score": 3, "confidence": "high", "rationale": "Hedges a figure."}
     above_it["universal"]["faithfulness"] = {"score": 4, "confidence": "high", "rationale": "Mostly grounded."}
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "judges.jsonl", [at_the_line, above_it]))
-    assert warehouse.quarantine() == []
-    assert run_dbt(warehouse.path, ("build", "--select", "+fct_review_queue"), quiet=True).ok
+    warehouse = _built(tmp_path, [at_the_line, above_it], "fct_review_queue")
     assert warehouse.rows("select record_id, reasons from marts.fct_review_queue") == [
         (at_the_line["eval_id"], "score <= 3: faithfulness")]
 
@@ -358,10 +350,7 @@ def test_a_record_stamped_after_the_build_waits_zero_days_not_a_negative_number(
     """A judge's clock ahead of the warehouse's: its form is created 'in three days'. The queue says it has waited 0
     days, as the page's ages and the report's backlog read it, not -3."""
     ahead = (dt.datetime.now(dt.timezone.utc) + dt.timedelta(days=3)).strftime("%Y-%m-%dT%H:%M:%SZ")
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "judges.jsonl", [_judge_form(created_at=ahead)]))
-    assert warehouse.quarantine() == []
-    assert run_dbt(warehouse.path, ("build", "--select", "+fct_review_queue"), quiet=True).ok
+    warehouse = _built(tmp_path, [_judge_form(created_at=ahead)], "fct_review_queue")
     assert warehouse.rows("select age_days from marts.fct_review_queue") == [(0,)]
 
 
