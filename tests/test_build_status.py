@@ -24,7 +24,7 @@ from evalhouse.lock import writer_lock
 from evalhouse.operations import build, ingest
 from evalhouse.publish import working_copy
 from evalhouse.settings import PROJECT_ROOT, Settings
-from tests.conftest import instance_record, write_lines
+from tests.conftest import CAUTIOUS, instance_record, write_lines
 
 T0 = dt.datetime(2026, 11, 23, 9, 10, tzinfo=dt.timezone.utc)
 FAILURES = (
@@ -165,7 +165,7 @@ def small_builds(monkeypatch):
     from evalhouse.build import run_dbt
 
     monkeypatch.setattr(operations, "build_warehouse", lambda db: run_dbt(
-        db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), quiet=True))
+        db, ("build", "--select", "+fct_trials", *CAUTIOUS), quiet=True))
 
 
 @pytest.mark.slow

@@ -19,7 +19,7 @@ from evalhouse.cli import main
 from evalhouse.operations import build, ingest
 from evalhouse.publish import update_in_place, working_copy
 from evalhouse.settings import Settings
-from tests.conftest import Warehouse, instance_record, write_lines
+from tests.conftest import CAUTIOUS, Warehouse, instance_record, write_lines
 from tests.processes import children, running
 
 pytestmark = pytest.mark.slow
@@ -33,7 +33,7 @@ def _small_builds(monkeypatch):
     from evalhouse.build import run_dbt
 
     monkeypatch.setattr(operations, "build_warehouse", lambda db: run_dbt(
-        db, ("build", "--select", "+fct_trials", "--indirect-selection", "cautious"), quiet=True))
+        db, ("build", "--select", "+fct_trials", *CAUTIOUS), quiet=True))
 
 
 def test_ingest_changes_nothing_readers_see_until_a_build_publishes_it(tmp_path):

@@ -13,7 +13,7 @@ import pytest
 
 from evalhouse.build import run_dbt
 from tests.app.conftest import run_page
-from tests.conftest import Warehouse, write_lines
+from tests.conftest import CAUTIOUS, Warehouse, write_lines
 from tests.models.test_judge_drift import drift_forms, growing_forms
 
 pytestmark = pytest.mark.slow
@@ -30,8 +30,7 @@ def drifting(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("judge_drift_page")
     warehouse = Warehouse(root / "w.duckdb")
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
-    # Cautious: a test that reads a mart left out (relationships to dim_models from the specs marts) is left out too.
-    result = run_dbt(warehouse.path, ("build", "--indirect-selection", "cautious", "--select", *SELECT), quiet=True)
+    result = run_dbt(warehouse.path, ("build", *CAUTIOUS, "--select", *SELECT), quiet=True)
     assert result.ok, result.failures
     return warehouse
 
@@ -112,7 +111,7 @@ def test_the_alert_cutoff_the_page_states_follows_the_vars_the_build_used(drifti
     # The judge's marts rebuilt with other vars (dbt's --vars): the page says those
     rebuilt = tmp_path / "rebuilt.duckdb"
     shutil.copyfile(drifting.path, rebuilt)
-    result = run_dbt(rebuilt, ("build", "--indirect-selection", "cautious", "--select", "fct_judge_drift",
+    result = run_dbt(rebuilt, ("build", *CAUTIOUS, "--select", "fct_judge_drift",
                                "rpt_weekly_drift_alerts", "rpt_build_settings",
                                "--exclude-resource-type", "unit_test", "--vars",
                                json.dumps({"drift_baseline_weeks": 3, "drift_alert_z": 3.0, "drift_min_items": 21})),

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.pipeline import ingest_paths
-from tests.conftest import FIXTURES, Warehouse, built_once, built_warehouse_path
+from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_once, built_warehouse_path
 from tests.harness.archives import DEFLATED, members_of, rewrite, write_archive
 
 INSPECT = FIXTURES / "inspect_ai"
@@ -17,7 +17,7 @@ LM_EVAL = FIXTURES / "lm_eval"
 NAN_MODEL = "test/nan-scores"
 REWRITTEN_MODEL = "test/rewritten-while-running"
 TRIAL_MARTS = ("--select", "+fct_trials", "+fct_task_stability", "+fct_pass_at_k", "+fct_benchmark_results",
-               "+dim_models", "--indirect-selection", "cautious")
+               "+dim_models", *CAUTIOUS)
 
 
 def nan_score_log(out: Path) -> Path:

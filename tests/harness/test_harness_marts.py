@@ -12,7 +12,7 @@ import pytest
 from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
 from ingest.pipeline import ingest_paths
-from tests.conftest import Warehouse, built_warehouse_path
+from tests.conftest import CAUTIOUS, Warehouse, built_warehouse_path
 from tests.harness.conftest import INSPECT, LM_EVAL, NAN_MODEL, REWRITTEN_MODEL, rewritten_log
 
 STREAMING_MODEL = "azureai/Meta-Llama-3-1-405B-Instruct-jqf"
@@ -118,7 +118,7 @@ def test_a_log_ingested_while_running_and_again_finished_counts_once(harness_war
     assert reported == [(0.75,)]
 
 
-TRIALS_ONLY = ("build", "--select", "+fct_trials", "--indirect-selection", "cautious")  # int_trials_unioned: enough
+TRIALS_ONLY = ("build", "--select", "+fct_trials", *CAUTIOUS)  # int_trials_unioned: enough
 
 
 @pytest.mark.slow

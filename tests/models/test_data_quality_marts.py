@@ -5,7 +5,8 @@ from __future__ import annotations
 import json
 
 from evalhouse.build import run_dbt
-from tests.conftest import FIXTURES, LM_EVAL_SAMPLES, Warehouse, eval_form_record, instance_record, write_lines
+from tests.conftest import (CAUTIOUS, FIXTURES, LM_EVAL_SAMPLES, Warehouse, eval_form_record, instance_record,
+                            write_lines)
 
 
 def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_stays_null(tmp_path):
@@ -140,7 +141,7 @@ def test_the_weeks_files_loaded_count_only_files_that_loaded_records(tmp_path):
     empty.write_text("")
     statuses = [warehouse.ingest(path).files[0].status for path in (forms, forms, empty)]
     assert statuses == ["loaded", "already_loaded", "empty"]
-    select = ("build", "--select", "+rpt_weekly_summary", "--indirect-selection", "cautious")
+    select = ("build", "--select", "+rpt_weekly_summary", *CAUTIOUS)
     assert run_dbt(warehouse.path, select, quiet=True).ok
     assert warehouse.rows("select status from marts.fct_ingested_files order by 1") == [("empty",), ("loaded",)]
     assert warehouse.rows("select n_files_loaded, n_records_loaded from marts.rpt_weekly_summary "

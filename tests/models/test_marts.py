@@ -16,7 +16,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from evalhouse.build import run_dbt
 from evalhouse.demo.world import GOLD_MISSING_RATER, SHIFTED_JUDGE_ID
-from tests.conftest import Warehouse, eval_form_record, write_lines
+from tests.conftest import CAUTIOUS, Warehouse, eval_form_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -619,7 +619,7 @@ def test_a_model_known_only_from_eval_forms_takes_its_developer_from_its_id_and_
     warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
     assert warehouse.quarantine() == []
     # cautious: the relationship tests of the marts that refer to dim_models, not built here, stay out
-    select = ("build", "--select", "+dim_models", "--indirect-selection", "cautious")
+    select = ("build", "--select", "+dim_models", *CAUTIOUS)
     assert run_dbt(warehouse.path, select, quiet=True).ok
     assert warehouse.rows(
         "select model_id, developer, developer_source, n_ratings > 0, strftime(first_seen_at, '%Y-%m-%d'), "

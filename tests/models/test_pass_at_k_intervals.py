@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from evalhouse.build import run_dbt
-from tests.conftest import Warehouse, built_warehouse_path, instance_record, write_lines
+from tests.conftest import CAUTIOUS, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -32,7 +32,7 @@ ATTEMPTS = 4
 INGESTED_AT = dt.datetime(2026, 11, 11, 12, 0)  # a Wednesday: every run is the week of Monday 9 November's
 WEEK = dt.date(2026, 11, 9)
 MARTS = ("build", "--select", "+fct_pass_at_k", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes",
-         "--indirect-selection", "cautious")
+         *CAUTIOUS)
 
 
 # -- the oracle: docs of wilson_low_from_se, written out ---------------------------------------------------------

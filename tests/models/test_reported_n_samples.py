@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 from evalhouse.build import run_dbt
-from tests.conftest import FIXTURES, Warehouse, built_warehouse_path
+from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
 
@@ -25,7 +25,7 @@ ARC = EXAMPLES / "9563d156-9b7e-41b9-b50a-6430637937ed.json"
 ARC_INSTANCES = EXAMPLES / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
 GAIA = EXAMPLES / "7c57f847-1098-4472-9fd8-75a7f3995ed0.json"
 GAIA_INSTANCES = EXAMPLES / "GAIA_openai_azure_gpt-4.1-mini-2025-04-14_1770463617.jsonl"
-MARTS = ("build", "--select", "+fct_benchmark_results", "--indirect-selection", "cautious")
+MARTS = ("build", "--select", "+fct_benchmark_results", *CAUTIOUS)
 TOLERANCE = 1e-9
 
 

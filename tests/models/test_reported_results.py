@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from evalhouse.build import run_dbt
-from tests.conftest import FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
+from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
@@ -22,7 +22,7 @@ HELM = EXAMPLES / "07c823ba-9e17-47e4-858b-a1f2a514a276.json"
 ARC = EXAMPLES / "9563d156-9b7e-41b9-b50a-6430637937ed.json"
 ARC_INSTANCES = EXAMPLES / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
 HUGE_TOKENS = 10 ** 20
-MARTS = ("build", "--select", "+fct_benchmark_results", "+fct_trials", "--indirect-selection", "cautious")
+MARTS = ("build", "--select", "+fct_benchmark_results", "+fct_trials", *CAUTIOUS)
 
 
 def _utc(epoch: str) -> dt.datetime:

@@ -21,12 +21,12 @@ import pytest
 
 from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
-from tests.conftest import FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
+from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
 MARTS = ("build", "--select", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes", "+fct_benchmark_results",
-         "--indirect-selection", "cautious")
+         *CAUTIOUS)
 MODEL, EVAL = "test/straddler-7b", "straddle_fixture"
 SUNDAY_NIGHT = dt.datetime(2026, 11, 8, 23, 30)
 MONDAY_MORNING = dt.datetime(2026, 11, 9, 0, 30)

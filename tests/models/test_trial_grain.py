@@ -19,13 +19,13 @@ import pytest
 
 from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
-from tests.conftest import FIXTURES, Warehouse, built_warehouse_path
+from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
 
 TRIALS = FIXTURES / "trials"
 TRIAL_MARTS = ("build", "--select", "+fct_trials", "+fct_task_stability", "+fct_pass_at_k", "+fct_pass_at_k_weekly",
-               "+fct_benchmark_results", "+dim_samples", "--indirect-selection", "cautious")
+               "+fct_benchmark_results", "+dim_samples", *CAUTIOUS)
 RUBRICS = {"label_accuracy", "label_format", "triage_rationale"}
 # The fixture's aggregate results, by the end of their evaluation_result_id: acc is the vocabulary's accuracy.
 RESULT_METRICS = {"acc": "accuracy", "f1": "f1"}

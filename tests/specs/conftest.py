@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.pipeline import ingest_paths
-from tests.conftest import FIXTURES, Warehouse, built_once, built_warehouse_path
+from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_once, built_warehouse_path
 
 SPECS = FIXTURES / "specs"
 SPEC_INPUTS = (
@@ -17,7 +17,7 @@ SPEC_INPUTS = (
     "acme-full-agent.yaml", "invalid_eval_bad_threshold.yaml", "acme_worked_example_results.jsonl",
     "rescore_spec.json", "rescore_results.jsonl", "version_and_typo_specs.json", "version_and_typo_results.jsonl",
 )
-SPEC_SELECTION = ("--select", "+path:models/marts/specs", "+dim_models", "--indirect-selection", "cautious")
+SPEC_SELECTION = ("--select", "+path:models/marts/specs", "+dim_models", *CAUTIOUS)
 
 
 def build_spec_warehouse(root: Path, inputs: tuple[str, ...]) -> Warehouse:

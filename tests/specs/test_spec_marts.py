@@ -18,7 +18,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from tests.conftest import Warehouse
+from tests.conftest import CAUTIOUS, Warehouse
 from tests.specs.conftest import SPECS
 
 TOLERANCE = 1e-9
@@ -328,7 +328,7 @@ def test_a_spec_id_both_kinds_use_leaves_both_unscored_and_listed_and_the_build_
     warehouse.ingest(*(SPECS / name for name in ("annex_b_spec.json", "acme-eval-suite.yaml",
                                                  "acme_worked_example_results.jsonl")), clash)
     select = ("build", "--select", "+path:models/marts/specs", "+dim_models", "+fct_spec_id_conflicts",
-              "--indirect-selection", "cautious")
+              *CAUTIOUS)
     result = run_dbt(warehouse.path, select, quiet=True)
     assert result.ok, result.failures
     assert warehouse.rows("select spec_id, spec_kind, spec_version, source_path from marts.fct_spec_id_conflicts "
