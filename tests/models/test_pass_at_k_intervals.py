@@ -2,7 +2,8 @@
 rpt_weekly_model_changes carries) are Wilson's on the effective sample size of the standard error over tasks, held
 against the formula of macros/stats/wilson_interval.sql written out here with numpy (not the macro): on the demo
 warehouse, and on a hand-made eval of three tasks that every trial passed, where the mean +- 1.96 SE the app drew was
-a point at 1 (SE 0), and Wilson's on three tasks is [0.44, 1]."""
+a point at 1 (SE 0), and Wilson's on three tasks is [0.44, 1]. Beside it, an eval whose tasks were attempted unevenly:
+at a k that some task did not reach, every estimate and interval is NULL, not a mean over the tasks that reached it."""
 
 from __future__ import annotations
 
@@ -29,6 +30,9 @@ TASKS = {
     ONE_TASK: [("t1", 2)],
 }
 ATTEMPTS = 4
+# Another eval, attempted unevenly in one run: (task, attempts, successes). Only u2 made fewer than 4 attempts.
+UNEVEN_EVAL, UNEVEN = "uneven_fixture", "test/uneven-7b"
+UNEVEN_TASKS = [("u1", 4, 1), ("u2", 2, 2), ("u3", 4, 4)]
 INGESTED_AT = dt.datetime(2026, 11, 11, 12, 0)  # a Wednesday: every run is the week of Monday 9 November's
 WEEK = dt.date(2026, 11, 9)
 MARTS = ("build", "--select", "+fct_pass_at_k", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes",
@@ -90,6 +94,12 @@ def few_tasks(tmp_path_factory) -> Warehouse:
             evaluation={"score": 1.0 if trial <= successes else 0.0, "is_correct": trial <= successes},
             metadata={"trial": str(trial), "metric_id": "accuracy"})
         for model, tasks in TASKS.items() for task, successes in tasks for trial in range(1, ATTEMPTS + 1)
+    ] + [
+        instance_record(
+            evaluation_id=f"{UNEVEN_EVAL}/{UNEVEN}/run-1", model_id=UNEVEN, evaluation_name=UNEVEN_EVAL, sample_id=task,
+            evaluation={"score": 1.0 if trial <= successes else 0.0, "is_correct": trial <= successes},
+            metadata={"trial": str(trial), "metric_id": "accuracy"})
+        for task, attempts, successes in UNEVEN_TASKS for trial in range(1, attempts + 1)
     ]
     warehouse = Warehouse(built_warehouse_path(root))
     with pytest.MonkeyPatch.context() as patch:
@@ -146,6 +156,26 @@ def test_the_weekly_changes_carry_the_weekly_marts_interval_at_pass_k(few_tasks)
     sql = "select model_id, pass_hat_k_se from marts.{} where evaluation_name = ? and {} = ?"
     assert (dict(few_tasks.rows(sql.format("rpt_weekly_model_changes", "pass_k"), [EVAL, ATTEMPTS]))
             == dict(few_tasks.rows(sql.format("fct_pass_at_k_weekly", "k"), [EVAL, ATTEMPTS])))
+
+
+def test_at_a_k_one_task_did_not_reach_every_estimate_is_null_not_a_mean_over_the_others(few_tasks):
+    """u2 made 2 attempts: at k = 4 the eval has no pass@k (a mean over u1 and u3 alone would be an easier
+    population), and n_tasks_with_enough_trials says why; at k = 1 and 2 every task counts. The weekly change
+    report takes the largest k every task reached, 2."""
+    estimates = [*COLUMNS, "pass_at_k_se", "pass_hat_k_se"]
+    for mart in ("fct_pass_at_k", "fct_pass_at_k_weekly"):
+        frame = few_tasks.frame(f"select * from marts.{mart} where evaluation_name = '{UNEVEN_EVAL}' order by k")
+        assert frame.k.tolist() == [1, 2, 4] and (frame.n_tasks == 3).all(), mart
+        assert frame.n_tasks_with_enough_trials.tolist() == [3, 3, 2], mart
+        at_four = frame[frame.k == 4].iloc[0]
+        assert at_four[estimates].isna().all(), (mart, at_four[estimates].to_dict())
+        for k in (1, 2):
+            row = frame[frame.k == k].iloc[0]
+            at = np.mean([1 - math.comb(n - c, k) / math.comb(n, k) for _, n, c in UNEVEN_TASKS])
+            hat = np.mean([math.comb(c, k) / math.comb(n, k) for _, n, c in UNEVEN_TASKS])
+            assert abs(row.pass_at_k - at) <= TOLERANCE and abs(row.pass_hat_k - hat) <= TOLERANCE, (mart, k)
+    assert few_tasks.rows("select pass_k from marts.rpt_weekly_model_changes where evaluation_name = ?",
+                          [UNEVEN_EVAL]) == [(2,)]
 
 
 # -- the demo warehouse ------------------------------------------------------------------------------------------
