@@ -12,6 +12,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from evalhouse.build import run_dbt
@@ -30,9 +31,9 @@ TASKS = {
     ONE_TASK: [("t1", 2)],
 }
 ATTEMPTS = 4
-# Another eval, attempted unevenly in one run: (task, attempts, successes). Only u2 made fewer than 4 attempts.
+# Another eval, attempted unevenly in one run: (task, attempts, successes). k: 1, 2, 4 and the most attempts, 6.
 UNEVEN_EVAL, UNEVEN = "uneven_fixture", "test/uneven-7b"
-UNEVEN_TASKS = [("u1", 4, 1), ("u2", 2, 2), ("u3", 4, 4)]
+UNEVEN_TASKS = [("u1", 6, 1), ("u2", 2, 2), ("u3", 4, 4)]
 INGESTED_AT = dt.datetime(2026, 11, 11, 12, 0)  # a Wednesday: every run is the week of Monday 9 November's
 WEEK = dt.date(2026, 11, 9)
 MARTS = ("build", "--select", "+fct_pass_at_k", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes",
@@ -160,15 +161,15 @@ def test_the_weekly_changes_carry_the_weekly_marts_interval_at_pass_k(few_tasks)
 
 def test_at_a_k_one_task_did_not_reach_every_estimate_is_null_not_a_mean_over_the_others(few_tasks):
     """u2 made 2 attempts: at k = 4 the eval has no pass@k (a mean over u1 and u3 alone would be an easier
-    population), and n_tasks_with_enough_trials says why; at k = 1 and 2 every task counts. The weekly change
-    report takes the largest k every task reached, 2."""
+    population), nor at 6 (u1's attempts, a k of its own though no power of two), and n_tasks_with_enough_trials
+    says why; at k = 1 and 2 every task counts. The weekly change report takes the largest k every task reached, 2."""
     estimates = [*COLUMNS, "pass_at_k_se", "pass_hat_k_se"]
     for mart in ("fct_pass_at_k", "fct_pass_at_k_weekly"):
         frame = few_tasks.frame(f"select * from marts.{mart} where evaluation_name = '{UNEVEN_EVAL}' order by k")
-        assert frame.k.tolist() == [1, 2, 4] and (frame.n_tasks == 3).all(), mart
-        assert frame.n_tasks_with_enough_trials.tolist() == [3, 3, 2], mart
-        at_four = frame[frame.k == 4].iloc[0]
-        assert at_four[estimates].isna().all(), (mart, at_four[estimates].to_dict())
+        assert frame.k.tolist() == [1, 2, 4, 6] and (frame.n_tasks == 3).all(), mart
+        assert frame.n_tasks_with_enough_trials.tolist() == [3, 3, 2, 1], mart
+        for row in frame[frame.k >= 4].itertuples():
+            assert all(pd.isna(getattr(row, name)) for name in estimates), (mart, row)
         for k in (1, 2):
             row = frame[frame.k == k].iloc[0]
             at = np.mean([1 - math.comb(n - c, k) / math.comb(n, k) for _, n, c in UNEVEN_TASKS])
