@@ -86,22 +86,24 @@ def _assert_close(got: dict, expected: dict, where) -> None:
 
 # -- the hand-made eval ------------------------------------------------------------------------------------------
 
+def _attempts(evaluation: str, model: str, task: str, attempts: int, successes: int) -> list[dict]:
+    """One run's attempts at a task, the first `successes` of them passed."""
+    return [
+        instance_record(
+            evaluation_id=f"{evaluation}/{model}/run-1", model_id=model, evaluation_name=evaluation, sample_id=task,
+            evaluation={"score": 1.0 if trial <= successes else 0.0, "is_correct": trial <= successes},
+            metadata={"trial": str(trial), "metric_id": "accuracy"})
+        for trial in range(1, attempts + 1)
+    ]
+
+
 @pytest.fixture(scope="module")
 def few_tasks(tmp_path_factory) -> Warehouse:
     root: Path = tmp_path_factory.mktemp("pass_at_k_intervals")
-    records = [
-        instance_record(
-            evaluation_id=f"{EVAL}/{model}/run-1", model_id=model, evaluation_name=EVAL, sample_id=task,
-            evaluation={"score": 1.0 if trial <= successes else 0.0, "is_correct": trial <= successes},
-            metadata={"trial": str(trial), "metric_id": "accuracy"})
-        for model, tasks in TASKS.items() for task, successes in tasks for trial in range(1, ATTEMPTS + 1)
-    ] + [
-        instance_record(
-            evaluation_id=f"{UNEVEN_EVAL}/{UNEVEN}/run-1", model_id=UNEVEN, evaluation_name=UNEVEN_EVAL, sample_id=task,
-            evaluation={"score": 1.0 if trial <= successes else 0.0, "is_correct": trial <= successes},
-            metadata={"trial": str(trial), "metric_id": "accuracy"})
-        for task, attempts, successes in UNEVEN_TASKS for trial in range(1, attempts + 1)
-    ]
+    records = [record for model, tasks in TASKS.items() for task, successes in tasks
+               for record in _attempts(EVAL, model, task, ATTEMPTS, successes)]
+    records += [record for task, attempts, successes in UNEVEN_TASKS
+                for record in _attempts(UNEVEN_EVAL, UNEVEN, task, attempts, successes)]
     warehouse = Warehouse(built_warehouse_path(root))
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("ingest.pipeline._now", lambda: INGESTED_AT)  # the runs' week: their file's ingest time
