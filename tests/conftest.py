@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from evalhouse.build import BuildResult, run_dbt
 from ingest.pipeline import IngestOptions, RunSummary, ingest_paths
 
 FIXTURES = Path(__file__).parent / "fixtures"
@@ -124,6 +125,14 @@ class Warehouse:
 
     def ingest(self, *paths: Path | str, **options: Any) -> RunSummary:
         return ingest_paths([str(p) for p in paths], self.path, IngestOptions(**options))
+
+    def build(self, *args: str, **options: Any) -> BuildResult:
+        """`dbt build` of this warehouse in this process, with `args` after it ("--select", ..., CAUTIOUS, "--vars",
+        ...) and run_dbt's `options` (target_path, select, write_json), asserting that it passed: dbt's failures,
+        node by node, are the message."""
+        result = run_dbt(self.path, ("build", *args), quiet=True, **options)
+        assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+        return result
 
     def rows(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         with duckdb.connect(str(self.path), read_only=True) as con:

@@ -11,7 +11,6 @@ import shutil
 import duckdb
 import pytest
 
-from evalhouse.build import run_dbt
 from tests.app.conftest import run_page
 from tests.conftest import CAUTIOUS, Warehouse, write_lines
 from tests.models.test_judge_drift import drift_forms, growing_forms
@@ -30,8 +29,7 @@ def drifting(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("judge_drift_page")
     warehouse = Warehouse(root / "w.duckdb")
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
-    result = run_dbt(warehouse.path, ("build", *CAUTIOUS, "--select", *SELECT), quiet=True)
-    assert result.ok, result.failures
+    warehouse.build(*CAUTIOUS, "--select", *SELECT)
     return warehouse
 
 
@@ -109,24 +107,21 @@ def test_the_alert_cutoff_the_page_states_follows_the_vars_the_build_used(drifti
     assert "15 items" not in said  # before: "first 4 weeks ... 15 items", "tail of a normal 5"
 
     # The judge's marts rebuilt with other vars (dbt's --vars): the page says those
-    rebuilt = tmp_path / "rebuilt.duckdb"
-    shutil.copyfile(drifting.path, rebuilt)
-    result = run_dbt(rebuilt, ("build", *CAUTIOUS, "--select", "fct_judge_drift",
-                               "rpt_weekly_drift_alerts", "rpt_build_settings",
-                               "--exclude-resource-type", "unit_test", "--vars",
-                               json.dumps({"drift_baseline_weeks": 3, "drift_alert_z": 3.0, "drift_min_items": 21})),
-                     quiet=True)
-    assert result.ok, result.failures
-    app_env(rebuilt)
+    rebuilt = Warehouse(tmp_path / "rebuilt.duckdb")
+    shutil.copyfile(drifting.path, rebuilt.path)
+    rebuilt.build(*CAUTIOUS, "--select", "fct_judge_drift", "rpt_weekly_drift_alerts", "rpt_build_settings",
+                  "--exclude-resource-type", "unit_test", "--vars",
+                  json.dumps({"drift_baseline_weeks": 3, "drift_alert_z": 3.0, "drift_min_items": 21}))
+    app_env(rebuilt.path)
     said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
     # t on 20 df at the normal's tail of 3: 3.42
     assert "up to 3.4 with 21 items a window, nearer 3 with more" in said
     assert "first 3 weeks on a dimension, and more until they hold 21 items" in said and "7.0" not in said
 
     # A warehouse built before rpt_build_settings existed: dbt_project.yml's vars now, the best guess
-    with duckdb.connect(str(rebuilt)) as con:
+    with duckdb.connect(str(rebuilt.path)) as con:
         con.execute("drop table marts.rpt_build_settings")
-    app_env(rebuilt)
+    app_env(rebuilt.path)
     said = _said(run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"}))
     assert "first 4 weeks on a dimension, and more until they hold 15 items" in said
 

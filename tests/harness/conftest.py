@@ -51,8 +51,6 @@ def harness_warehouse(tmp_path_factory) -> Warehouse:
 
 
 def _build_harness_warehouse(root: Path) -> None:
-    from evalhouse.build import run_dbt
-
     db_path = built_warehouse_path(root)
     extra = root / "made"
     extra.mkdir()
@@ -60,5 +58,4 @@ def _build_harness_warehouse(root: Path) -> None:
     summary = ingest_paths([str(INSPECT), str(LM_EVAL), str(nan_score_log(extra / "nan_score.eval")),
                             str(rewritten_log(extra / "rewritten.eval", finished=True))], db_path)
     assert running.quarantined == summary.quarantined == 0, [f.message for f in summary.files]
-    result = run_dbt(db_path, ("build", *TRIAL_MARTS), quiet=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+    Warehouse(db_path).build(*TRIAL_MARTS)

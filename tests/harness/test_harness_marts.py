@@ -9,9 +9,7 @@ import json
 
 import pytest
 
-from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
-from ingest.pipeline import ingest_paths
 from tests.conftest import CAUTIOUS, Warehouse, built_warehouse_path
 from tests.harness.conftest import INSPECT, LM_EVAL, NAN_MODEL, REWRITTEN_MODEL, rewritten_log
 
@@ -118,7 +116,7 @@ def test_a_log_ingested_while_running_and_again_finished_counts_once(harness_war
     assert reported == [(0.75,)]
 
 
-TRIALS_ONLY = ("build", "--select", "+fct_trials", *CAUTIOUS)  # int_trials_unioned: enough
+TRIALS_ONLY = ("--select", "+fct_trials", *CAUTIOUS)  # int_trials_unioned: enough
 
 
 @pytest.mark.slow
@@ -127,23 +125,23 @@ def test_trials_built_after_each_ingest_equal_one_full_build_when_a_rewritten_lo
     another model moves its trials to other groups, and the groups they leave must be emptied, not kept."""
     log = tmp_path / "made" / "rewritten.eval"
     log.parent.mkdir()
-    incremental, full = built_warehouse_path(tmp_path / "incremental"), built_warehouse_path(tmp_path / "full")
+    incremental, full = (Warehouse(built_warehouse_path(tmp_path / name)) for name in ("incremental", "full"))
     rewritten_log(log, finished=False, model="test/named-otherwise-while-running")
-    for db in (incremental, full):
-        ingest_paths([str(log)], db)
-    assert run_dbt(incremental, TRIALS_ONLY, target_path=tmp_path / "t1", quiet=True).ok
+    for warehouse in (incremental, full):
+        warehouse.ingest(log)
+    incremental.build(*TRIALS_ONLY, target_path=tmp_path / "t1")
     stale = "select count(*) from marts.fct_trials where model_id = 'test/named-otherwise-while-running'"
-    assert Warehouse(incremental).scalar(stale) == 2
+    assert incremental.scalar(stale) == 2
 
     rewritten_log(log, finished=True)
-    for db in (incremental, full):
-        ingest_paths([str(log), str(INSPECT / "log_streaming.eval")], db)
-    assert run_dbt(incremental, TRIALS_ONLY, target_path=tmp_path / "t1", quiet=True).ok
-    assert run_dbt(full, TRIALS_ONLY, target_path=tmp_path / "t2", quiet=True).ok
+    for warehouse in (incremental, full):
+        warehouse.ingest(log, INSPECT / "log_streaming.eval")
+    incremental.build(*TRIALS_ONLY, target_path=tmp_path / "t1")
+    full.build(*TRIALS_ONLY, target_path=tmp_path / "t2")
 
-    assert mart_differences(full, incremental) == []
-    assert Warehouse(incremental).scalar(stale) == 0
-    assert Warehouse(incremental).scalar(
+    assert mart_differences(full.path, incremental.path) == []
+    assert incremental.scalar(stale) == 0
+    assert incremental.scalar(
         "select count(*) from marts.fct_trials where model_id = ?", [REWRITTEN_MODEL]) == 4
 
 

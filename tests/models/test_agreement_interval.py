@@ -7,7 +7,6 @@ from __future__ import annotations
 import datetime as dt
 import random
 from collections import defaultdict
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -66,8 +65,7 @@ def warehouse(tmp_path_factory) -> Warehouse:
     built = Warehouse(root / "w.duckdb")
     built.ingest(write_lines(root / "forms.jsonl", _forms()))
     assert built.quarantine() == []
-    result = run_dbt(built.path, ("build",), select=SELECT, target_path=root / "target", quiet=True)
-    assert result.ok, result.failures
+    built.build(select=SELECT, target_path=root / "target")
     return built
 
 

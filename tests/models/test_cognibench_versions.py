@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from evalhouse.build import build_in_process, run_dbt
+from evalhouse.build import build_in_process
 from evalhouse.checksums import mart_differences
 from tests.conftest import Warehouse, built_warehouse_path, cognibench_record, write_lines
 
@@ -47,7 +47,7 @@ def test_a_completion_in_a_later_batch_replaces_its_first_export_as_in_a_full_bu
     full = Warehouse(built_warehouse_path(tmp_path / "full"))
     full.ingest(judged)
     full.ingest(completed)
-    assert run_dbt(full.path, target_path=tmp_path / "t2", quiet=True).ok
+    full.build(target_path=tmp_path / "t2")
     assert full.quarantine() == []
     assert mart_differences(full.path, incremental.path) == []
 
@@ -86,7 +86,7 @@ def test_a_review_superseded_by_a_later_one_counts_nowhere_and_its_reviewer_keep
     warehouse = Warehouse(tmp_path / "w.duckdb")
     warehouse.ingest(records)
     assert warehouse.quarantine() == []
-    assert run_dbt(warehouse.path, target_path=tmp_path / "t", quiet=True).ok
+    warehouse.build(target_path=tmp_path / "t")
 
     assert warehouse.rows("select record_id, rater_id, count(*) from marts.fct_ratings where rater_type = 'human' "
                           "group by all order by 1") == [("eval_other_review", "reviewer-1", 2),

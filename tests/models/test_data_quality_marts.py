@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-from evalhouse.build import run_dbt
 from tests.conftest import (CAUTIOUS, FIXTURES, LM_EVAL_SAMPLES, Warehouse, eval_form_record, instance_record,
                             write_lines)
 
@@ -31,8 +30,7 @@ def test_a_refused_line_loaded_by_a_later_run_is_marked_and_one_never_loaded_sta
     arc_batch, arc_at = warehouse.rows("select batch_id, max(ingested_at) from raw.eee_instance group by 1 "
                                        "order by 2 desc limit 1")[0]
 
-    select = ("build", "--select", "+fct_quarantined_lines")
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse.build("--select", "+fct_quarantined_lines")
     rows = warehouse.rows(
         "select source_path, source_line, loaded_later_at, loaded_later_batch_id, loaded_later_source_format "
         "from marts.fct_quarantined_lines order by source_path, source_line")
@@ -68,8 +66,7 @@ def test_a_refused_line_of_a_file_completed_or_fixed_in_place_is_loaded_later_on
     assert (completed.accepted, completed.quarantined, fixed.accepted, fixed.quarantined) == (1, 0, 1, 0)
     batches = {completed.batch_id: "cut", fixed.batch_id: "bad"}
 
-    select = ("build", "--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse.build("--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
     rows = warehouse.rows(
         "select source_path, source_line, error_kind, loaded_later_batch_id, loaded_later_source_format, "
         "loaded_later_at > quarantined_at from marts.fct_quarantined_lines order by source_path, source_line")
@@ -115,8 +112,7 @@ def test_a_refused_line_a_later_run_found_held_loaded_is_marked_loaded_later_by_
     paths["cut"].write_text(f"{cut[0]}\n{cut[1]}\n{cut[4]}\n")  # line 3 loads a new record, after the resolution
     assert warehouse.ingest(paths["cut"]).accepted == 1
 
-    select = ("build", "--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse.build("--select", "+fct_quarantined_lines", "rpt_weekly_quarantine")
     rows = warehouse.rows(
         "select lines.source_path, lines.source_line, lines.error_kind, lines.loaded_later_batch_id, "
         "lines.loaded_later_source_format, lines.loaded_later_at = resolutions.resolved_at "
@@ -141,8 +137,7 @@ def test_the_weeks_files_loaded_count_only_files_that_loaded_records(tmp_path):
     empty.write_text("")
     statuses = [warehouse.ingest(path).files[0].status for path in (forms, forms, empty)]
     assert statuses == ["loaded", "already_loaded", "empty"]
-    select = ("build", "--select", "+rpt_weekly_summary", *CAUTIOUS)
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse.build("--select", "+rpt_weekly_summary", *CAUTIOUS)
     assert warehouse.rows("select status from marts.fct_ingested_files order by 1") == [("empty",), ("loaded",)]
     assert warehouse.rows("select n_files_loaded, n_records_loaded from marts.rpt_weekly_summary "
                           "where n_files_loaded > 0") == [(1, 2)]

@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.build import AS_OF_BUILD, build_in_process, plan_build, project_fingerprint, run_dbt
+from evalhouse.build import AS_OF_BUILD, build_in_process, plan_build, project_fingerprint
 from evalhouse.checksums import mart_differences
 from tests.conftest import Warehouse, built_warehouse_path
 
@@ -89,7 +89,7 @@ def test_building_after_each_drop_equals_one_full_build(demo_dir, tmp_path):
 
     full = Warehouse(built_warehouse_path(tmp_path / "full"))
     full.ingest(*first, *later)
-    assert run_dbt(full.path, target_path=tmp_path / "t2", quiet=True).ok
+    full.build(target_path=tmp_path / "t2")
 
     assert mart_differences(full.path, incremental.path) == []
     staged = "select count(*) from staging.stg_aif__eval_forms"

@@ -7,7 +7,6 @@ import copy
 
 import pytest
 
-from evalhouse.build import run_dbt
 from tests.conftest import Warehouse, eval_form_record, write_lines
 
 pytestmark = pytest.mark.slow
@@ -75,9 +74,7 @@ def reviewed(tmp_path_factory) -> tuple[Warehouse, dict]:
     forms = [judge, person, review, *third_party_review(), *third_party_chat_reviews()]
     summary = warehouse.ingest(write_lines(root / "forms.jsonl", forms))
     assert warehouse.quarantine() == [], summary
-    select = ("build", "--select", "+fct_judge_drift", "+fct_judge_overrides")
-    result = run_dbt(warehouse.path, select, quiet=True)
-    assert result.ok, result.failures
+    warehouse.build("--select", "+fct_judge_drift", "+fct_judge_overrides")
     return warehouse, {"judge": judge, "person": person, "review": review}
 
 
@@ -212,8 +209,7 @@ def drifting(tmp_path_factory) -> Warehouse:
     warehouse = Warehouse(root / "w.duckdb")
     summary = warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms() + growing_forms()))
     assert warehouse.quarantine() == [], summary
-    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), quiet=True)
-    assert result.ok, result.failures
+    warehouse.build("--select", "+fct_judge_drift")
     return warehouse
 
 
@@ -367,7 +363,7 @@ def test_a_judge_is_compared_with_people_on_the_hazard_verdict_the_rates_count(t
     warehouse = Warehouse(tmp_path / "w.duckdb")
     warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
     assert warehouse.quarantine() == []
-    assert run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift"), quiet=True).ok
+    warehouse.build("--select", "+fct_judge_drift")
     row = warehouse.rows(
         "select n_pairs, n_agreement_pairs, exact_agreement, kappa_unweighted from marts.fct_judge_drift "
         "where judge_id = 'judge-x#1' and dimension = 'hazard.specialized_advice'")

@@ -14,7 +14,6 @@ import pandas as pd
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from evalhouse.build import run_dbt
 from evalhouse.demo.world import GOLD_MISSING_RATER, SHIFTED_JUDGE_ID
 from tests.conftest import CAUTIOUS, Warehouse, eval_form_record, write_lines
 
@@ -618,8 +617,7 @@ def test_a_model_known_only_from_eval_forms_takes_its_developer_from_its_id_and_
     warehouse = Warehouse(tmp_path / "w.duckdb")
     warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
     assert warehouse.quarantine() == []
-    select = ("build", "--select", "+dim_models", *CAUTIOUS)
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse.build("--select", "+dim_models", *CAUTIOUS)
     assert warehouse.rows(
         "select model_id, developer, developer_source, n_ratings > 0, strftime(first_seen_at, '%Y-%m-%d'), "
         "strftime(last_seen_at, '%Y-%m-%d') from marts.dim_models order by 1") == [

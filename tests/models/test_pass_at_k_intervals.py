@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from evalhouse.build import run_dbt
 from tests.conftest import CAUTIOUS, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
@@ -36,7 +35,7 @@ UNEVEN_EVAL, UNEVEN = "uneven_fixture", "test/uneven-7b"
 UNEVEN_TASKS = [("u1", 6, 1), ("u2", 2, 2), ("u3", 4, 4)]
 INGESTED_AT = dt.datetime(2026, 11, 11, 12, 0)  # a Wednesday: every run is the week of Monday 9 November's
 WEEK = dt.date(2026, 11, 9)
-MARTS = ("build", "--select", "+fct_pass_at_k", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes",
+MARTS = ("--select", "+fct_pass_at_k", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes",
          *CAUTIOUS)
 
 
@@ -108,8 +107,7 @@ def few_tasks(tmp_path_factory) -> Warehouse:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("ingest.pipeline._now", lambda: INGESTED_AT)  # the runs' week: their file's ingest time
         assert warehouse.ingest(write_lines(root / "trials.jsonl", records)).quarantined == 0
-    result = run_dbt(warehouse.path, MARTS, target_path=root / "target", quiet=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+    warehouse.build(*MARTS, target_path=root / "target")
     return warehouse
 
 

@@ -15,7 +15,6 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.build import run_dbt
 from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
@@ -25,7 +24,7 @@ ARC = EXAMPLES / "9563d156-9b7e-41b9-b50a-6430637937ed.json"
 ARC_INSTANCES = EXAMPLES / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
 GAIA = EXAMPLES / "7c57f847-1098-4472-9fd8-75a7f3995ed0.json"
 GAIA_INSTANCES = EXAMPLES / "GAIA_openai_azure_gpt-4.1-mini-2025-04-14_1770463617.jsonl"
-MARTS = ("build", "--select", "+fct_benchmark_results", *CAUTIOUS)
+MARTS = ("--select", "+fct_benchmark_results", *CAUTIOUS)
 TOLERANCE = 1e-9
 
 
@@ -130,8 +129,7 @@ def warehouse(root) -> Warehouse:
         made[-1].write_text(json.dumps(_variant(path, tag, change)))
     built = Warehouse(built_warehouse_path(root))
     assert built.ingest(ARC, ARC_INSTANCES, GAIA, GAIA_INSTANCES, *made).quarantined == 0
-    result = run_dbt(built.path, MARTS, target_path=root / "target", quiet=True, write_json=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+    built.build(*MARTS, target_path=root / "target", write_json=True)
     return built
 
 

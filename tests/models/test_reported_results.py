@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.build import run_dbt
 from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
@@ -22,7 +21,7 @@ HELM = EXAMPLES / "07c823ba-9e17-47e4-858b-a1f2a514a276.json"
 ARC = EXAMPLES / "9563d156-9b7e-41b9-b50a-6430637937ed.json"
 ARC_INSTANCES = EXAMPLES / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
 HUGE_TOKENS = 10 ** 20
-MARTS = ("build", "--select", "+fct_benchmark_results", "+fct_trials", *CAUTIOUS)
+MARTS = ("--select", "+fct_benchmark_results", "+fct_trials", *CAUTIOUS)
 
 
 def _utc(epoch: str) -> dt.datetime:
@@ -42,8 +41,7 @@ def built(tmp_path_factory) -> tuple[Warehouse, Path]:
         token_usage={"input_tokens": HUGE_TOKENS, "output_tokens": 7, "total_tokens": HUGE_TOKENS + 7})])
     warehouse = Warehouse(built_warehouse_path(root))
     assert warehouse.ingest(HELM, ARC_INSTANCES, root / "files" / ARC.name, huge).quarantined == 0
-    result = run_dbt(warehouse.path, MARTS, target_path=root / "target", quiet=True, write_json=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+    warehouse.build(*MARTS, target_path=root / "target", write_json=True)
     return warehouse, root / "target"
 
 

@@ -19,13 +19,12 @@ from pathlib import Path
 
 import pytest
 
-from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
 from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
 
-MARTS = ("build", "--select", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes", "+fct_benchmark_results",
+MARTS = ("--select", "+fct_pass_at_k_weekly", "+rpt_weekly_model_changes", "+fct_benchmark_results",
          *CAUTIOUS)
 MODEL, EVAL = "test/straddler-7b", "straddle_fixture"
 SUNDAY_NIGHT = dt.datetime(2026, 11, 8, 23, 30)
@@ -73,11 +72,6 @@ def _ingest_at(warehouse: Warehouse, moment: dt.datetime, monkeypatch, *paths: P
     """Ingest as if at `moment` (UTC): an unlinked run's trials take their file's ingest time."""
     monkeypatch.setattr("ingest.pipeline._now", lambda: moment)
     assert warehouse.ingest(*paths).quarantined == 0
-
-
-def _build(warehouse: Warehouse, target: Path) -> None:
-    result = run_dbt(warehouse.path, MARTS, target_path=target, quiet=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
 
 
 def _expected_pass_at_k(run_weeks: dict[str, dt.date]) -> dict[tuple, tuple]:
@@ -128,7 +122,7 @@ def test_a_run_straddling_a_weeks_end_counts_whole_in_the_week_it_started(tmp_pa
     _ingest_at(warehouse, SUNDAY_NIGHT, monkeypatch, files[1])
     _ingest_at(warehouse, MONDAY_MORNING, monkeypatch, files[2])
     _ingest_at(warehouse, MONDAY_NOON, monkeypatch, files[3])
-    _build(warehouse, tmp_path / "target")
+    warehouse.build(*MARTS, target_path=tmp_path / "target")
 
     # Each trial keeps its own week: run a's Monday attempts are the week of 9 Nov's in fct_trials.
     assert warehouse.rows(
@@ -159,11 +153,11 @@ def test_building_after_each_drop_equals_one_full_build_when_runs_change_weeks(t
     incremental = Warehouse(built_warehouse_path(tmp_path / "incremental"))
     for moment, paths in drops:
         _ingest_at(incremental, moment, monkeypatch, *paths)
-        _build(incremental, tmp_path / "t1")
+        incremental.build(*MARTS, target_path=tmp_path / "t1")
     full = Warehouse(built_warehouse_path(tmp_path / "full"))
     for moment, paths in drops:
         _ingest_at(full, moment, monkeypatch, *paths)
-    _build(full, tmp_path / "t2")
+    full.build(*MARTS, target_path=tmp_path / "t2")
 
     assert mart_differences(full.path, incremental.path) == []
     _assert_close(_weekly_pass_at_k(incremental), _expected_pass_at_k({"a": WEEK_1, "b": WEEK_1}))

@@ -12,7 +12,6 @@ import uuid
 import pandas as pd
 import pytest
 
-from evalhouse.build import run_dbt
 from evalhouse.demo.world import GOLD_MISSING_RATER, OVER_REFUSING_MODEL, VIOLATING_MODEL
 from tests.conftest import Warehouse, cognibench_record, eval_form_record, write_lines
 
@@ -121,7 +120,7 @@ def _built(tmp_path, records: list[dict], *models: str) -> Warehouse:
     warehouse = Warehouse(tmp_path / "w.duckdb")
     warehouse.ingest(write_lines(tmp_path / "records.jsonl", records))
     assert warehouse.quarantine() == []
-    assert run_dbt(warehouse.path, ("build", "--select", *(f"+{model}" for model in models)), quiet=True).ok
+    warehouse.build("--select", *(f"+{model}" for model in models))
     return warehouse
 
 
@@ -332,7 +331,7 @@ def test_a_hybrid_review_derived_from_a_judge_record_takes_it_out_of_the_queue(t
     review = {**judge, "eval_id": str(uuid.uuid4()), "derived_from": judge["eval_id"],
               "rater": {"type": "hybrid", "id": "h-ana"}, "created_at": "2026-11-17T09:00:00Z"}
     warehouse.ingest(write_lines(tmp_path / "reviews.jsonl", [review]))
-    assert run_dbt(warehouse.path, ("build", "--select", "+fct_review_queue"), quiet=True).ok
+    warehouse.build("--select", "+fct_review_queue")
     assert warehouse.rows("select record_id from marts.fct_review_queue") == [(untouched["eval_id"],)]
 
 
@@ -365,8 +364,7 @@ def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the
     other_judge = {**waiting, "evaluation_id": "eval_other_judge", "judge_llm_model": "o3"}
     rerun = {**waiting, "evaluation_id": "eval_rerun", "created_at": "2026-11-20T08:00:00.000001Z"}
     warehouse.ingest(write_lines(tmp_path / "judged.jsonl", [waiting, other_judge, rerun]))
-    select = ("build", "--select", "+fct_review_queue")
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse.build("--select", "+fct_review_queue")
     queued = {r for (r,) in warehouse.rows("select record_id from marts.fct_review_queue")}
     assert queued == {waiting["evaluation_id"], "eval_other_judge", "eval_rerun"}
 
@@ -378,7 +376,7 @@ def test_a_completed_cognibench_record_for_the_same_response_and_judge_takes_the
     assert warehouse.quarantine() == []
     versions = "select count(*) from raw.cognibench where natural_key = ?"
     assert warehouse.scalar(versions, [waiting["evaluation_id"]]) == 2
-    assert run_dbt(warehouse.path, select, quiet=True).ok
+    warehouse.build("--select", "+fct_review_queue")
     # The other judge's verdict and the later run of the same judge still wait; the completed record never did.
     queued = {r for (r,) in warehouse.rows("select record_id from marts.fct_review_queue")}
     assert queued == {"eval_other_judge", "eval_rerun"}

@@ -12,19 +12,17 @@ import json
 import math
 from collections import defaultdict
 from fractions import Fraction
-from pathlib import Path
 
 import pandas as pd
 import pytest
 
-from evalhouse.build import run_dbt
 from evalhouse.checksums import mart_differences
 from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
 
 TRIALS = FIXTURES / "trials"
-TRIAL_MARTS = ("build", "--select", "+fct_trials", "+fct_task_stability", "+fct_pass_at_k", "+fct_pass_at_k_weekly",
+TRIAL_MARTS = ("--select", "+fct_trials", "+fct_task_stability", "+fct_pass_at_k", "+fct_pass_at_k_weekly",
                "+fct_benchmark_results", "+dim_samples", *CAUTIOUS)
 RUBRICS = {"label_accuracy", "label_format", "triage_rationale"}
 # The fixture's aggregate results, by the end of their evaluation_result_id: acc is the vocabulary's accuracy.
@@ -73,8 +71,7 @@ def grain_warehouse(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("trial_grain")
     warehouse = Warehouse(built_warehouse_path(root))
     assert warehouse.ingest(TRIALS).quarantined == 0
-    result = run_dbt(warehouse.path, TRIAL_MARTS, quiet=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
+    warehouse.build(*TRIAL_MARTS)
     return warehouse
 
 
@@ -211,11 +208,11 @@ def test_building_after_each_drop_equals_one_full_build(tmp_path):
         [("qa_fixture", 2, 2), ("triage_fixture", 3, 4)],
     )):
         incremental.ingest(*drop)
-        assert run_dbt(incremental.path, TRIAL_MARTS, target_path=tmp_path / "t1", quiet=True).ok
+        incremental.build(*TRIAL_MARTS, target_path=tmp_path / "t1")
         assert incremental.rows(places) == expected_places
     full = Warehouse(built_warehouse_path(tmp_path / "full"))
     full.ingest(*[path for drop in drops for path in drop])
-    assert run_dbt(full.path, TRIAL_MARTS, target_path=tmp_path / "t2", quiet=True).ok
+    full.build(*TRIAL_MARTS, target_path=tmp_path / "t2")
     assert mart_differences(full.path, incremental.path) == []
     assert incremental.rows(
         "select trial_metric, count(*), max(trial_index) from intermediate.int_trials_unioned "

@@ -11,7 +11,7 @@ import duckdb
 import pytest
 import yaml
 
-from evalhouse.build import plan_build, project_fingerprint, run_dbt
+from evalhouse.build import plan_build, project_fingerprint
 from evalhouse.report.build import _method
 from evalhouse.report.sections import Context, judge_drift
 from evalhouse.report.warehouse import Reader
@@ -34,11 +34,10 @@ def overridden(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("build_settings")
     warehouse = Warehouse(root / "w.duckdb")
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
-    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts",
-                                      "rpt_build_settings", "--vars", json.dumps(OVERRIDES),
-                                      # the models' unit tests pin their logic on the project's vars
-                                      "--exclude-resource-type", "unit_test"), quiet=True)
-    assert result.ok, result.failures
+    warehouse.build("--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts", "rpt_build_settings",
+                    "--vars", json.dumps(OVERRIDES),
+                    # the models' unit tests pin their logic on the project's vars
+                    "--exclude-resource-type", "unit_test")
     return warehouse
 
 

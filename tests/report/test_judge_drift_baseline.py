@@ -12,7 +12,6 @@ import re
 import duckdb
 import pytest
 
-from evalhouse.build import run_dbt
 from evalhouse.build_settings import BuildSettings
 from evalhouse.dbt_vars import t_critical_at_z
 from evalhouse.report import fmt
@@ -33,9 +32,7 @@ def drifting(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("report_judge_drift")
     warehouse = Warehouse(root / "w.duckdb")
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
-    result = run_dbt(warehouse.path, ("build", "--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts",
-                                      "rpt_build_settings"), quiet=True)
-    assert result.ok, result.failures
+    warehouse.build("--select", "+fct_judge_drift", "+rpt_weekly_drift_alerts", "rpt_build_settings")
     return warehouse
 
 

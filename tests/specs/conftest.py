@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from ingest.pipeline import ingest_paths
 from tests.conftest import CAUTIOUS, FIXTURES, Warehouse, built_once, built_warehouse_path
 
 SPECS = FIXTURES / "specs"
@@ -22,13 +21,10 @@ SPEC_SELECTION = ("--select", "+path:models/marts/specs", "+dim_models", *CAUTIO
 
 def build_spec_warehouse(root: Path, inputs: tuple[str, ...]) -> Warehouse:
     """These spec fixtures ingested into a warehouse under root, and the spec marts built."""
-    from evalhouse.build import run_dbt
-
-    db_path = built_warehouse_path(root)
-    ingest_paths([str(SPECS / name) for name in inputs], db_path)
-    result = run_dbt(db_path, ("build", *SPEC_SELECTION), quiet=True)
-    assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
-    return Warehouse(db_path)
+    warehouse = Warehouse(built_warehouse_path(root))
+    warehouse.ingest(*(SPECS / name for name in inputs))
+    warehouse.build(*SPEC_SELECTION)
+    return warehouse
 
 
 # Hand-worked promotion decisions (tests/fixtures/specs/decide_*): tests/specs/test_spec_decisions.py and the specs

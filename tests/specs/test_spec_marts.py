@@ -318,8 +318,6 @@ def test_a_threshold_on_no_component_leaves_the_decision_undecided(spec_warehous
 def test_a_spec_id_both_kinds_use_leaves_both_unscored_and_listed_and_the_build_passes(tmp_path):
     """A draft-standard evaluation named as the acme ADP suite is: results name a spec by its id alone, so neither
     can be scored. The build had failed on the duplicate components and published nothing."""
-    from evalhouse.build import run_dbt
-
     annex_b = json.loads((SPECS / "annex_b_spec.json").read_text())
     evaluation = {**annex_b[-1], "id": "acme_groundedness_suite"}
     clash = tmp_path / "clash.json"
@@ -327,10 +325,7 @@ def test_a_spec_id_both_kinds_use_leaves_both_unscored_and_listed_and_the_build_
     warehouse = Warehouse(tmp_path / "w.duckdb")
     warehouse.ingest(*(SPECS / name for name in ("annex_b_spec.json", "acme-eval-suite.yaml",
                                                  "acme_worked_example_results.jsonl")), clash)
-    select = ("build", "--select", "+path:models/marts/specs", "+dim_models", "+fct_spec_id_conflicts",
-              *CAUTIOUS)
-    result = run_dbt(warehouse.path, select, quiet=True)
-    assert result.ok, result.failures
+    warehouse.build("--select", "+path:models/marts/specs", "+dim_models", "+fct_spec_id_conflicts", *CAUTIOUS)
     assert warehouse.rows("select spec_id, spec_kind, spec_version, source_path from marts.fct_spec_id_conflicts "
                           "order by spec_kind") == [
         ("acme_groundedness_suite", "adp_suite", None, str(SPECS / "acme-eval-suite.yaml")),
