@@ -4,6 +4,8 @@ that receive the completion in a later batch alike."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from evalhouse.build import build_in_process
@@ -91,6 +93,14 @@ def test_a_review_superseded_by_a_later_one_counts_nowhere_and_its_reviewer_keep
     assert warehouse.rows("select record_id, rater_id, count(*) from marts.fct_ratings where rater_type = 'human' "
                           "group by all order by 1") == [("eval_other_review", "reviewer-1", 2),
                                                          ("eval_second_review", "reviewer-2", 2)]
+    # reviewer-1's ratings: their correction with their reason; a score they confirmed has no reason of theirs
+    assert warehouse.rows("select dimension_label, label, rationale from marts.fct_ratings where rater_type = 'human' "
+                          "and record_id = 'eval_other_review' order by 1") == [
+        ("Problem Understanding", "yes", None), ("Results Formulae", "no", "Wrong result.")]
+    # a person's ratings are dated when they completed the review, not when the judge judged (2026-11-10)
+    assert warehouse.rows("select distinct record_id, rated_at from marts.fct_ratings where rater_type = 'human' "
+                          "order by 1") == [("eval_other_review", dt.datetime(2026, 11, 18, 9, 0, 0, 1)),
+                                            ("eval_second_review", dt.datetime(2026, 11, 19, 9, 0, 0, 1))]
     assert warehouse.rows("select rater_id, n_ratings, n_items from marts.dim_raters where rater_id like 'reviewer-%' "
                           "order by 1") == [("reviewer-1", 2, 1), ("reviewer-2", 2, 1)]
     # reviewer-2 kept both of the judge's scores, reviewer-1 changed Results Formulae on the other response

@@ -623,3 +623,34 @@ def test_a_model_known_only_from_eval_forms_takes_its_developer_from_its_id_and_
         "strftime(last_seen_at, '%Y-%m-%d') from marts.dim_models order by 1") == [
         ("bare-model", None, None, True, "2026-11-12", "2026-11-12"),
         ("vendor-x/chat-2", "vendor-x", "model_id_prefix", True, "2026-11-10", "2026-11-17")]
+
+
+def test_a_forms_ratings_read_in_fct_ratings_as_the_form_gives_them(tmp_path):
+    """One person's form on a gold item, read rating by rating: the universal safety score is in the safety group
+    (its agreement target is 0.8, not quality's 0.6), an observed refusal is 'yes' (score 1), each expected answer is
+    the target's text (a label target is a JSON string: no quotes), and a person whose form names a model is still a
+    person, with no judge model. A universal score keeps its confidence."""
+    form = eval_form_record(
+        rater={"type": "human", "id": "h-ana", "model": "acme/assist-2"},
+        gold_item_id="gold-7",
+        calibration_target={"helpfulness": 4, "refusal_appropriateness": "appropriate",
+                            "hazard.privacy": "non_violating"},
+        safety={"is_violating_any": False, "hazards": {"privacy": {"verdict": "non_violating"}}},
+        refusal={"refusal_observed": True, "refusal_appropriateness": "appropriate"},
+    )
+    warehouse = Warehouse(tmp_path / "w.duckdb")
+    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", [form]))
+    assert warehouse.quarantine() == []
+    warehouse.build("--select", "+fct_ratings", *CAUTIOUS)
+    rows = warehouse.rows("select dimension, dimension_group, label, score, value, confidence, expected_label, "
+                          "rater_group, judge_model from marts.fct_ratings order by dimension")
+    assert rows == [
+        ("faithfulness", "quality", "5", 5.0, 5.0, "high", None, "human", None),
+        ("hazard.privacy", "safety", "non_violating", 0.0, 2.0, None, "non_violating", "human", None),
+        ("helpfulness", "quality", "4", 4.0, 4.0, "high", "4", "human", None),
+        ("instruction_following", "quality", "5", 5.0, 5.0, "high", None, "human", None),
+        ("overall_quality", "quality", "4", 4.0, 4.0, "high", None, "human", None),
+        ("refusal_appropriateness", "safety", "appropriate", None, 1.0, None, "appropriate", "human", None),
+        ("refusal_observed", "safety", "yes", 1.0, 2.0, None, None, "human", None),
+        ("safety", "safety", "5", 5.0, 5.0, "high", None, "human", None),
+    ]
