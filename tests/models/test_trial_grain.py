@@ -189,13 +189,19 @@ def test_every_interval_stays_within_its_metrics_bounds(grain_warehouse):
 def test_building_after_each_drop_equals_one_full_build(tmp_path):
     """The trials arrive out of order: qa run c before its aggregate (its metrics known only by result id), then
     the aggregate (the run is linked late: its trials' metrics are renamed in place) with the later runs, then
-    the oldest triage run (it takes the first place of every metric of its tickets)."""
+    the oldest triage run (it takes the first place of every metric of its tickets), then run a9: run b again,
+    evaluated at the same moment, whose run id sorts first (it takes run b's place, not the next one)."""
     files = {path.name: path for path in TRIALS.glob("*.json*")}
+    for suffix in (".jsonl", ".json"):
+        same_moment = (TRIALS / f"triage_run-b{suffix}").read_text().replace("/run-b", "/run-a9")
+        files[f"triage_run-a9{suffix}"] = tmp_path / f"triage_run-a9{suffix}"
+        files[f"triage_run-a9{suffix}"].write_text(same_moment)
     drops = [
         [files["qa_run-c.jsonl"], files["triage_run-a.jsonl"], files["triage_run-a.json"]],
         [files["qa_run-c.json"], files["qa_run-d.jsonl"], files["qa_run-d.json"], files["triage_run-b.jsonl"],
          files["triage_run-b.json"]],
         [files["triage_run-old.jsonl"], files["triage_run-old.json"]],
+        [files["triage_run-a9.jsonl"], files["triage_run-a9.json"]],
     ]
     incremental = Warehouse(built_warehouse_path(tmp_path / "incremental"))
     places = ("select evaluation_name, count(distinct trial_metric), max(trial_index) from marts.fct_trials "
@@ -206,6 +212,7 @@ def test_building_after_each_drop_equals_one_full_build(tmp_path):
         # run c's metrics renamed from its aggregate, run d added to them; run b numbered on from each rubric's 2
         [("qa_fixture", 2, 2), ("triage_fixture", 3, 3)],
         [("qa_fixture", 2, 2), ("triage_fixture", 3, 4)],
+        [("qa_fixture", 2, 2), ("triage_fixture", 3, 5)],
     )):
         incremental.ingest(*drop)
         incremental.build(*TRIAL_MARTS, target_path=tmp_path / "t1")
@@ -220,3 +227,6 @@ def test_building_after_each_drop_equals_one_full_build(tmp_path):
     oldest_first = ("select count(*) from marts.fct_trials where trial_index = 1 and source_path like "
                     "'%triage_run-old.jsonl'")
     assert incremental.scalar(oldest_first) == full.scalar(oldest_first) == 6
+    same_moment = ("select distinct regexp_extract(run_id, '[^/]+$'), trial_index from marts.fct_trials "
+                   "where run_id like '%/run-b' or run_id like '%/run-a9' order by 2")
+    assert incremental.rows(same_moment) == [("run-a9", 4), ("run-b", 5)]
