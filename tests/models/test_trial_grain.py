@@ -189,18 +189,22 @@ def test_every_interval_stays_within_its_metrics_bounds(grain_warehouse):
 def test_building_after_each_drop_equals_one_full_build(tmp_path):
     """The trials arrive out of order: qa run c before its aggregate (its metrics known only by result id), then
     the aggregate (the run is linked late: its trials' metrics are renamed in place) with the later runs, then
-    the oldest triage run (it takes the first place of every metric of its tickets), then run a9: run b again,
-    evaluated at the same moment, whose run id sorts first (it takes run b's place, not the next one)."""
+    the oldest triage run (it takes the first place of every metric of its tickets), then two runs evaluated at the
+    same moment as one stored, one build each: a2, run a again under a run id that sorts after it (a run's two
+    attempts stay together: run a's, then a2's), and a9, run b again under one that sorts first (the last run
+    stored, it takes run b's place, not the next one)."""
     files = {path.name: path for path in TRIALS.glob("*.json*")}
-    for suffix in (".jsonl", ".json"):
-        same_moment = (TRIALS / f"triage_run-b{suffix}").read_text().replace("/run-b", "/run-a9")
-        files[f"triage_run-a9{suffix}"] = tmp_path / f"triage_run-a9{suffix}"
-        files[f"triage_run-a9{suffix}"].write_text(same_moment)
+    for run, again in (("b", "a9"), ("a", "a2")):
+        for suffix in (".jsonl", ".json"):
+            files[f"triage_run-{again}{suffix}"] = tmp_path / f"triage_run-{again}{suffix}"
+            files[f"triage_run-{again}{suffix}"].write_text(
+                (TRIALS / f"triage_run-{run}{suffix}").read_text().replace(f"/run-{run}", f"/run-{again}"))
     drops = [
         [files["qa_run-c.jsonl"], files["triage_run-a.jsonl"], files["triage_run-a.json"]],
         [files["qa_run-c.json"], files["qa_run-d.jsonl"], files["qa_run-d.json"], files["triage_run-b.jsonl"],
          files["triage_run-b.json"]],
         [files["triage_run-old.jsonl"], files["triage_run-old.json"]],
+        [files["triage_run-a2.jsonl"], files["triage_run-a2.json"]],
         [files["triage_run-a9.jsonl"], files["triage_run-a9.json"]],
     ]
     incremental = Warehouse(built_warehouse_path(tmp_path / "incremental"))
@@ -212,7 +216,8 @@ def test_building_after_each_drop_equals_one_full_build(tmp_path):
         # run c's metrics renamed from its aggregate, run d added to them; run b numbered on from each rubric's 2
         [("qa_fixture", 2, 2), ("triage_fixture", 3, 3)],
         [("qa_fixture", 2, 2), ("triage_fixture", 3, 4)],
-        [("qa_fixture", 2, 2), ("triage_fixture", 3, 5)],
+        [("qa_fixture", 2, 2), ("triage_fixture", 3, 6)],
+        [("qa_fixture", 2, 2), ("triage_fixture", 3, 7)],
     )):
         incremental.ingest(*drop)
         incremental.build(*TRIAL_MARTS, target_path=tmp_path / "t1")
@@ -227,6 +232,7 @@ def test_building_after_each_drop_equals_one_full_build(tmp_path):
     oldest_first = ("select count(*) from marts.fct_trials where trial_index = 1 and source_path like "
                     "'%triage_run-old.jsonl'")
     assert incremental.scalar(oldest_first) == full.scalar(oldest_first) == 6
-    same_moment = ("select distinct regexp_extract(run_id, '[^/]+$'), trial_index from marts.fct_trials "
-                   "where run_id like '%/run-b' or run_id like '%/run-a9' order by 2")
-    assert incremental.rows(same_moment) == [("run-a9", 4), ("run-b", 5)]
+    in_order = ("select distinct regexp_extract(run_id, '[^/]+$'), trial_number, trial_index from marts.fct_trials "
+                "where evaluation_name = 'triage_fixture' order by 3")
+    assert incremental.rows(in_order) == [("run-old", 1, 1), ("run-a", 1, 2), ("run-a", 2, 3), ("run-a2", 1, 4),
+                                          ("run-a2", 2, 5), ("run-a9", 1, 6), ("run-b", 1, 7)]
