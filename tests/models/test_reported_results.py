@@ -21,6 +21,7 @@ HELM = EXAMPLES / "07c823ba-9e17-47e4-858b-a1f2a514a276.json"
 ARC = EXAMPLES / "9563d156-9b7e-41b9-b50a-6430637937ed.json"
 ARC_INSTANCES = EXAMPLES / "ai2_arc_ollama_qwen2.5-0.5b_1761001924.jsonl"
 HUGE_TOKENS = 10 ** 20
+ONE_RESULT = "gsm8k/acme_chat-7b/1763000000.0#exact_match"  # the one result the unlinked gsm8k run's record names
 MARTS = ("--select", "+fct_benchmark_results", "+fct_trials", *CAUTIOUS)
 
 
@@ -38,6 +39,7 @@ def built(tmp_path_factory) -> tuple[Warehouse, Path]:
     (root / "files").mkdir()
     (root / "files" / ARC.name).write_text(json.dumps(untimed))
     huge = write_lines(root / "files" / "huge_tokens.jsonl", [instance_record(
+        evaluation_result_id=ONE_RESULT,
         token_usage={"input_tokens": HUGE_TOKENS, "output_tokens": 7, "total_tokens": HUGE_TOKENS + 7})])
     warehouse = Warehouse(built_warehouse_path(root))
     assert warehouse.ingest(HELM, ARC_INSTANCES, root / "files" / ARC.name, huge).quarantined == 0
@@ -82,3 +84,12 @@ def test_a_token_count_too_large_for_a_bigint_is_flagged_and_warned_about(built)
     results = json.loads((target / "run_results.json").read_text())["results"]
     warned = [r for r in results if r["unique_id"].startswith("test.") and "token_counts_fit_bigint" in r["unique_id"]]
     assert [(r["status"], r["failures"]) for r in warned] == [("warn", 1)]
+
+
+def test_a_run_with_no_aggregate_naming_one_result_scores_it_as_score(built):
+    """The gsm8k run has no aggregate to say which metric its one result (ONE_RESULT) is, and one result needs no
+    telling apart: its trials read 'score'. A result id names the metric only where a run's records name several
+    results, to keep their scores apart (tests/models/test_trial_grain.py)."""
+    warehouse, _ = built
+    assert warehouse.rows("select trial_metric, evaluated_at_source from marts.fct_trials "
+                          "where evaluation_name = 'gsm8k'") == [("score", "ingested_at")]  # no aggregate
