@@ -33,7 +33,8 @@ def test_a_completion_in_a_later_batch_replaces_its_first_export_as_in_a_full_bu
     first = _judged(1, "r1")
     second_attempt = _judged(1, "r1b", created_at="2026-11-11T08:00:00.000001Z")  # another response: a trial
     renamed = _judged(2, "r2")
-    untouched = _judged(3, "r3", needs_human_review=False, human_review_status="Not Required", review_reasons=[])
+    untouched = _judged(3, "r3", aggregated_score="Pass", needs_human_review=False, human_review_status="Not Required",
+                        review_reasons=[])
     judged = write_lines(tmp_path / "judged.jsonl", [first, second_attempt, renamed, untouched])
     # the first completed under its evaluation_id, the other under a new one: both are the same verdict reviewed
     completed = write_lines(tmp_path / "completed.jsonl",
@@ -62,9 +63,10 @@ def test_a_completion_in_a_later_batch_replaces_its_first_export_as_in_a_full_bu
         assert judge == sorted([(completed_first, 2), ("eval_renamed_completed", 2),
                                 (second_attempt["evaluation_id"], 2), (untouched["evaluation_id"], 2)])
         assert warehouse.scalar("select count(*) from marts.fct_ratings where rater_type = 'human'") == 4
-        trials = warehouse.rows("select sample_id, trial_index, trial_id from marts.fct_trials order by 1, 2")
-        assert trials == [("1", 1, completed_first), ("1", 2, second_attempt["evaluation_id"]),
-                          ("2", 1, "eval_renamed_completed"), ("3", 1, untouched["evaluation_id"])]
+        # each trial's grade is its aggregated score's ("Partial" 0.5, "Pass" 1), as the seed's lower-case labels map it
+        trials = warehouse.rows("select sample_id, trial_index, trial_id, score from marts.fct_trials order by 1, 2")
+        assert trials == [("1", 1, completed_first, 0.5), ("1", 2, second_attempt["evaluation_id"], 0.5),
+                          ("2", 1, "eval_renamed_completed", 0.5), ("3", 1, untouched["evaluation_id"], 1.0)]
         assert warehouse.scalar("select sum(n_attempts) from marts.dim_models") == 4
         assert warehouse.scalar("select n_ratings from marts.dim_raters where rater_id = 'gpt-4o'") == 8
         assert warehouse.scalar("select sum(n_reviewed_ratings) from marts.fct_judge_overrides") == 4
