@@ -128,11 +128,21 @@ class Warehouse:
 
     def build(self, *args: str, **options: Any) -> BuildResult:
         """`dbt build` of this warehouse in this process, with `args` after it ("--select", ..., CAUTIOUS, "--vars",
-        ...) and run_dbt's `options` (target_path, select, write_json), asserting that it passed: dbt's failures,
-        node by node, are the message."""
+        ...) and run_dbt's `options` (target_path, write_json), asserting that it passed: dbt's failures, node by
+        node, are the message."""
         result = run_dbt(self.path, ("build", *args), quiet=True, **options)
         assert result.ok, "dbt build failed:\n" + "\n".join(result.failures)
         return result
+
+    @classmethod
+    def built_from(cls, folder: Path, records: Iterable[Any], *args: str, **options: Any) -> Warehouse:
+        """`records` written to `folder`/records.jsonl and ingested, none refused, into `folder`/w.duckdb, then
+        built (`build`'s args and options): a small warehouse of a test's own."""
+        warehouse = cls(folder / "w.duckdb")
+        warehouse.ingest(write_lines(folder / "records.jsonl", records))
+        assert warehouse.quarantine() == []
+        warehouse.build(*args, **options)
+        return warehouse
 
     def rows(self, sql: str, params: Iterable[Any] = ()) -> list[tuple]:
         with duckdb.connect(str(self.path), read_only=True) as con:

@@ -65,7 +65,7 @@ def warehouse(tmp_path_factory) -> Warehouse:
     built = Warehouse(root / "w.duckdb")
     built.ingest(write_lines(root / "forms.jsonl", _forms()))
     assert built.quarantine() == []
-    built.build(select=SELECT, target_path=root / "target")
+    built.build("--select", *SELECT, target_path=root / "target")
     return built
 
 

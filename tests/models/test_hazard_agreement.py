@@ -72,16 +72,16 @@ def warehouses(tmp_path_factory) -> tuple[Warehouse, Warehouse, Warehouse]:
     before = Warehouse(built_warehouse_path(root / "before"))
     before.ingest(first)
     assert before.quarantine() == []
-    before.build(select=SELECT, target_path=root / "t1")
+    before.build("--select", *SELECT, target_path=root / "t1")
     with duckdb.connect(str(before.path)) as con:
         con.execute("checkpoint")  # the file whole, with no write-ahead log beside it, before it is copied
     snapshot = Warehouse(Path(shutil.copyfile(before.path, root / "snapshot.duckdb")))
     before.ingest(late)
     assert before.quarantine() == []
-    before.build(select=SELECT, target_path=root / "t1")
+    before.build("--select", *SELECT, target_path=root / "t1")
     full = Warehouse(built_warehouse_path(root / "full"))
     full.ingest(first, late)
-    full.build(select=SELECT, target_path=root / "t2")
+    full.build("--select", *SELECT, target_path=root / "t2")
     return snapshot, before, full
 
 
@@ -152,6 +152,6 @@ def test_no_item_is_flagged_where_every_rating_of_its_dimension_carries_one_labe
     warehouse.ingest(write_lines(tmp_path / "forms.jsonl",
                                  [_form(p, r, "non_violating") for p in ("h-1", "h-2") for r in ("r-1", "r-2")]))
     assert warehouse.quarantine() == []
-    warehouse.build(select=SELECT, target_path=tmp_path / "target")
+    warehouse.build("--select", *SELECT, target_path=tmp_path / "target")
     assert warehouse.rows("select n_ratings, item_agreement, is_flagged from marts.fct_item_disagreement "
                           "where dimension = ? order by item_id", [HAZARD]) == [(2, None, False), (2, None, False)]

@@ -360,10 +360,7 @@ def test_a_judge_is_compared_with_people_on_the_hazard_verdict_the_rates_count(t
     forms = [form for response, (judge, person) in verdicts.items()
              for form in (_hazard_form(JUDGE, response, judge),
                           _hazard_form({"type": "human", "id": "h-ana"}, response, person))]
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
-    assert warehouse.quarantine() == []
-    warehouse.build("--select", "+fct_judge_drift")
+    warehouse = Warehouse.built_from(tmp_path, forms, "--select", "+fct_judge_drift")
     row = warehouse.rows(
         "select n_pairs, n_agreement_pairs, exact_agreement, kappa_unweighted from marts.fct_judge_drift "
         "where judge_id = 'judge-x#1' and dimension = 'hazard.specialized_advice'")

@@ -15,7 +15,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from evalhouse.demo.world import GOLD_MISSING_RATER, SHIFTED_JUDGE_ID
-from tests.conftest import CAUTIOUS, Warehouse, eval_form_record, write_lines
+from tests.conftest import CAUTIOUS, Warehouse, eval_form_record
 
 pytestmark = pytest.mark.slow
 
@@ -614,10 +614,7 @@ def test_a_model_known_only_from_eval_forms_takes_its_developer_from_its_id_and_
     forms = [eval_form_record(subject={"model": model, "version": "v1"}, created_at=at) for model, at in (
         ("vendor-x/chat-2", "2026-11-10T09:00:00Z"), ("vendor-x/chat-2", "2026-11-17T09:00:00Z"),
         ("bare-model", "2026-11-12T09:00:00Z"))]
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", forms))
-    assert warehouse.quarantine() == []
-    warehouse.build("--select", "+dim_models", *CAUTIOUS)
+    warehouse = Warehouse.built_from(tmp_path, forms, "--select", "+dim_models", *CAUTIOUS)
     assert warehouse.rows(
         "select model_id, developer, developer_source, n_ratings > 0, strftime(first_seen_at, '%Y-%m-%d'), "
         "strftime(last_seen_at, '%Y-%m-%d') from marts.dim_models order by 1") == [
@@ -638,10 +635,7 @@ def test_a_forms_ratings_read_in_fct_ratings_as_the_form_gives_them(tmp_path):
         safety={"is_violating_any": False, "hazards": {"privacy": {"verdict": "non_violating"}}},
         refusal={"refusal_observed": True, "refusal_appropriateness": "appropriate"},
     )
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "forms.jsonl", [form]))
-    assert warehouse.quarantine() == []
-    warehouse.build("--select", "+fct_ratings", *CAUTIOUS)
+    warehouse = Warehouse.built_from(tmp_path, [form], "--select", "+fct_ratings", *CAUTIOUS)
     rows = warehouse.rows("select dimension, dimension_group, label, score, value, confidence, expected_label, "
                           "rater_group, judge_model from marts.fct_ratings order by dimension")
     assert rows == [

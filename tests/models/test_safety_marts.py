@@ -117,11 +117,7 @@ def _person_form(person: str, response_id: str, violating: bool, **changes):
 
 def _built(tmp_path, records: list[dict], *models: str) -> Warehouse:
     """`records` ingested, none refused, into a warehouse of the test's own, and `models` built with what they read."""
-    warehouse = Warehouse(tmp_path / "w.duckdb")
-    warehouse.ingest(write_lines(tmp_path / "records.jsonl", records))
-    assert warehouse.quarantine() == []
-    warehouse.build("--select", *(f"+{model}" for model in models))
-    return warehouse
+    return Warehouse.built_from(tmp_path, records, "--select", *(f"+{model}" for model in models))
 
 
 def test_five_raters_of_one_response_are_one_observation_of_the_model(tmp_path):
