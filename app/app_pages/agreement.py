@@ -355,7 +355,7 @@ if not c.empty_state(gold, "ratings of gold (known-answer) items",
                  alt.Tooltip("shown:N", title="exact match [95% interval]"),
                  alt.Tooltip("n_gold_items:Q", title="n gold items (the interval's n)"),
                  alt.Tooltip("n_gold_ratings:Q", title="n gold ratings"),
-                 alt.Tooltip("mean_abs_error:Q", title="mean error (points)", format=".2f")],
+                 alt.Tooltip("mean_abs_error:Q", title="mean error on the 1-5 scales (points)", format=".2f")],
     )
     text = base.mark_text(fontSize=11).encode(text="n_gold_ratings:Q")
     c.show_chart((heat + text).properties(height={"step": 26}, title=c.title(

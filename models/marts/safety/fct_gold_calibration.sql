@@ -1,8 +1,10 @@
 -- One row per rater and week: how close the rater came to the known answers of gold (calibration) items.
 -- A rating counts when its item is a gold item with a calibration_target for the rated dimension. Exact match
--- compares labels; on scales with scores (1-5, vs_reference) the absolute error and the share within one
--- point are given too (NULL on label-only scales such as hazard verdicts). Hybrid reviews are left out: they
--- start from a judge's pre-filled answer, so they would not measure the person.
+-- compares labels; on the scales scored in points (1 to 5: likert_1_5 and vs_reference, seed rating_scales'
+-- in_points) the absolute error and the share within one point are given too. The other scales' scores (a hazard
+-- verdict's 0 or 1, task success's 0, 0.5 or 1) are not points: counted with them, every such rating would be
+-- within one point and pull the mean error towards 0. Hybrid reviews are left out: they start from a judge's
+-- pre-filled answer, so they would not measure the person.
 -- The exact-match rate's sampling unit is the gold item (docs/STATS.md): a rater's ratings of one item's
 -- dimensions are averaged first, and the Wilson interval is over items (unit_wilson_low/high), so an item rated on
 -- five dimensions is one observation, not five.
@@ -19,6 +21,10 @@ label_map as (
     select scale, label, score_value from {{ ref('score_label_map') }}
 ),
 
+point_scales as (
+    select scale from {{ ref('rating_scales') }} where in_points
+),
+
 scored as (
     select
         ratings.rater_id,
@@ -26,11 +32,13 @@ scored as (
         ratings.week_start,
         ratings.item_id,
         ratings.label = ratings.expected_label as is_exact,
-        abs(ratings.score - expected.score_value) as abs_error
+        case when point_scales.scale is not null then abs(ratings.score - expected.score_value) end as abs_error
     from ratings
     left join label_map as expected
         on ratings.scale = expected.scale
         and ratings.expected_label = expected.label
+    left join point_scales
+        on ratings.scale = point_scales.scale
 ),
 
 items as (
