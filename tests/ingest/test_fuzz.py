@@ -16,6 +16,7 @@ from jsonschema import validators as js_validators
 
 from ingest.classify import ACCEPT, BLANK, REJECT, ClassifyOptions, classify
 from ingest.formats import FORMATS
+from ingest.parse import find_duplicate_key
 from ingest.sources import RawRecord
 from ingest.validate import Validators
 from tests.conftest import FIXTURES, cognibench_record, eval_form_record, instance_record
@@ -151,3 +152,59 @@ def test_ingesting_a_file_of_garbage_never_raises(tmp_path_factory, lines):
     summary = Warehouse(root / "w.duckdb").ingest(path)
     assert summary.files[0].status in ("loaded", "empty")
     assert summary.accepted == 0 or summary.files[0].status == "loaded"
+
+
+# -- the duplicate-key check's fast path -----------------------------------------------------------------------------
+# Objects as lists of (key, value) pairs, so a key can repeat, written out in the ways real writers spell strings:
+# Python's json (non-ASCII as \u escapes), raw UTF-8, and .NET's System.Text.Json (quotes as \u0022), with or without
+# spaces around colons. Whatever the spelling, find_duplicate_key (re-serialising and counting `":` first) must say
+# what a direct look at the pairs says.
+texts = st.lists(st.sampled_from(['":', '"', ":", "\\", "a", "é", "\n", " ", "{", "}", ","]), max_size=4).map("".join)
+pairs_trees = st.recursive(
+    st.one_of(texts, st.sampled_from(['":', 'x":"y']), st.integers(min_value=-3, max_value=3), st.none()),
+    lambda inner: st.one_of(st.lists(inner, max_size=3).map(tuple),
+                            st.lists(st.tuples(st.sampled_from(["a", "b", 'q"', "c:", "é"]), inner), max_size=4)),
+    max_leaves=10)
+
+
+def _string(text: str, style: str) -> str:
+    if style == "python":
+        return json.dumps(text)
+    if style == "utf8":
+        return json.dumps(text, ensure_ascii=False)
+    escaped = {'"': "\\u0022", ":": "\\u003A" if style == "dotnet_upper" else "\\u003a", "\\": "\\\\", "\n": "\\n"}
+    return '"' + "".join(escaped.get(ch, ch) for ch in text) + '"'
+
+
+def _write(node: Any, style: str, colon: str) -> str:
+    if isinstance(node, list):  # an object: its (key, value) pairs
+        return "{" + ",".join(_string(key, style) + colon + _write(value, style, colon) for key, value in node) + "}"
+    if isinstance(node, tuple):  # an array
+        return "[" + ",".join(_write(value, style, colon) for value in node) + "]"
+    return _string(node, style) if isinstance(node, str) else json.dumps(node)
+
+
+def _repeats_a_key(node: Any) -> bool:
+    if isinstance(node, list):
+        keys = [key for key, _ in node]
+        return len(keys) != len(set(keys)) or any(_repeats_a_key(value) for _, value in node)
+    return isinstance(node, tuple) and any(_repeats_a_key(value) for value in node)
+
+
+@FUZZ
+@given(top=st.lists(st.tuples(st.sampled_from(["a", "b", "x"]), pairs_trees), min_size=1, max_size=4),
+       style=st.sampled_from(["python", "utf8", "dotnet", "dotnet_upper"]), colon=st.sampled_from([":", " : "]))
+def test_a_repeated_key_is_found_however_the_writer_escapes_quotes_and_colons(top, style, colon):
+    data = _write(top, style, colon).encode()
+    found = find_duplicate_key(data, orjson.loads(data))
+    assert (found is not None) == _repeats_a_key(top), data
+    if found is not None:
+        assert found.kind == "duplicate_key"
+
+
+def test_a_quote_written_as_u0022_before_a_colon_does_not_hide_a_repeated_key():
+    """.NET writes a quote in a string as \\u0022; re-serialised it is \\", and its `":` made up for the dropped key."""
+    data = b'{"interaction_type": 12345, "note": "the judge wrote {\\u0022answer\\u0022: \\u0022A\\u0022}", ' \
+           b'"interaction_type": "single_turn"}'
+    found = find_duplicate_key(data, orjson.loads(data))
+    assert found is not None and (found.kind, found.pointer) == ("duplicate_key", "/interaction_type")
