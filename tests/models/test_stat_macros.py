@@ -182,6 +182,7 @@ def _bounded_means(rng: np.random.Generator) -> list[tuple]:
         (10, None, 0.1, 10, 0.0, 1.0, 1.96),  # no mean: NULL
         (11, 0.999999, 1e-4, 40, 0.0, 1.0, 1.96),  # near a bound
         (12, -2.0, 3.0, 7, -10.0, 10.0, 1.645),
+        (13, 1.0, 0.05, 10, 0.0, 1.0, 1.96),  # at a bound with an SE (a rounding one): Wilson on n, not on n_eff 0
     ]
     for case in range(20, 220):
         low, high = [(0.0, 1.0), (1.0, 5.0), (-10.0, 10.0), (0.0, 100.0)][case % 4]
@@ -819,6 +820,7 @@ def test_wilson_from_se_stays_within_the_bounds_and_agrees_with_the_standard_err
         assert got[case]["low_95"] is None and got[case]["high_95"] is None
     assert got[0]["low_95"] > 0 and got[0]["high_95"] < 1 and got[1]["high_95"] < 1
     assert got[2]["high_95"] == 1 and got[2]["low_95"] == pytest.approx(_wilson(12, 12, 1.96)[0])
+    assert got[13]["high_95"] == 1 and got[13]["low_95"] == pytest.approx(_wilson(10, 10, 1.96)[0])
     assert 1 < got[5]["low_95"] < 3.1 < got[5]["high_95"] < 5
     assert compared > 600 and near_normal >= 3
 
