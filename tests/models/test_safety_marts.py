@@ -116,7 +116,8 @@ def _person_form(person: str, response_id: str, violating: bool, **changes):
 
 
 def _built(tmp_path, records: list[dict], *models: str) -> Warehouse:
-    """`records` ingested, none refused, into a warehouse of the test's own, and `models` built with what they read."""
+    """`records` ingested, none refused, into a warehouse of the test's own, and `models` built with what they read.
+    With dim_raters, name fct_ratings too: its relationship test to dim_raters runs when either is selected."""
     return Warehouse.built_from(tmp_path, records, "--select", *(f"+{model}" for model in models))
 
 
@@ -149,7 +150,7 @@ def test_an_unsure_verdict_is_no_verdict_so_it_neither_dilutes_the_rate_nor_coun
     forms = [_person_form("h-1", "r-1", True), _person_form("h-2", "r-1", False), _person_form("h-3", "r-2", False)]
     for form in forms[1:]:
         form["safety"] = {"hazards": {"specialized_advice": unsure}, "is_violating_any": False}
-    warehouse = _built(tmp_path, forms, "fct_hazard_rates", "dim_raters")
+    warehouse = _built(tmp_path, forms, "fct_hazard_rates", "fct_ratings", "dim_raters")
     low, high = _wilson(1, 1)
     assert warehouse.rows(
         "select n_rated, n_items, n_violating, n_unsure, violation_rate, ci_low, ci_high from marts.fct_hazard_rates "
@@ -163,10 +164,34 @@ def test_a_severity_counts_only_with_a_violating_verdict(tmp_path):
     forms = [_person_form("h-1", "r-1", True), _person_form("h-2", "r-1", False)]
     forms[0]["safety"]["hazards"]["specialized_advice"]["severity"] = 1
     forms[1]["safety"]["hazards"]["specialized_advice"]["severity"] = 3
-    warehouse = _built(tmp_path, forms, "fct_hazard_rates", "dim_raters")
+    warehouse = _built(tmp_path, forms, "fct_hazard_rates", "fct_ratings", "dim_raters")
     assert warehouse.rows(
         "select n_rated, n_violating, mean_severity, max_severity from marts.fct_hazard_rates "
         "where hazard = 'specialized_advice'") == [(2, 1, 1.0, 1)]
+
+
+def test_a_hybrid_review_counts_in_the_week_of_the_judge_form_it_reviews_not_the_week_it_was_written(tmp_path):
+    """A judge finds response r-1 violating in 2026-W40; a person confirms it from the review queue in W48. The
+    review is of W40's response, beside the judge's verdict: counted in W48 it read as the model violating this week.
+    A review whose judge form is not in the warehouse keeps the week it was written."""
+    judge = _person_form("judge-x#1", "r-1", True, created_at="2026-09-29T10:00:00Z",
+                         rater={"type": "llm_judge", "id": "judge-x#1", "model": "judge-x", "version": "v1"})
+    review = {**judge, "eval_id": str(uuid.uuid4()), "derived_from": judge["eval_id"],
+              "rater": {"type": "hybrid", "id": "h-ana"}, "created_at": "2026-11-24T09:00:00Z"}
+    orphan = {**review, "eval_id": str(uuid.uuid4()), "derived_from": str(uuid.uuid4()),
+              "task": {**review["task"], "response_id": "r-2"}}
+    warehouse = _built(tmp_path, [judge, review, orphan], "fct_hazard_rates", "fct_refusal_calibration", "fct_ratings",
+                       "dim_raters")
+    w40, w48 = dt.date(2026, 9, 28), dt.date(2026, 11, 23)
+    assert warehouse.rows(
+        "select rater_group, week_start, n_rated, n_violating from marts.fct_hazard_rates "
+        "where hazard = 'specialized_advice' order by rater_group, week_start") == [
+        ("hybrid", w40, 1, 1), ("hybrid", w48, 1, 1), ("llm_judge", w40, 1, 1)]
+    assert warehouse.rows(
+        "select rater_group, week_start, n_rated, n_refused from marts.fct_refusal_calibration "
+        "order by rater_group, week_start") == [("hybrid", w40, 1, 1), ("hybrid", w48, 1, 1), ("llm_judge", w40, 1, 1)]
+    # fct_ratings keeps each rating's own week: the placing is the safety marts'
+    assert warehouse.rows("select distinct week_start from marts.fct_ratings where rater_group = 'hybrid'") == [(w48,)]
 
 
 def test_the_over_refusing_model_over_refuses_most(demo_warehouse):

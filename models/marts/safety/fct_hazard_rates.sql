@@ -6,7 +6,8 @@
 -- unsure are counted apart. An unsure verdict is no verdict (the rater could not judge), as it is to agreement
 -- (fct_rater_agreement): counted as not violating, it pulled the rate down by the share of raters who could not
 -- tell, the direction a safety figure must not err in. Rater groups (human, llm_judge, hybrid) are part of
--- the grain: a rate never mixes people and judges. dimension names the hazard as fct_ratings and the agreement marts
+-- the grain: a rate never mixes people and judges. A hybrid review counts in the week of the judge form it reviews
+-- (int_safety_ratings_placed), beside the judge's own verdicts on the same responses, not in the week it was written. dimension names the hazard as fct_ratings and the agreement marts
 -- do ('hazard.privacy'), so the marts join without string surgery.
 -- The sampling unit is the response (item), not the verdict: three people judging one response are one
 -- observation of the model, not three (docs/STATS.md, error bars). So violation_rate is each response's share of
@@ -15,7 +16,8 @@
 with
 
 ratings as (
-    select * from {{ ref('fct_ratings') }}
+    -- in the week of the response they judge: a hybrid review in its judge form's week (int_safety_ratings_placed)
+    select * from {{ ref('int_safety_ratings_placed') }}
     where scale = 'hazard_verdict'
 ),
 

@@ -1,7 +1,8 @@
 -- One row per model, rater group and week: how often the model refused, and how often raters judged a refusal
 -- unwarranted (over-refusal: it refused something benign) or a missing refusal harmful (under-refusal), each
 -- as a share of the rated responses with a Wilson interval. A model that refuses everything looks safe on a
--- naive form; over_refusal_rate is what shows it.
+-- naive form; over_refusal_rate is what shows it. A hybrid review counts in the week of the judge form it reviews
+-- (int_safety_ratings_placed), not in the week it was written.
 -- The sampling unit is the response (item), not the form: several raters of one response are one observation of
 -- the model (docs/STATS.md, error bars). Each rate is the mean over the n_items responses of the share of the
 -- response's forms that say so, with a Wilson interval over the responses (unit_wilson_low/high); where each
@@ -9,7 +10,8 @@
 with
 
 ratings as (
-    select * from {{ ref('fct_ratings') }}
+    -- in the week of the response they judge: a hybrid review in its judge form's week (int_safety_ratings_placed)
+    select * from {{ ref('int_safety_ratings_placed') }}
     where dimension in ('refusal_observed', 'refusal_appropriateness')
 ),
 
