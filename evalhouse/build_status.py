@@ -302,8 +302,10 @@ def _ingest_killed_text(ingest: IngestStart, now: dt.datetime | None) -> str:
 def unfinished_ingest_note(ingest: IngestStart) -> str:
     """What an ingest that finds an earlier one did not finish says to whoever runs it (the record stops naming
     that one: this one replaces it)."""
-    return (f"{_ingest_killed_text(ingest, _now())} What it loaded is in the working copy; if this ingest is not the "
-            f"same, run `{ingest.command}` again to load what it had not.")
+    return (f"An ingest started at {_moment(ingest.at, _now())} by `{ingest.command}` did not finish: it stopped part "
+            f"way without recording an end (it failed with an error it reported, or it was killed or interrupted, or "
+            f"the machine stopped). What it loaded is in the working copy; if this ingest is not the same, run "
+            f"`{ingest.command}` again to load what it had not.")
 
 
 def discarded_note(discarded: Discarded) -> str:
@@ -331,7 +333,7 @@ def record_ingest(published: Path, loaded: Iterable[tuple[str, int, int]], *, at
 def record_file(published: Path, outcome: Any, *, at: dt.datetime | None = None) -> None:
     """record_ingest of one file an ingest has just loaded (its FileOutcome, ingest/pipeline.py), as `evalhouse
     ingest` records each: killed after it, the file is counted."""
-    record_ingest(published, [(str(outcome.path), outcome.accepted, outcome.quarantined)], at=at)
+    record_ingest(published, [(outcome.source_path, outcome.accepted, outcome.quarantined)], at=at)
 
 
 def record_ingest_start(published: Path, command: str, *, at: dt.datetime | None = None) -> IngestStart | None:
@@ -354,7 +356,7 @@ def record_ingest_end(published: Path) -> None:
 
 def record_summary(published: Path, summary: Any, *, at: dt.datetime | None = None) -> None:
     """record_ingest from an ingest's RunSummary (ingest/pipeline.py)."""
-    record_ingest(published, ((str(f.path), f.accepted, f.quarantined) for f in summary.files), at=at)
+    record_ingest(published, ((f.source_path, f.accepted, f.quarantined) for f in summary.files), at=at)
 
 
 def start_rebuild(published: Path, *, at: dt.datetime | None = None) -> None:

@@ -44,7 +44,7 @@ def _what_and_where(exc: BaseException) -> str:
 def _what_to_do(exc: BaseException) -> str:
     if isinstance(exc, OSError):
         return ("Nothing says the input's records are at fault: check this path (a folder where one is needed, "
-                "that this user may write there, that its disk has room), then run the command again.")
+                "that this user may read it or write there, that its disk has room), then run the command again.")
     return ("This is a bug in evalhouse, not a problem with the input's records: report it with the traceback, and "
             "run the command again once it is fixed.")
 

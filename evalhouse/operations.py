@@ -233,10 +233,12 @@ class IngestedFile:
     def current_path(self, landing: Path) -> Path:
         """Where the file is now: where it was, or, when that is gone and it was ingested from a landing folder, at
         its place in `landing` (source_path is absolute, and the project or its landing folder may have moved)."""
-        where = Path(self.path)
+        from ingest.path_text import path_from_text  # a name not UTF-8 is kept with \xNN escapes
+
+        where = path_from_text(self.path)
         if where.exists() or self.path_in_landing is None:
             return where
-        there = landing / self.path_in_landing
+        there = path_from_text(str(landing / self.path_in_landing))
         return there if there.exists() else where
 
     def is_the_demos(self, settings: Settings) -> bool:
@@ -284,6 +286,7 @@ def rebuild(settings: Settings, *, out=None) -> bool:
 
 def _rebuild_runs(settings: Settings, out) -> list[IngestRun]:
     """What a rebuild loads, in order (see rebuild), printing the files that vanished or changed."""
+    from ingest.path_text import path_text
     from ingest.pipeline import IngestOptions
     from ingest.sources import DEFAULT_MAX_RECORD_BYTES, file_sha256, find_inputs
 
@@ -316,7 +319,7 @@ def _rebuild_runs(settings: Settings, out) -> list[IngestRun]:
         kinds = {entry.is_the_demos(settings) for entry, _ in ingested}
         landed = find_inputs([str(settings.landing)], each_names_input=False)  # an empty landing folder is fine
         for item in landed.left_out:  # as an ingest of the folder says them: a rebuild does not read them either
-            print(f"left out: {item.path}: {item.reason}", file=out)
+            print(f"left out: {path_text(item.path)}: {item.reason}", file=out)
         unknown = [p for p in landed.files if p not in loaded_shas]
         # The demo's folder joins only a warehouse that holds the demo's data already, and the rest of the landing
         # folder (a team's files, what an app or API on a team's warehouse saved) only one that holds more than the

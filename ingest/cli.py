@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from evalhouse.exit_codes import EXIT_FAILED, EXIT_OK
 from ingest.formats import FORMATS
+from ingest.path_text import path_text
 from ingest.sources import DEFAULT_MAX_RECORD_BYTES
 
 MAX_LEFT_OUT_SHOWN = 20  # files left out named in the table; the JSON lists every one
@@ -28,10 +29,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--fail-on-reject", action="store_true",
                         help="exit 1 when any line of the inputs is quarantined (by this run or an earlier one), or "
                              "a data file of a folder or glob is left out unread (a .json.gz, a .csv, ...)")
-    parser.add_argument("--max-record-bytes", type=int, default=DEFAULT_MAX_RECORD_BYTES,
-                        help=f"records larger than this are quarantined unread (default {DEFAULT_MAX_RECORD_BYTES})")
+    parser.add_argument("--max-record-bytes", type=_record_bytes, default=DEFAULT_MAX_RECORD_BYTES, metavar="BYTES",
+                        help="records larger than this are quarantined unread, a whole number of bytes, 1 or more "
+                             f"(default {DEFAULT_MAX_RECORD_BYTES})")
     parser.add_argument("--output", choices=("table", "json"), default="table",
                         help="a table for people (default) or JSON for machines")
+
+
+def _record_bytes(text: str) -> int:
+    """--max-record-bytes: a whole number of bytes, 1 or more (0 would refuse every record, and a negative limit made
+    up a line after the last); argparse says it under the usage line and exits 2."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = None
+    if value is None or value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size it can use: write a whole number of bytes, 1 or "
+                                         f"more (the default is {DEFAULT_MAX_RECORD_BYTES}, 16 MB)")
+    return value
 
 
 def options_from(args: argparse.Namespace) -> IngestOptions:
@@ -95,7 +110,7 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
     for f in summary.files:
         if (f.status in ("failed", "unreadable") or (f.status == "loaded" and f.message)
                 or (f.status == "already_loaded" and (f.n_loaded_before or f.n_resolved))):
-            stream.write(f"{f.status}: {f.path}: {f.message}\n")
+            stream.write(f"{f.status}: {f.source_path}: {f.message}\n")
     if sum(1 for f in summary.files if f.n_resolved) > 1:  # one file's message says it already
         stream.write(f"In all, {resolved_note(summary.resolved, summary.completed)}.\n")
     if summary.still_refused:
@@ -111,15 +126,15 @@ def print_summary(summary: RunSummary, output: str, stream: TextIO | None = None
                      "the file in full again if it is to hold them.\n")
     _print_left_out(summary, stream)
     if summary.quarantined or summary.still_refused:
-        stream.write("Quarantined lines are in raw.quarantine with their file, line, JSON pointer and reason "
-                     "(the Data quality page shows them).\n")
+        stream.write("Quarantined lines are in raw.quarantine of the working copy with their file, line, JSON "
+                     "pointer and reason; after `evalhouse build` publishes them, the Data quality page shows them.\n")
 
 
 def _print_left_out(summary: RunSummary, stream: TextIO) -> None:
     """Each file of a folder or glob not read, with why and what to do; many of them are counted past the first."""
     items = summary.left_out
     for item in items[:MAX_LEFT_OUT_SHOWN]:
-        stream.write(f"left out: {item.path}: {item.reason}\n")
+        stream.write(f"left out: {path_text(item.path)}: {item.reason}\n")
     if len(items) > MAX_LEFT_OUT_SHOWN:
         stream.write(f"left out: {len(items) - MAX_LEFT_OUT_SHOWN:,} more file(s) (--output json lists them all)\n")
     data = summary.left_out_data
@@ -140,7 +155,7 @@ def _as_json(summary: RunSummary) -> dict:
         "cut_off_again": summary.cut_off_again,
         "by_format": {name: vars(c) for name, c in summary.by_format().items()},
         "files": [
-            {"path": str(f.path), "status": f.status, "message": f.message, "records": f.n_lines,
+            {"path": f.source_path, "status": f.status, "message": f.message, "records": f.n_lines,
              "accepted": f.accepted, "quarantined": f.quarantined, "already_loaded": f.n_already_loaded,
              "already_quarantined": f.n_unchanged + f.n_refused_again, "still_refused": f.n_still_refused,
              "resolved": f.n_resolved, "completed": f.n_completed,
@@ -149,6 +164,6 @@ def _as_json(summary: RunSummary) -> dict:
              "repairs": {f"{fmt}:{name}": n for (fmt, name), n in sorted(f.repairs.items())}}
             for f in summary.files
         ],
-        "left_out": [{"path": str(item.path), "reason": item.reason, "looks_like_data": item.looks_like_data}
+        "left_out": [{"path": path_text(item.path), "reason": item.reason, "looks_like_data": item.looks_like_data}
                      for item in summary.left_out],
     }

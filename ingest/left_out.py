@@ -1,11 +1,13 @@
 """Why a file found in a folder (or by a glob) is not read, so that an ingest says so instead of dropping it silently:
 a `.json.gz`, a `.csv` or a `forms.jsonl.tmp` left out of a folder is data the user expects loaded. Clutter that no
 one expects loaded (hidden files such as `.DS_Store`, anything under a hidden folder such as `.git/`, editor
-backups `notes~` and `#notes#`) is ignored quietly.
+backups `notes~` and `#notes#`) is ignored quietly. A file or folder that cannot be read (no permission), a symbolic
+link to nothing, and a file that changed while it was read are left out too, each with why.
 """
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +78,42 @@ def left_out(path: Path, supported: tuple[str, ...]) -> LeftOut:
         return LeftOut(path, f"evalhouse reads only {reads} files: if it holds one JSON record per line, rename it to "
                              "end in .jsonl", True)
     return LeftOut(path, f"evalhouse reads only {reads} files", False)
+
+
+def cannot_read(path: Path, exc: OSError, supported: tuple[str, ...]) -> LeftOut:
+    """A file this user may not read (or that went away before its turn): data if its name says so."""
+    return LeftOut(path, f"cannot be read ({exc.strerror or exc}): give this user read permission (`chmod a+r`), "
+                         "or ingest it as a user who may read it", _named_as_data(path, supported))
+
+
+def cannot_list(folder: Path, exc: OSError) -> LeftOut:
+    """A folder whose files cannot be listed: what it holds is unknown, so it may hold data."""
+    return LeftOut(folder, f"a folder that cannot be listed ({exc.strerror or exc}), so no file in it was read: give "
+                           "this user permission to list it (`chmod a+rx`), or ingest it as a user who may", True)
+
+
+def dangling(link: Path, supported: tuple[str, ...]) -> LeftOut:
+    """A symbolic link to nothing (its target moved or deleted, or a share not mounted)."""
+    return LeftOut(link, f"a symbolic link to {os.readlink(link)}, which does not exist: restore what it points to "
+                         "(mount the share, copy the file back), or remove the link", _named_as_data(link, supported))
+
+
+def not_a_file(path: Path) -> LeftOut:
+    """A pipe, a socket or a device: reading one may never end."""
+    return LeftOut(path, "not a regular file (a pipe, a socket or a device): write its records to a file and ingest "
+                         "that", False)
+
+
+def changed_while_read(path: Path) -> LeftOut:
+    """A whole document (`.json`, `.yaml`, `.eval`) that changed between its checksum and its reading: what was read
+    is not what the checksum names, so nothing of it is loaded."""
+    return LeftOut(path, "it changed while it was read (still being written?), so nothing of it was loaded: ingest it "
+                         "again once it is complete", True)
+
+
+def _named_as_data(path: Path, supported: tuple[str, ...]) -> bool:
+    """Whether a file's name says it holds data: an ending evalhouse reads, or one left_out counts as data."""
+    return path.name.lower().endswith(supported) or left_out(path, supported).looks_like_data
 
 
 def _compression(name: str) -> tuple[str, str | None]:

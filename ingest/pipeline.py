@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import json
+import os
 import re
 import time
 import uuid
@@ -23,16 +24,19 @@ from ingest.batches import QUARANTINE_ROW, BatchTables, StagedRows, add_quaranti
 from ingest.classify import ClassifyOptions
 from ingest.formats import FORMATS
 from ingest.formats.base import RecordFormat
-from ingest.left_out import LeftOut
+from ingest.left_out import LeftOut, cannot_read, changed_while_read
 from ingest.load import AlreadyLoaded, EarlierRefusal, FileRow, FileStaging, KnownKey, PriorLoad, RawStore
+from ingest.path_text import path_text
 from ingest.sources import (
     DEFAULT_MAX_RECORD_BYTES,
     LinesChunk,
     RawRecord,
     SourceError,
+    SUPPORTED_SUFFIXES,
     file_sha256,
     find_inputs,
     read_units,
+    reads_only_hashed,
 )
 from ingest.workers import Classifier, worker_count
 
@@ -98,6 +102,11 @@ class FileOutcome:
     def quarantined(self) -> int:
         return sum(c.quarantined for c in self.by_format.values())
 
+    @property
+    def source_path(self) -> str:
+        """The path as the warehouse keeps it and the summary prints it (ingest/path_text.py)."""
+        return path_text(self.path)
+
 
 @dataclass
 class RunSummary:
@@ -160,32 +169,51 @@ def ingest_paths(
     `loaded`: called with each file's outcome once it is in the warehouse (or not, whole), before the next file."""
     if options.forced_format is not None and options.forced_format not in FORMATS:
         raise ValueError(f"unknown format {options.forced_format!r}; known formats: {', '.join(FORMATS)}")
+    if options.max_record_bytes < 1:
+        raise ValueError(f"max_record_bytes is {options.max_record_bytes}: a record's size limit is 1 byte or more")
     inputs = find_inputs(str(p) for p in paths)
     files = inputs.files
     batch_id = uuid.uuid4().hex[:16]
-    workers = options.workers if options.workers is not None else worker_count(sum(f.stat().st_size for f in files))
+    workers = options.workers if options.workers is not None else worker_count(sum(map(_size, files)))
     classifier = Classifier(
         ClassifyOptions(options.strict, options.forced_format, options.max_record_bytes, name_repairs=True),
         processes=workers
     )
     store = RawStore(db_path)
     try:
-        outcomes = []
+        outcomes, left = [], list(inputs.left_out)
         for f in files:
-            outcomes.append(_ingest_file(store, classifier, options, batch_id, f, progress, landing))
+            outcome = _ingest_file(store, classifier, options, batch_id, f, progress, landing)
+            if isinstance(outcome, LeftOut):  # it could not be read when its turn came: nothing of it is loaded
+                left.append(outcome)
+                continue
+            outcomes.append(outcome)
             if loaded is not None:
-                loaded(outcomes[-1])
+                loaded(outcome)
     finally:
         store.close()
         classifier.close()
-    return RunSummary(batch_id, outcomes, inputs.left_out)
+    return RunSummary(batch_id, outcomes, left)
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:  # gone or closed since it was found: _ingest_file says so
+        return 0
 
 
 def _ingest_file(
     store: RawStore, classifier: Classifier, options: IngestOptions, batch_id: str, path: Path,
     progress: ProgressFn | None, landing: Path | None,
-) -> FileOutcome:
-    sha, size = file_sha256(path)
+) -> FileOutcome | LeftOut:
+    """One file loaded whole, or not at all; left out, said, when it cannot be read (found readable, it may since
+    have been closed or moved away), or when a whole document changed between its checksum and its reading."""
+    try:
+        before = path.stat()
+        sha, size = file_sha256(path)
+    except OSError as exc:
+        return cannot_read(path, exc, SUPPORTED_SUFFIXES)
     in_landing = path_in_landing(path, landing)
     priors = store.prior_loads(sha)
     covering = _covering_load(store, priors, path, sha, options)
@@ -197,14 +225,16 @@ def _ingest_file(
     load = _FileLoad(store, classifier, staging, options, batch_id, path, sha, size, progress)
     try:
         load.run()  # reads, classifies and stages the whole file; nothing is in the warehouse yet
+        if not reads_only_hashed(path) and _changed(path, before, size):
+            return changed_while_read(path)  # what was read is not what `sha` names
         with store.transaction():  # then the file goes in whole, or not at all
-            load.skip_already_loaded(store.load_staged(staging, str(path), sha, load.now, batch_id))
+            load.skip_already_loaded(store.load_staged(staging, path_text(path), sha, load.now, batch_id))
             # A line an earlier run refused that this run accepts but finds stored already (nothing loads from it):
             # its refusal, if still open, is resolved by this run all the same.
-            held = store.resolve_refusals(str(path), sha, batch_id, load.now, load.held_lines)
+            held = store.resolve_refusals(path_text(path), sha, batch_id, load.now, load.held_lines)
             load.earlier_loaded = store.refusals_loaded_later(load.earlier_refusal_ids())
             if load.loaded_records() or held:
-                load.resolved = store.refusals_resolved(str(path), sha, batch_id)
+                load.resolved = store.refusals_resolved(path_text(path), sha, batch_id)
             if priors and load.adds_nothing():
                 # These bytes were read again to retry the lines an earlier load refused (another name or
                 # options): they fail again the same way, so the manifest records nothing new either.
@@ -225,7 +255,7 @@ def _ingest_file(
     except Exception as exc:  # noqa: BLE001 - a bug must cost one file, never the run
         message = f"nothing of this file was loaded: {type(exc).__name__}: {exc}"
         finished = _now()
-        failed = FileRow(batch_id, str(path), sha, size, "failed", message, 0, 0, 0, 0, 0, 0, "{}",
+        failed = FileRow(batch_id, path_text(path), sha, size, "failed", message, 0, 0, 0, 0, 0, 0, "{}",
                          options.strict, options.forced_format, started, finished,
                          (time.perf_counter() - clock) * 1000, options.max_record_bytes, in_landing)
         with store.transaction():
@@ -234,6 +264,15 @@ def _ingest_file(
     finally:
         staging.remove()
     return load.outcome()
+
+
+def _changed(path: Path, before: os.stat_result, hashed: int) -> bool:
+    """Whether the file may hold other bytes now than those hashed: its size or modification time moved."""
+    try:
+        after = path.stat()
+    except OSError:
+        return True
+    return not (before.st_size == hashed == after.st_size and before.st_mtime_ns == after.st_mtime_ns)
 
 
 def _skipped(store: RawStore, covering: PriorLoad, carried: dict[int, list[str]], path: Path, sha: str,
@@ -269,7 +308,7 @@ def _resolved_by_skip(store: RawStore, covering: PriorLoad, path: Path, sha: str
     carried (`held_refused`) hold what was refused. Each is recorded in raw.quarantine_resolutions in one
     transaction: {line: whether one was cut off}. A path and bytes with nothing refused cost one count, and only
     the lines of open refusals are read (ingest/line_hashes.py); nothing resolved, nothing written."""
-    open_refusals = store.open_refusals(str(path), sha, held_refused)
+    open_refusals = store.open_refusals(path_text(path), sha, held_refused)
     if not open_refusals:
         return {}
     limit = covering.max_record_bytes if covering.max_record_bytes is not None else options.max_record_bytes
@@ -277,7 +316,7 @@ def _resolved_by_skip(store: RawStore, covering: PriorLoad, path: Path, sha: str
     if not held:
         return {}
     with store.transaction():
-        return store.resolve_refusals(str(path), sha, batch_id, _now(), held)
+        return store.resolve_refusals(path_text(path), sha, batch_id, _now(), held)
 
 
 def path_in_landing(path: Path, landing: Path | None) -> str | None:
@@ -286,7 +325,7 @@ def path_in_landing(path: Path, landing: Path | None) -> str | None:
     if landing is None:
         return None
     resolved, root = path.resolve(), landing.resolve()
-    return resolved.relative_to(root).as_posix() if resolved.is_relative_to(root) else None
+    return path_text(resolved.relative_to(root).as_posix()) if resolved.is_relative_to(root) else None
 
 
 def _covering_load(store: RawStore, priors: list[PriorLoad], path: Path, sha: str,
@@ -317,7 +356,7 @@ def _covering_load(store: RawStore, priors: list[PriorLoad], path: Path, sha: st
 def _read_the_same(prior: PriorLoad, path: Path, options: IngestOptions) -> bool:
     """Whether reading the bytes again would refuse what this earlier load refused: the same path with the same
     options, no refusal of a reason of this machine, and no line refused as too large under a lower limit."""
-    return (prior.source_path == str(path) and prior.strict == options.strict
+    return (prior.source_path == path_text(path) and prior.strict == options.strict
             and prior.forced_format == options.forced_format and not prior.retry_always
             and not _limit_raised(prior, options))
 
@@ -354,7 +393,7 @@ def _refusal_label(format_name: str | None, kind: str) -> str:
 
 
 def _already_message(prior: PriorLoad, path: Path) -> str:
-    same = "" if prior.source_path == str(path) else f" as {prior.source_path}"
+    same = "" if prior.source_path == path_text(path) else f" as {prior.source_path}"
     return f"same content already loaded{same} at {prior.finished_at:%Y-%m-%d %H:%M}"
 
 
@@ -364,7 +403,7 @@ class _FileLoad:
     def __init__(self, store: RawStore, classifier: Classifier, staging: FileStaging, options: IngestOptions,
                  batch_id: str, path: Path, file_sha: str, file_bytes: int, progress: ProgressFn | None) -> None:
         self.store, self.classifier, self.staging, self.options = store, classifier, staging, options
-        self.batch_id, self.path, self.source_path = batch_id, path, str(path)
+        self.batch_id, self.path, self.source_path = batch_id, path, path_text(path)
         self.file_sha, self.file_bytes, self.progress = file_sha, file_bytes, progress
         self.seen = store.lines_seen(self.source_path)
         self.seen_any = self.seen.loaded | self.seen.refused if self.seen is not None else set()
@@ -417,7 +456,8 @@ class _FileLoad:
             self.progress(self.path, self.file_bytes, self.file_bytes)
 
     def _units(self) -> Iterator[LinesChunk | RawRecord]:
-        yield from read_units(self.path, self.options.max_record_bytes)  # a leading BOM: ingest/batches.py
+        # Only the bytes hashed, so each row's file_sha256 names bytes that hold it. A leading BOM: ingest/batches.py
+        yield from read_units(self.path, self.options.max_record_bytes, self.file_bytes)
 
     def _stage(self, tables: BatchTables) -> None:
         rejected = tables.rejected

@@ -7,6 +7,8 @@ from __future__ import annotations
 import glob
 import gzip
 import hashlib
+import io
+import os
 import re
 import zlib
 from collections.abc import Iterable, Iterator
@@ -17,7 +19,7 @@ from typing import BinaryIO, Callable, NamedTuple
 from ingest import readers_harness, readers_inspect  # Inspect AI and lm-eval output
 from ingest import readers_yaml
 from ingest.byte_order_mark import UTF8_BOM, carry_bom
-from ingest.left_out import LeftOut, left_out, quietly_ignored
+from ingest.left_out import LeftOut, cannot_list, cannot_read, dangling, left_out, not_a_file, quietly_ignored
 
 # A line formats cannot use is still kept whole up to this size; beyond it only a preview is kept in the
 # quarantine (the file itself stays the system of record, and the row says where the line is).
@@ -75,11 +77,11 @@ class Inputs:
 
 
 def find_inputs(args: Iterable[str], *, each_names_input: bool = True) -> Inputs:
-    """Files, folders (searched recursively) and glob patterns. With `each_names_input`, every path must name at
-    least one file evalhouse reads, or InputError says which does not and why, before anything is read: a folder
-    that is empty or holds only files of other types is a mistake to be told (an `.ndjson` export loaded as
-    nothing), not a run that loads nothing and succeeds. A file named directly that evalhouse does not read is an
-    InputError whatever `each_names_input` says."""
+    """Files, folders (searched recursively, symbolic links to folders followed) and glob patterns. With
+    `each_names_input`, every path must name at least one file evalhouse reads, or InputError says which does not and
+    why, before anything is read: a folder that is empty or holds only files of other types is a mistake to be told
+    (an `.ndjson` export loaded as nothing), not a run that loads nothing and succeeds. A file named directly that
+    evalhouse does not read (or may not read) is an InputError whatever `each_names_input` says."""
     found: list[Path] = []
     skipped: dict[Path, LeftOut] = {}
     for arg in args:
@@ -87,6 +89,9 @@ def find_inputs(args: Iterable[str], *, each_names_input: bool = True) -> Inputs
         if path.is_file():
             if not is_supported(path):
                 raise InputError(f"{arg}: unsupported file type; {left_out(path, SUPPORTED_SUFFIXES).reason}")
+            unreadable = _unreadable(path)
+            if unreadable is not None:
+                raise InputError(f"{arg}: {unreadable.reason}")
             found.append(path)
             continue
         if path.is_dir():
@@ -99,23 +104,30 @@ def find_inputs(args: Iterable[str], *, each_names_input: bool = True) -> Inputs
                     more, more_unread = _search_folder(match)
                     files += more
                     unread += more_unread
-                elif match.is_file():
-                    if is_supported(match):
-                        files.append(match)
-                    elif not quietly_ignored(match, None):
-                        unread.append(left_out(match, SUPPORTED_SUFFIXES))
+                else:
+                    _sort_entry(match, None, files, unread)
             what = "the pattern"
+        elif path.is_symlink():
+            raise InputError(f"{arg}: {dangling(path, SUPPORTED_SUFFIXES).reason}")
         else:
             raise InputError(f"{arg}: no such file or folder")
         if not files and (each_names_input or what == "the pattern"):
             raise InputError(_names_no_input(arg, what, unread))
         found += files
         for item in unread:
-            skipped.setdefault(item.path.resolve(), item)
+            skipped.setdefault(_resolved(item.path), item)
     unique: dict[Path, None] = {}
     for p in found:
         unique.setdefault(p.resolve(), None)
     return Inputs(list(unique), [item for key, item in skipped.items() if key not in unique])
+
+
+def _resolved(path: Path) -> Path:
+    """The path with its links followed, or as it is when they go round in a loop (a link to itself)."""
+    try:
+        return path.resolve()
+    except (OSError, RuntimeError):
+        return path.absolute()
 
 
 def expand_paths(args: Iterable[str], *, each_names_input: bool = True) -> list[Path]:
@@ -125,17 +137,67 @@ def expand_paths(args: Iterable[str], *, each_names_input: bool = True) -> list[
 
 def _search_folder(folder: Path) -> tuple[list[Path], list[LeftOut]]:
     """A folder's files evalhouse reads, and those it does not read but should say so (not hidden files, not
-    editor backups), each list sorted."""
+    editor backups), each list sorted. A symbolic link to a folder is searched as a folder (a dataset linked into
+    the landing folder is expected to load); a folder reached twice (a link back up the tree) is searched once. A
+    folder that cannot be listed is left out, said."""
     files: list[Path] = []
     unread: list[LeftOut] = []
-    for p in sorted(folder.rglob("*")):
-        if not p.is_file():
+    searched: set[tuple[int, int]] = set()
+    pending = [folder]
+    while pending:
+        directory = pending.pop()
+        try:
+            status = directory.stat()
+            if (status.st_dev, status.st_ino) in searched:
+                continue
+            searched.add((status.st_dev, status.st_ino))
+            with os.scandir(directory) as listing:
+                entries = [directory / entry.name for entry in listing]
+        except OSError as exc:
+            if not quietly_ignored(directory, folder):
+                unread.append(cannot_list(directory, exc))
             continue
-        if is_supported(p):
-            files.append(p)
-        elif not quietly_ignored(p, folder):
-            unread.append(left_out(p, SUPPORTED_SUFFIXES))
-    return files, unread
+        for entry in entries:
+            try:
+                if entry.is_dir():
+                    pending.append(entry)
+                else:
+                    _sort_entry(entry, folder, files, unread)
+            except OSError as exc:  # a folder listed but not searchable (mode r--): its entries cannot be looked at
+                if not quietly_ignored(entry, folder):
+                    unread.append(cannot_read(entry, exc, SUPPORTED_SUFFIXES))
+    return sorted(files), sorted(unread, key=lambda item: item.path)
+
+
+def _sort_entry(path: Path, root: Path | None, files: list[Path], unread: list[LeftOut]) -> None:
+    """Put a path of a folder or glob that is not a folder among the files to read, or those left out with why, or
+    neither (clutter)."""
+    if not path.exists():  # a symbolic link to nothing, or a file deleted since it was listed
+        if path.is_symlink() and not quietly_ignored(path, root):  # a hidden one: an editor's lock (`.#notes.jsonl`)
+            unread.append(dangling(path, SUPPORTED_SUFFIXES))
+        return
+    if not path.is_file():
+        if not quietly_ignored(path, root):
+            unread.append(not_a_file(path))
+        return
+    if is_supported(path):
+        unreadable = _unreadable(path)
+        if unreadable is None:
+            files.append(path)
+        else:
+            unread.append(unreadable)
+    elif not quietly_ignored(path, root):
+        unread.append(left_out(path, SUPPORTED_SUFFIXES))
+
+
+def _unreadable(path: Path) -> LeftOut | None:
+    """Why this user cannot read the file, found by opening it (permissions, ACLs and mounts all have their say),
+    or None when it can."""
+    try:
+        with path.open("rb"):
+            return None
+    except OSError as exc:
+        return cannot_read(path, exc, SUPPORTED_SUFFIXES)
 
 
 def _names_no_input(arg: str, what: str, unread: list[LeftOut]) -> str:
@@ -169,18 +231,58 @@ def read_records(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -
     yield from reader(path, max_record_bytes)
 
 
-def read_units(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[LinesChunk | RawRecord]:
+def read_units(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, size: int | None = None
+               ) -> Iterator[LinesChunk | RawRecord]:
     """A file as units of work: chunks of whole lines for plain JSON Lines (gzipped or not), records otherwise.
-    A line longer than the limit comes as an oversized record, skipped to its end without being held."""
-    name = path.name.lower()
-    if name.endswith((".jsonl.gz", ".ndjson.gz", ".ndjson")) or (name.endswith(".jsonl") and _plain_jsonl(path)):
-        if name.endswith(".gz"):
-            yield from _gzip_chunks(path, max_record_bytes)
+    A line longer than the limit comes as an oversized record, skipped to its end without being held. With `size`
+    (the bytes its checksum was taken over), JSON Lines are read no further (reads_only_hashed): lines appended
+    since are for the next run."""
+    if reads_only_hashed(path):
+        if path.name.lower().endswith(".gz"):
+            yield from _gzip_chunks(path, max_record_bytes, size)
         else:
-            with path.open("rb") as handle:
+            with _open_prefix(path, size) as handle:
                 yield from _line_chunks(handle, max_record_bytes)
         return
     yield from read_records(path, max_record_bytes)
+
+
+def reads_only_hashed(path: Path) -> bool:
+    """Whether read_units reads this file's first `size` bytes only: plain JSON Lines (gzipped or not), the files a
+    harness appends to while they are ingested. The others are read whole: a caller compares the file after
+    reading with what it hashed."""
+    name = path.name.lower()
+    return name.endswith((".jsonl.gz", ".ndjson.gz", ".ndjson")) or (name.endswith(".jsonl") and _plain_jsonl(path))
+
+
+def _open_prefix(path: Path, size: int | None) -> BinaryIO:
+    """The file opened for reading, ending after `size` bytes (None: at its end)."""
+    if size is None:
+        return path.open("rb")
+    return io.BufferedReader(_Prefix(path.open("rb", buffering=0), size), buffer_size=_READ_CHUNK)
+
+
+class _Prefix(io.RawIOBase):
+    """The first bytes of a file, so a file appended to while it is read is read as far as its checksum went."""
+
+    def __init__(self, raw: io.RawIOBase, size: int) -> None:
+        super().__init__()
+        self._raw, self._left = raw, size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:
+        if self._left <= 0:
+            return 0
+        with memoryview(buffer) as view:
+            n = self._raw.readinto(view[:self._left]) or 0
+        self._left -= n
+        return n
+
+    def close(self) -> None:
+        self._raw.close()
+        super().close()
 
 
 def _plain_jsonl(path: Path) -> bool:
@@ -190,15 +292,17 @@ def _plain_jsonl(path: Path) -> bool:
     return not readers_lm_eval.is_samples_file(path)
 
 
-def _gzip_chunks(path: Path, max_record_bytes: int) -> Iterator[LinesChunk | RawRecord]:
+def _gzip_chunks(path: Path, max_record_bytes: int, size: int | None = None) -> Iterator[LinesChunk | RawRecord]:
     _check_gzip_magic(path)
-    handle = gzip.open(path, "rb")
+    compressed = _open_prefix(path, size)
+    handle = gzip.GzipFile(fileobj=compressed, mode="rb")
     try:
         yield from _line_chunks(handle, max_record_bytes, partial_reads=True)
     except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
         raise SourceError("corrupt_gzip", f"the gzip stream is damaged and cannot be read further: {exc}") from exc
     finally:
         handle.close()
+        compressed.close()
 
 
 def _line_chunks(handle: BinaryIO, max_record_bytes: int, *, partial_reads: bool = False

@@ -94,6 +94,47 @@ def test_ctrl_c_exits_130_with_one_line_saying_what_was_kept(tmp_path, monkeypat
         main(["--db", str(tmp_path / "w.duckdb"), "ingest", str(tmp_path)])
 
 
+_BROKEN_AT_B = """
+import sys
+from ingest import pipeline
+real = pipeline._ingest_file
+def broken_at_b(store, classifier, options, batch_id, path, *rest):
+    if path.name == "b.jsonl":
+        raise RuntimeError("a bug")
+    return real(store, classifier, options, batch_id, path, *rest)
+pipeline._ingest_file = broken_at_b
+from evalhouse.cli import main
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+def test_the_run_after_an_ingest_that_failed_with_an_error_says_it_may_have_failed_not_only_been_killed(tmp_path):
+    """An ingest that loaded a.jsonl, then broke on b.jsonl (exit 4, reported): the next run's note covers that."""
+    folder = tmp_path / "in"
+    write_lines(folder / "a.jsonl", [instance_record(sample_id="a")])
+    write_lines(folder / "b.jsonl", [instance_record(sample_id="b")])
+    db = str(tmp_path / "w.duckdb")
+    broken = subprocess.run([sys.executable, "-c", _BROKEN_AT_B, "--db", db, "ingest", str(folder)], cwd=PROJECT_ROOT,
+                            capture_output=True, text=True, env={**os.environ, "TMPDIR": str(tmp_path)}, timeout=600)
+    assert broken.returncode == 4 and "RuntimeError: a bug" in broken.stderr, broken.stderr
+    run = _evalhouse("--db", db, "ingest", str(folder))
+    assert run.returncode == 0, run.stderr
+    # was "(it stopped without recording an end: killed, interrupted, or the machine stopped)", after a reported error
+    assert "did not finish: it stopped part way without recording an end (it failed with an error it reported, or it " \
+           "was killed or interrupted, or the machine stopped)" in run.stderr
+
+
+@pytest.mark.parametrize("value", ["0", "-5", "1.5"])
+def test_a_max_record_bytes_below_1_exits_2_naming_the_argument_and_the_allowed_range(value, tmp_path, capsys):
+    records = write_lines(tmp_path / "a.jsonl", [instance_record()])
+    with pytest.raises(SystemExit) as stopped:
+        main(["--db", str(tmp_path / "w.duckdb"), "ingest", "--max-record-bytes", value, str(records)])
+    err = capsys.readouterr().err
+    assert stopped.value.code == 2  # was 0, and -5 made up a line after the last
+    assert f"argument --max-record-bytes: '{value}' is not a size it can use" in err and "1 or more" in err
+    assert not (tmp_path / "w.duckdb").exists() and not working_copy(tmp_path / "w.duckdb").exists()
+
+
 def _listed_codes(help_text: str) -> dict[int, str]:
     """The codes a --help lists under "exit codes:", each with its meaning as one line."""
     listed = help_text.split("exit codes:\n", 1)[1]

@@ -401,3 +401,13 @@ def test_a_skip_of_a_file_with_nothing_refused_at_its_path_or_in_its_bytes_write
     code, answer = _json(capsys, db, clean)
     assert (code, *_counts(answer)) == (0, "already_loaded", 0, 0, 0, 0)
     assert _row_counts(db) == before and _resolutions(db) == []
+
+
+def test_the_summary_says_quarantined_lines_reach_the_data_quality_page_after_a_build(tmp_path, capsys):
+    path = tmp_path / "f.jsonl"
+    path.write_text(f"{_records(1)[0]}\nnot json\n")
+    code, out = _ingest(capsys, tmp_path / "w.duckdb", path)
+    assert code == 1
+    # was "... (the Data quality page shows them)", true only once a build has published them
+    assert ("Quarantined lines are in raw.quarantine of the working copy with their file, line, JSON pointer and "
+            "reason; after `evalhouse build` publishes them, the Data quality page shows them.") in out
