@@ -295,17 +295,18 @@ _KILLED_INGEST_LOADED = " What it loaded before it stopped is in the working cop
 
 
 def _ingest_killed_text(ingest: IngestStart, now: dt.datetime | None) -> str:
-    return (f"An ingest started at {_moment(ingest.at, now)} by `{ingest.command}` did not finish (it stopped "
-            f"without recording an end: killed, interrupted, or the machine stopped).")
+    """An ingest with a start and no end: killed, or failed with an error it reported (a run that fails records no
+    end either, on purpose: what it loaded before is in the working copy)."""
+    return (f"An ingest started at {_moment(ingest.at, now)} by `{ingest.command}` did not finish (it stopped part "
+            f"way without recording an end: it failed with an error it reported, or it was killed or interrupted, or "
+            f"the machine stopped).")
 
 
 def unfinished_ingest_note(ingest: IngestStart) -> str:
     """What an ingest that finds an earlier one did not finish says to whoever runs it (the record stops naming
     that one: this one replaces it)."""
-    return (f"An ingest started at {_moment(ingest.at, _now())} by `{ingest.command}` did not finish: it stopped part "
-            f"way without recording an end (it failed with an error it reported, or it was killed or interrupted, or "
-            f"the machine stopped). What it loaded is in the working copy; if this ingest is not the same, run "
-            f"`{ingest.command}` again to load what it had not.")
+    return (f"{_ingest_killed_text(ingest, _now())} What it loaded is in the working copy; if this ingest is not the "
+            f"same, run `{ingest.command}` again to load what it had not.")
 
 
 def discarded_note(discarded: Discarded) -> str:

@@ -331,7 +331,8 @@ def test_an_ingest_whose_process_is_gone_did_not_finish_until_a_build_publishes_
     assert status.ingest_killed and not status.up_to_date and json.loads(status_path(db).read_text())["version"] == 2
     assert stale_notice(status, now=_at(67)) == (
         "An ingest started at Mon 23 Nov 2026 10:10 UTC (7 min ago) by `evalhouse ingest /data` did not finish (it "
-        "stopped without recording an end: killed, interrupted, or the machine stopped). What it loaded before it "
+        "stopped part way without recording an end: it failed with an error it reported, or it was killed or "
+        "interrupted, or the machine stopped). What it loaded before it "
         "stopped is in the working copy, not published; in all, 2 files (5 records, 1 line quarantined) ingested "
         "from Mon 23 Nov 2026 10:11 UTC to Mon 23 Nov 2026 10:12 UTC (5 min ago) are not in these figures. "
         "`evalhouse build` publishes them; running `evalhouse ingest /data` again loads what it had not.")
@@ -340,9 +341,9 @@ def test_an_ingest_whose_process_is_gone_did_not_finish_until_a_build_publishes_
     notice = stale_notice(read_status(db))
     assert notice.startswith("The last build, at ") and "2 files (5 records, 1 line quarantined) ingested" in notice
     assert notice.endswith("An ingest started at Mon 23 Nov 2026 10:10 UTC by `evalhouse ingest /data` did not "
-                           "finish (it stopped without recording an end: killed, interrupted, or the machine "
-                           "stopped). What it loaded before it stopped is in the working copy, not published; "
-                           "running `evalhouse ingest /data` again loads what it had not.")
+                           "finish (it stopped part way without recording an end: it failed with an error it "
+                           "reported, or it was killed or interrupted, or the machine stopped). What it loaded "
+                           "before it stopped is in the working copy, not published; running `evalhouse ingest /data` again loads what it had not.")
     record_build(db, passed=True, at=_at(80))  # publishes what it loaded
     assert read_status(db).ingest is None and stale_notice(read_status(db)) is None
 
@@ -354,7 +355,8 @@ def test_an_ingest_killed_before_it_recorded_a_file_is_told_without_counts(tmp_p
     _started_by(db, _ended_pid(), "ingest")
     assert stale_notice(read_status(db)) == (
         "An ingest started at Mon 23 Nov 2026 10:10 UTC by `evalhouse ingest /data/a.jsonl` did not finish (it "
-        "stopped without recording an end: killed, interrupted, or the machine stopped). What it loaded before it "
+        "stopped part way without recording an end: it failed with an error it reported, or it was killed or "
+        "interrupted, or the machine stopped). What it loaded before it "
         "stopped is in the working copy, not published. `evalhouse build` publishes it; running `evalhouse ingest "
         "/data/a.jsonl` again loads what it had not.")
 

@@ -120,7 +120,7 @@ def test_the_run_after_an_ingest_that_failed_with_an_error_says_it_may_have_fail
     run = _evalhouse("--db", db, "ingest", str(folder))
     assert run.returncode == 0, run.stderr
     # was "(it stopped without recording an end: killed, interrupted, or the machine stopped)", after a reported error
-    assert "did not finish: it stopped part way without recording an end (it failed with an error it reported, or it " \
+    assert "did not finish (it stopped part way without recording an end: it failed with an error it reported, or it " \
            "was killed or interrupted, or the machine stopped)" in run.stderr
 
 

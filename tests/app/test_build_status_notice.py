@@ -147,7 +147,8 @@ def test_an_ingest_that_did_not_finish_is_noted_until_a_build_publishes_what_it_
     at.run()
     assert _notices(at) == [
         "An ingest started at Mon 23 Nov 2026 05:00 UTC (2 h ago) by `evalhouse ingest /data` did not finish (it "
-        "stopped without recording an end: killed, interrupted, or the machine stopped). What it loaded before it "
+        "stopped part way without recording an end: it failed with an error it reported, or it was killed or "
+        "interrupted, or the machine stopped). What it loaded before it "
         "stopped is in the working copy, not published; in all, 1 file (40 records) ingested at Mon 23 Nov 2026 "
         "06:00 UTC (1 h ago) is not in these figures. `evalhouse build` publishes it; running `evalhouse ingest "
         "/data` again loads what it had not."]

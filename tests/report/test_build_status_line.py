@@ -85,7 +85,8 @@ def test_the_report_says_an_ingest_did_not_finish_and_what_to_run(warehouse):
     report = build_report(ReportRequest(warehouse, week=dt.date(2026, 11, 16), generated_at=GENERATED_AT))
     assert report.stale == (
         "An ingest started at Mon 23 Nov 2026 04:00 UTC by `evalhouse ingest /data` did not finish (it stopped "
-        "without recording an end: killed, interrupted, or the machine stopped). What it loaded before it stopped "
+        "part way without recording an end: it failed with an error it reported, or it was killed or interrupted, "
+        "or the machine stopped). What it loaded before it stopped "
         "is in the working copy, not published; in all, 1 file (40 records) ingested at Mon 23 Nov 2026 04:00 UTC "
         "is not in these figures. `evalhouse build` publishes it; running `evalhouse ingest /data` again loads what "
         "it had not.")
