@@ -343,7 +343,8 @@ def test_an_ingest_whose_process_is_gone_did_not_finish_until_a_build_publishes_
     assert notice.endswith("An ingest started at Mon 23 Nov 2026 10:10 UTC by `evalhouse ingest /data` did not "
                            "finish (it stopped part way without recording an end: it failed with an error it "
                            "reported, or it was killed or interrupted, or the machine stopped). What it loaded "
-                           "before it stopped is in the working copy, not published; running `evalhouse ingest /data` again loads what it had not.")
+                           "before it stopped is in the working copy, not published; running `evalhouse ingest "
+                           "/data` again loads what it had not.")
     record_build(db, passed=True, at=_at(80))  # publishes what it loaded
     assert read_status(db).ingest is None and stale_notice(read_status(db)) is None
 
