@@ -60,3 +60,27 @@ run_week_tasks as (
 
 select * from run_week_tasks
 {% endmacro %}
+
+{# Each sample's score in a week: its scored attempts over the week's runs (weekly_run_tasks) averaged, the unit of
+   the weekly comparisons (docs/STATS.md, error bars: a question answered K times is one observation, its K scores
+   averaged first). Table macro: one row per model, eval, trial metric, week and sample, with n_trials and
+   sample_score in [0, 1]. rpt_weekly_model_changes pairs a model's weeks on it; fct_model_comparisons pairs two
+   models in one week. #}
+{% macro weekly_sample_scores(trials) %}
+with
+
+run_samples as (
+    {{ weekly_run_tasks(trials) }}
+)
+
+select
+    model_id,
+    evaluation_name,
+    trial_metric,
+    week_start,
+    sample_id,
+    sum(n_trials) as n_trials,
+    sum(n_correct) / cast(sum(n_trials) as double) as sample_score
+from run_samples
+group by model_id, evaluation_name, trial_metric, week_start, sample_id
+{% endmacro %}

@@ -42,22 +42,9 @@ pass_at_k_weekly as (
     select * from {{ ref('fct_pass_at_k_weekly') }}
 ),
 
--- each run's scored attempts at a sample, in the week the run started (as fct_pass_at_k_weekly counts them)
-run_samples as (
-    {{ weekly_run_tasks('trials') }}
-),
-
+-- each sample's score: its runs' scored attempts in the week they started (as fct_pass_at_k_weekly counts them)
 sample_scores as (
-    select
-        model_id,
-        evaluation_name,
-        trial_metric,
-        week_start,
-        sample_id,
-        sum(n_trials) as n_trials,
-        sum(n_correct) / cast(sum(n_trials) as double) as sample_score
-    from run_samples
-    group by model_id, evaluation_name, trial_metric, week_start, sample_id
+    {{ weekly_sample_scores('trials') }}
 ),
 
 weekly_means as (
