@@ -17,6 +17,10 @@ GROUPS = {"human": "people", "all": "all raters (people and judges)", "llm_judge
 # The picker's options say it short: pills do not wrap, and the long one was cut off in its column.
 GROUP_OPTIONS = {"human": "people", "all": "all raters", "llm_judge": "LLM judges"}
 GROUP_COLOURS = {"human": "#ff7f0e", "all": "#555555", "llm_judge": "#1f77b4"}
+# The fct_ratings.rater_group values each group's agreement is over.
+COUNTED = {"human": ("human",), "all": ("human", "llm_judge"), "llm_judge": ("llm_judge",)}
+# fct_ratings.rater_group as the empty states say who rated (hybrid reviews count in no group's agreement).
+RATED_BY = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews (left out of agreement)"}
 KAPPA_COLOUR = "Fleiss' kappa (no target)"
 BELOW_WITHIN = "alpha below target, within its interval"
 
@@ -66,7 +70,17 @@ agreement = db.query(
     """,
     [group, dimension_groups, week, week],
 )
-c.notes(weeks, agreement)
+ratings = db.query(
+    """
+    -- What the chosen week (or all time) holds per rater group: why a group has no agreement to show.
+    select rater_group, count(*) as n_ratings
+    from marts.fct_ratings
+    where week_start = ? or ? is null
+    group by rater_group
+    """,
+    [week, week],
+)
+c.notes(weeks, agreement, ratings)
 if c.whole_warehouse_missing(agreement):
     st.stop()
 if week is None:
@@ -78,8 +92,32 @@ else:
                "later ratings count in its week. A week holds fewer items than all time: where no item has two "
                "raters, or every rating is the same, alpha is n/a and the table says why.")
 
+
+def why_no_agreement(counts: dict[str, int], scope: str) -> str:
+    """Why the group has no agreement in the scope: no ratings at all, or none of the group's own (whose they are
+    said), rather than a hint to ingest what is there already."""
+    if not sum(counts.values()):
+        return ("No ratings yet. Ingest eval forms or CogniBench records, then build." if week is None else
+                f"No ratings in {scope}: its data are trials only. Pick another week, or all time.")
+    own = sum(counts.get(g, 0) for g in COUNTED[group])
+    if own and week is not None:
+        # Agreement counts an item in the week of its first rating: these rate items first rated before.
+        return (f"No agreement for {GROUPS[group]} in {scope}: their {own:,} ratings that week are of items first "
+                "rated in an earlier week, where agreement counts them.")
+    if own:
+        return f"No agreement for {GROUPS[group]} yet. {c.HOW_TO_BUILD}"
+    others = ", ".join(f"{n:,} by {RATED_BY.get(g, g)}" for g, n in sorted(counts.items()) if n)
+    return (f"No ratings by {GROUPS[group]} in {scope}, so no agreement among them: the {sum(counts.values()):,} "
+            f"ratings there are {others}. Pick another rater group" + (" or week." if week is not None else "."))
+
+
 # -- alpha and kappa against the targets --------------------------------------------------------------------------
-if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench records, then build."):
+scope = "all time" if week is None else week_label
+rating_counts = {} if ratings.frame.empty else dict(zip(ratings.frame["rater_group"],
+                                                        ratings.frame["n_ratings"].astype(int)))
+if agreement.frame.empty and not (agreement.missing or agreement.busy or ratings.missing or ratings.busy):
+    st.info(why_no_agreement(rating_counts, scope), icon=":material/info:")
+elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench records, then build."):
     frame = agreement.frame.copy()
     frame["why_na"] = [
         "" if not c.is_na(a) else
@@ -104,10 +142,11 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
                              for m, w in zip(frame["meets_target"], frame["is_target_within_interval"])]),
         frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"], colour=KAPPA_COLOUR),
     ]).dropna(subset=["value"])
-    scope = "all time" if week is None else week_label
     if long.empty:
-        st.info(f"No alpha is defined for {GROUPS[group]} in {scope}: no eval forms with two or more raters of this "
-                "group on the same item yet.", icon=":material/info:")
+        st.info(f"No alpha is defined for {GROUPS[group]} in {scope}: "
+                + ("no item was rated by two or more of them." if not frame["n_units"].fillna(0).sum() else
+                   "where two or more of them rated an item, every rating was the same, so agreement beyond chance "
+                   "is undefined.") + " The table says why for each dimension.", icon=":material/info:")
     else:
         order = list(frame.sort_values(["dimension_group", "dimension"])["dimension"])
         y = alt.Y("dimension:N", sort=order, title=None, axis=alt.Axis(labelLimit=320))
@@ -118,11 +157,13 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
         points = alt.Chart(long).mark_point(filled=True, size=90).encode(
             y=y, x=alt.X("value:Q", title="agreement (1 = perfect, 0 = chance)", scale=alt.Scale(domain=[-0.5, 1],
                                                                                               clamp=True)),
-            color=alt.Color("colour:N", title=None, legend=alt.Legend(orient="bottom"),
+            # Room for every label whole ("alpha below target, within its interval"), in two columns so that the
+            # shape legend beside it stays within the chart's width.
+            color=alt.Color("colour:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400, columns=2),
                             scale=alt.Scale(domain=["alpha meets target", BELOW_WITHIN, "alpha below target",
                                                     KAPPA_COLOUR],
                                             range=[c.GOOD, c.WARN, c.BAD, "#555555"])),
-            shape=alt.Shape("statistic:N", title=None, legend=alt.Legend(orient="bottom"),
+            shape=alt.Shape("statistic:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400),
                             scale=alt.Scale(domain=["Krippendorff's alpha", "Fleiss' kappa"],
                                             range=["circle", "diamond"])),
             opacity=alt.condition(alt.datum.statistic == "Krippendorff's alpha", alt.value(1), alt.value(0.45)),
@@ -178,15 +219,30 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
                               index=dimensions.index("helpfulness") if "helpfulness" in dimensions else 0)
     trend = db.query(
         """
-        select rater_group, week_start, alpha, n_units, target
-        from marts.fct_rater_agreement
-        where dimension = ? and week_start is not null and alpha is not null
-        order by week_start
+        -- Every week's row, alpha or not: a dimension with no alpha in any week says why. People's alpha has its
+        -- 95% interval (rpt_weekly_agreement's bootstrap over the week's items); the other groups' have none.
+        select a.rater_group, a.week_start, a.alpha, a.n_units, a.target,
+               r.human_alpha_ci_low as alpha_ci_low, r.human_alpha_ci_high as alpha_ci_high
+        from marts.fct_rater_agreement as a
+        left join marts.rpt_weekly_agreement as r
+            on a.rater_group = 'human'
+            and a.dimension = r.dimension
+            and a.week_start = r.week_start
+        where a.dimension = ? and a.week_start is not null
+        order by a.week_start
         """,
         [focus],
     )
-    if not c.empty_state(trend, f"weekly alpha for {focus}"):
-        tf = trend.frame.assign(raters=trend.frame["rater_group"].map(GROUPS))
+    c.notes(trend)
+    weekly = trend.frame.dropna(subset=["alpha"]) if not trend.frame.empty else trend.frame
+    if not trend.frame.empty and weekly.empty:
+        st.info(f"No weekly alpha for {focus}: " + (
+            "in no week did two or more raters rate the same item." if not trend.frame["n_units"].fillna(0).sum()
+            else "in the weeks where two or more raters rated an item, every rating was the same, so agreement "
+                 "beyond chance is undefined."), icon=":material/info:")
+    elif not c.empty_state(trend, f"weekly alpha for {focus}"):
+        tf = weekly.assign(raters=weekly["rater_group"].map(GROUPS))
+        tf["interval"] = [c.interval(lo, hi) for lo, hi in zip(tf["alpha_ci_low"], tf["alpha_ci_high"])]
         base = alt.Chart(tf).encode(x=c.week_x(tf["week_start"]))
         lines = base.mark_line(point=True).encode(
             y=alt.Y("alpha:Q", title="Krippendorff's alpha", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
@@ -194,15 +250,28 @@ if not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench reco
                             scale=alt.Scale(domain=list(GROUPS.values()),
                                             range=[GROUP_COLOURS[g] for g in GROUPS])),
             tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),
+                     alt.Tooltip("interval:N", title="95% interval (people's)"),
                      alt.Tooltip("n_units:Q", title="items rated 2+ times")],
         )
-        layers = [lines, alt.Chart(tf.head(1)).mark_rule(strokeDash=[4, 4], color="black").encode(y="target:Q")]
+        # People's weekly alpha with its 95% interval as an error bar: a dip within it is no change.
+        people = tf.dropna(subset=["alpha_ci_low", "alpha_ci_high"])
+        bars = alt.Chart(people).mark_rule(color=GROUP_COLOURS["human"], strokeWidth=2, opacity=0.6).encode(
+            x=c.week_x(tf["week_start"]),
+            y=alt.Y("alpha_ci_low:Q", scale=alt.Scale(domain=[-0.2, 1], clamp=True)), y2="alpha_ci_high:Q",
+            tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),
+                     alt.Tooltip("interval:N", title="95% interval"),
+                     alt.Tooltip("n_units:Q", title="items rated 2+ times")])
+        layers = [bars, lines,
+                  alt.Chart(tf.head(1)).mark_rule(strokeDash=[4, 4], color="black").encode(y="target:Q")]
         if week is not None:  # the week the page shows, among the others
             layers.append(alt.Chart(tf.head(1)).mark_rule(color="gray", opacity=0.5, strokeWidth=4).encode(
                 x=alt.datum(alt.DateTime(year=week.year, month=week.month, date=week.day))))
         c.show_chart(alt.layer(*layers).properties(height=260, title=c.title(
             f"Has agreement on {focus} changed week by week?",
-            "Dashed: the target." + (f" Grey band: {week_label}, the week shown above." if week else ""))))
+            "Dashed: the target."
+            + (" Orange bars: people's alpha's 95% interval over the week's items (a bootstrap, the weekly report's): "
+               "a dip within them is not a change. All raters and LLM judges have none." if not people.empty else "")
+            + (f" Grey band: {week_label}, the week shown above." if week else ""))))
 
 # -- items flagged for rubric clarification --------------------------------------------------------------------------
 st.subheader("Items people disagree on: flagged for rubric clarification")

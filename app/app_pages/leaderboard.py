@@ -8,6 +8,10 @@ import streamlit as st
 import components as c
 import db
 
+# The weekly report's name for the computed accuracy: the share of trials marked as passed, which is accuracy only
+# where the metric is (a latency within budget, a judge's pass verdict...).
+PASS_RATE = "pass rate"
+
 st.title("Benchmark results per model")
 st.caption(
     "Each eval run's score with its 95% interval. **Reported** is what the harness published in its aggregate record; "
@@ -40,8 +44,14 @@ models = filters.multiselect("Models", sorted(frame["model_id"].unique()), param
 metrics = sorted(frame["metric_name"].unique())
 metric = filters.selectbox("Metric", metrics, param="metric",
                            index=metrics.index("accuracy") if "accuracy" in metrics else 0,
-                     container=right, help="accuracy: share of samples answered correctly; mean_score: mean of "
-                                           "the per-sample scores.")
+                           container=right, format_func=lambda m: f"{PASS_RATE} ({m})" if m == "accuracy" else m,
+                           help=f"{PASS_RATE} (the metric accuracy), as the weekly report names it: the share of "
+                                "trials the source marked as passed, whatever the metric (for accuracy a correct "
+                                "answer, for a judge's or a rubric's metric its pass verdict, for latency a response "
+                                "within budget): it is accuracy only where the metric is. mean_score: the mean of "
+                                "the per-sample scores. Other metrics are the harness's own.")
+# How the charts name the chosen metric: the report's "pass rate" for accuracy, else the metric's own name.
+metric_label = PASS_RATE if metric == "accuracy" else metric
 first_day, last_day = c.to_date(frame["first_day"].min()), c.to_date(frame["last_day"].max())
 # In the URL (?from=...&to=...): the Overview links a week's score to that week's runs.
 start, end = filters.dates("Evaluated between", first=first_day, last=last_day, container=far,
@@ -109,13 +119,13 @@ latest["run_day"] = latest["evaluated_at"].dt.strftime("%Y-%m-%d")
 n_models = latest["model_id"].nunique()
 chart = c.interval_chart(
     latest, value="score", low="ci_low", high="ci_high", y="model_id", y_title=None,
-    question=f"Which model scores best on each eval ({metric})?",
+    question=f"Which model scores best on each eval ({metric_label})?",
     subtitle=f"The latest run of each model from {start:%d %b} to {end:%d %b %Y}; bars are 95% intervals. "
              + ("Lower is better." if lower_is_better else "Higher is better."),
-    x_title=f"{metric} (95% interval)", color="origin", color_title="result",
+    x_title=f"{metric_label} (95% interval)", color="origin", color_title="result",
     color_scale=alt.Scale(domain=["reported", "computed"], range=["#9aa5b1", "#1f77b4"]), offset="origin",
     facet="eval", facet_title=None, domain=(0, 1) if metric == "accuracy" else None,
-    tooltip=["eval", "model_id", "origin", alt.Tooltip("shown:N", title=metric),
+    tooltip=["eval", "model_id", "origin", alt.Tooltip("shown:N", title=metric_label),
              alt.Tooltip("samples:N", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
              alt.Tooltip("run_day:N", title="evaluated"), "run_id"],
 )
@@ -130,11 +140,12 @@ if computed["run_id"].nunique() > computed["model_id"].nunique():
     trend["shown"] = trend.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
     base = alt.Chart(trend).encode(
         x=alt.X("evaluated_at:T", title="evaluated (UTC)", axis=alt.Axis(format="%d %b")),
-        tooltip=["model_id", alt.Tooltip("evaluated_at:T", title="evaluated"), alt.Tooltip("shown:N", title=metric),
-                 alt.Tooltip("n_samples:Q", title="n samples"), "run_id"],
+        tooltip=["model_id", alt.Tooltip("evaluated_at:T", title="evaluated"),
+                 alt.Tooltip("shown:N", title=metric_label), alt.Tooltip("n_samples:Q", title="n samples"), "run_id"],
     )
-    band = base.mark_area(opacity=0.2).encode(y=alt.Y("ci_low:Q", title=f"{metric} (computed)"), y2="ci_high:Q")
-    line = base.mark_line(point=True).encode(y=alt.Y("score:Q", title=f"{metric} (computed)"))
+    band = base.mark_area(opacity=0.2).encode(y=alt.Y("ci_low:Q", title=f"{metric_label} (computed)"),
+                                              y2="ci_high:Q")
+    line = base.mark_line(point=True).encode(y=alt.Y("score:Q", title=f"{metric_label} (computed)"))
     trend_chart = alt.layer(band, line).properties(height=160, width=190).facet(
         facet=alt.Facet("model_id:N", title=None, header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
         columns=4,
@@ -199,6 +210,6 @@ table = pd.DataFrame({
     "run": shown["run_id"],
 })
 st.caption(f"{len(shown):,} runs of {shown['model_id'].nunique()} model(s) on {shown['eval'].nunique()} "
-           f"eval(s), {metric}.")
+           f"eval(s), {metric_label if metric_label == metric else f'{metric_label} ({metric})'}.")
 st.dataframe(table, hide_index=True, width="stretch")
 c.csv_download(shown, file_name=f"evalhouse_leaderboard_{metric}_{start:%Y%m%d}_{end:%Y%m%d}.csv", key="csv")

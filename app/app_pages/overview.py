@@ -53,7 +53,9 @@ quarantine = db.query(
            count(distinct case when loaded_later_at is null then source_path end) as n_files,
            count(case when loaded_later_at is null and batch_id = (select batch_id from marts.fct_ingested_files
                                        order by started_at desc limit 1) then 1 end) as n_latest_batch,
-           count(loaded_later_at) as n_loaded_later
+           count(loaded_later_at) as n_loaded_later,
+           -- No ingest run at all: there is no latest run to count in, and nothing was checked.
+           (select count(*) from marts.fct_ingested_files) as n_ingested_files
     from marts.fct_quarantined_lines
     """
 )
@@ -72,7 +74,9 @@ agreement = db.query(
 )
 hazards = db.query(
     """
-    select week_start, sum(n_violating) as n_violating,
+    -- n_verdicts: the violating and non-violating verdicts the count is among (unsure and not applicable are
+    -- not in n_rated); none is a week nobody assessed, not one without violations.
+    select week_start, sum(n_violating) as n_violating, sum(n_rated) as n_verdicts, sum(n_unsure) as n_unsure,
            count(distinct case when n_violating > 0 then model_id end) as n_models,
            count(distinct case when n_violating > 0 then hazard end) as n_hazards
     from marts.fct_hazard_rates
@@ -145,6 +149,18 @@ def _value(row: pd.Series | None, column: str) -> int:
     return 0 if row is None or c.is_na(row[column]) else int(row[column])
 
 
+def _delta(now: int, last: int, assessed_last: int) -> int | None:
+    """The change against last week, for a week that was assessed, and only when last week was too (n tested > 0):
+    against a week that checked nothing, a difference is neither an improvement nor a worsening."""
+    return now - last if assessed_last else None
+
+
+def _not_assessed(label: str, why: str, about: str) -> None:
+    """A check with nothing to check this week: "n/a" and why, never a 0 that reads as none found, and no delta."""
+    st.metric(label, c.NA, help=about)
+    st.caption(f"Not assessed: {why}")
+
+
 # -- what needs attention ----------------------------------------------------------------------------------------
 
 st.subheader("What needs attention")
@@ -159,38 +175,54 @@ bottom = st.columns(3)
 this_summary, last_summary = _row(summary.frame, week), _row(summary.frame, previous)
 
 with top[0].container(border=True):
+    label = "Judge drift alerts this week"
     if week is None or summary.missing:
-        _not_available("Judge drift alerts this week", summary)
+        _not_available(label, summary)
     else:
+        about = ("Judge x dimension pairs whose bias against people moved further from the judge's baseline weeks "
+                 "than the alert threshold allows (in standard errors).")
         now, last = _value(this_summary, "n_drift_alerts"), _value(last_summary, "n_drift_alerts")
+        tested, tested_last = _value(this_summary, "n_drift_tested"), _value(last_summary, "n_drift_tested")
         recent = int(summary.frame["n_drift_alerts"].fillna(0).sum())
-        st.metric("Judge drift alerts this week", f"{now}", delta=now - last, delta_color="inverse",
-                  help="Judge x dimension pairs whose bias against people moved further from the judge's "
-                       "baseline weeks than the alert threshold allows (in standard errors).")
-        judges = _value(this_summary, "n_judges_alerting")
-        who = f"From {plural(judges, 'judge')}: " if now else "No judge drifted past its threshold: "
         untested = _value(this_summary, "n_drift_untested")
-        st.caption(f"{who}{now} of {plural(_value(this_summary, 'n_drift_tested'), 'tested judge × dimension pair')}"
-                   + (f"; {untested} more with too few items to test" if untested else "")
-                   + f". {last} last week; {recent} in the 4 weeks to {week_param}.")
+        too_few = f"; {untested} more with too few items to test" if untested else ""
+        if not tested:
+            _not_assessed(label, f"no judge × dimension pair was tested for drift in {week_param} (a pair is tested "
+                                 "past its judge's baseline weeks, on items people rated too)"
+                                 f"{too_few}. {recent} alerts in the 4 weeks to {week_param}.", about)
+        else:
+            st.metric(label, f"{now}", delta=_delta(now, last, tested_last), delta_color="inverse", help=about)
+            judges = _value(this_summary, "n_judges_alerting")
+            who = f"From {plural(judges, 'judge')}: " if now else "No judge drifted past its threshold: "
+            st.caption(f"{who}{now} of {plural(tested, 'tested judge × dimension pair')}{too_few}. "
+                       + (f"{last} last week" if tested_last else "Last week not assessed")
+                       + f"; {recent} in the 4 weeks to {week_param}.")
     c.link("judge_drift", "Which judges, which dimensions?", params={"week": week_param},
            icon=":material/arrow_forward:")
 
 with top[1].container(border=True):
+    label = "Significant score drops"
     if week is None or summary.missing:
-        _not_available("Significant score drops", summary)
+        _not_available(label, summary)
     else:
+        about = ("Model x eval pairs whose pass rate fell against the week before by more than noise (paired on the "
+                 "samples both weeks share: an exact sign test for 0/1 scores, else Student's t on n - 1 degrees of "
+                 f"freedom; not tested on fewer than {MINIMUMS.model_change_min_changed_samples} changed samples).")
         now, last = _value(this_summary, "n_regressions"), _value(last_summary, "n_regressions")
-        st.metric("Significant score drops", f"{now}", delta=now - last, delta_color="inverse",
-                  help="Model x eval pairs whose accuracy fell against the week before by more than noise "
-                       "(paired on the samples both weeks share: an exact sign test for 0/1 scores, else "
-                       "Student's t on n - 1 degrees of freedom; not tested on fewer than "
-                       f"{MINIMUMS.model_change_min_changed_samples} changed samples).")
+        tested, tested_last = _value(this_summary, "n_changes_tested"), _value(last_summary, "n_changes_tested")
         untested = _value(this_summary, "n_changes_untested")
-        st.caption(f"{now} of {plural(_value(this_summary, 'n_changes_tested'), 'tested change')}"
-                   + (f"; {untested} not tested (no week before, too few samples or no variation)" if untested else "")
-                   + f". {plural(_value(this_summary, 'n_improvements'), 'significant gain')}; "
-                   f"{plural(last, 'drop')} last week.")
+        if not tested:
+            _not_assessed(label, f"no change against {c.iso_week(previous)} could be tested: "
+                                 + (f"{plural(untested, 'score')} of {week_param} without a verdict (no week before, "
+                                    "too few samples or no variation)." if untested
+                                    else f"no scored trials in {week_param}."), about)
+        else:
+            st.metric(label, f"{now}", delta=_delta(now, last, tested_last), delta_color="inverse", help=about)
+            st.caption(f"{now} of {plural(tested, 'tested change')}"
+                       + (f"; {untested} not tested (no week before, too few samples or no variation)" if untested
+                          else "")
+                       + f". {plural(_value(this_summary, 'n_improvements'), 'significant gain')}; "
+                       + (f"{plural(last, 'drop')} last week." if tested_last else "last week not assessed."))
     # Tested and fallen only: an untested change (is_regression NULL) is no drop.
     drops = changes.frame[changes.frame["is_regression"].fillna(False).astype(bool)] if not changes.frame.empty \
         else changes.frame
@@ -216,49 +248,68 @@ with top[2].container(border=True):
     c.link("review_queue", "Review the queue", icon=":material/arrow_forward:")
 
 with bottom[0].container(border=True):
+    label = "Dimensions below their agreement target"
     if week is None or agreement.missing:
-        _not_available("Dimensions below their agreement target", agreement)
+        _not_available(label, agreement)
     else:
+        about = ("Rated dimensions whose Krippendorff's alpha among people (human, SME and end-user raters; LLM "
+                 "judges are held to people on Judge drift) is under its target: 0.6 for quality, 0.8 for safety. A "
+                 "dimension with no item rated by two or more people has no alpha. A shortfall whose 95% interval "
+                 "reaches the target is counted, and said apart below the figure.")
         this, last = _row(agreement.frame, week), _row(agreement.frame, previous)
         below, below_last = _value(this, "n_below_target"), _value(last, "n_below_target")
-        st.metric("Dimensions below their agreement target", f"{below} of {_value(this, 'n_with_alpha')}",
-                  delta=below - below_last, delta_color="inverse",
-                  help="Rated dimensions whose Krippendorff's alpha among people (human, SME and end-user raters; "
-                       "LLM judges are held to people on Judge drift) is under its target: 0.6 for quality, 0.8 for "
-                       "safety. A dimension with no item rated by two or more people has no alpha. A shortfall "
-                       "whose 95% interval reaches the target is counted, and said apart below the figure.")
-        within = _value(this, "n_below_within")
-        unsure = (f" {within} of this week's {below} within its 95% interval of the target: too few items to call "
-                  "a failure." if within else "")
-        flagged = "n/a" if summary.missing else f"{_value(this_summary, 'n_flagged_items')}"
-        st.caption(f"{below_last} last week.{unsure} {flagged} items people disagree on flagged for rubric "
-                   "clarification this week.")
+        defined, defined_last = _value(this, "n_with_alpha"), _value(last, "n_with_alpha")
+        if not defined:
+            _not_assessed(label, f"no dimension has an alpha among people in {week_param}: no item rated by two or "
+                                 "more people, or every rating the same.", about)
+        else:
+            st.metric(label, f"{below} of {defined}", delta=_delta(below, below_last, defined_last),
+                      delta_color="inverse", help=about)
+            within = _value(this, "n_below_within")
+            unsure = (f" {within} of this week's {below} within its 95% interval of the target: too few items to "
+                      "call a failure." if within else "")
+            flagged = "n/a" if summary.missing else f"{_value(this_summary, 'n_flagged_items')}"
+            st.caption((f"{below_last} last week." if defined_last else "Last week not assessed.")
+                       + f"{unsure} {flagged} items people disagree on flagged for rubric clarification this week.")
     c.link("agreement", "Where do raters disagree?", params={"week": week_param}, icon=":material/arrow_forward:")
 
 with bottom[1].container(border=True):
+    label = "Violating verdicts from people"
     if week is None or hazards.missing:
-        _not_available("Violating verdicts from people", hazards)
+        _not_available(label, hazards)
     else:
+        about = ("Hazard verdicts 'violating' that human raters gave this week, over every model and hazard, among "
+                 "their violating and non-violating verdicts (unsure and not applicable ones are no verdict).")
         this, last = _row(hazards.frame, week), _row(hazards.frame, previous)
         now, before = _value(this, "n_violating"), _value(last, "n_violating")
-        st.metric("Violating verdicts from people", f"{now}", delta=now - before, delta_color="inverse",
-                  help="Hazard verdicts 'violating' that human raters gave this week, over every model and hazard.")
-        st.caption(f"{plural(_value(this, 'n_models'), 'model')}, {plural(_value(this, 'n_hazards'), 'hazard')}; "
-                   f"{before} last week.")
+        verdicts, verdicts_last = _value(this, "n_verdicts"), _value(last, "n_verdicts")
+        if not verdicts:
+            unsure = _value(this, "n_unsure")
+            _not_assessed(label, f"people gave no violating or non-violating hazard verdict in {week_param}"
+                                 + (f" ({plural(unsure, 'unsure verdict')}, which decide nothing)" if unsure else "")
+                                 + ".", about)
+        else:
+            st.metric(label, f"{now}", delta=_delta(now, before, verdicts_last), delta_color="inverse", help=about)
+            st.caption(f"Of {plural(verdicts, 'verdict')}: {plural(_value(this, 'n_models'), 'model')}, "
+                       f"{plural(_value(this, 'n_hazards'), 'hazard')}; "
+                       + (f"{before} last week." if verdicts_last else "last week not assessed."))
     c.link("safety", "Which models, which hazards?", params={"week": week_param}, icon=":material/arrow_forward:")
 
 with bottom[2].container(border=True):
+    label = "Lines quarantined, still refused now"
     if quarantine.missing:
-        _not_available("Lines quarantined, still refused now", quarantine)
+        _not_available(label, quarantine)
     else:
+        about = ("Input lines the ingester refused (bad JSON, a schema failure...), each kept with its reason and its "
+                 "original text, and not loaded by a later ingest of the same file. Counted over every ingest.")
         row = quarantine.frame.iloc[0]
-        st.metric("Lines quarantined, still refused now", c.count(row["n_lines"]),
-                  help="Input lines the ingester refused (bad JSON, a schema failure...), each kept with its reason "
-                       "and its original text, and not loaded by a later ingest of the same file. Counted over every "
-                       "ingest.")
-        st.caption(f"In {plural(int(row['n_files']), 'file')}; {c.count(row['n_latest_batch'])} in the latest ingest "
-                   f"run; {c.count(row['n_loaded_later'])} more loaded by a later run."
-                   + (f" Counted now over every ingest, not only {week_param}'s." if past_week else ""))
+        if not c.number_or(row["n_ingested_files"]):
+            _not_assessed(label, "no ingest run yet, so no line was checked. Run `evalhouse ingest PATH`.", about)
+        else:
+            st.metric(label, c.count(row["n_lines"]), help=about)
+            st.caption(f"In {plural(int(row['n_files']), 'file')}; {c.count(row['n_latest_batch'])} in the latest "
+                       f"ingest run; {c.count(row['n_loaded_later'])} more loaded by a later run."
+                       + (f" Counted now over every ingest, not only {week_param}'s." if past_week else ""))
     c.link("data_quality", "Why were they refused?", icon=":material/arrow_forward:")
 
 # -- each model --------------------------------------------------------------------------------------------------
@@ -271,7 +322,10 @@ if week is None:
 if not c.empty_state(changes, f"scored trials in {week_param}",
                      "Scores appear when instance-level eval records of that week are ingested and built."):
     st.caption(
-        "Accuracy over the week's trials (each sample's trials averaged first) with its 95% interval and n samples; "
+        "Pass rate, as the weekly report names it: the share of trials the source marked as passed, whatever the "
+        "metric (for accuracy a correct answer, for a judge's or a rubric's metric its pass verdict, for latency a "
+        "response within budget: it is accuracy only where the metric is), over the week's trials (each sample's "
+        "trials averaged first) with its 95% interval and n samples; "
         "the change against last week is the mean difference on the samples both weeks share (where they are fewer "
         "than a week's samples, the change of the two means is given too: the two can differ), tested on them (an "
         "exact sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom, |t| > 2.26 on 10 samples; not "

@@ -160,7 +160,7 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
         base = alt.Chart(defined).encode(
             x=alt.X("k:Q", title="k (attempts at the same task)", scale=alt.Scale(type="log", base=2),
                     axis=alt.Axis(values=sorted(defined["k"].unique().tolist()), format="d")),
-            color=alt.Color("model_id:N", title="model", scale=c.model_colors(),
+            color=alt.Color("model_id:N", title="model", scale=c.model_colors(defined["model_id"].unique()),
                             legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
             tooltip=["model_id", "measure", "k", alt.Tooltip("shown:N", title="value [95% interval]"),
                      alt.Tooltip("n_tasks:Q", title="n tasks")],
@@ -198,7 +198,8 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
             "tasks with k or more trials": [f"{int(a)} of {int(b)}" for a, b in
                                             zip(table["n_tasks_with_enough_trials"], table["n_tasks"])],
         }),
-        hide_index=True, width="stretch", height=260,
+        # As tall as its rows (up to ten, then it scrolls): a fixed height showed blank rows under a few.
+        hide_index=True, width="stretch", height="auto",
     )
 
 # -- stability -------------------------------------------------------------------------------------------------------
@@ -256,7 +257,7 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
         table["first trial"], table["latest trial"] = frame["first_evaluated_at"], frame["last_evaluated_at"]
     st.dataframe(
         table,
-        hide_index=True, width="stretch", height=260,
+        hide_index=True, width="stretch", height="auto",
         column_config={"pass rate": st.column_config.ProgressColumn("pass rate", format="percent", min_value=0,
                                                                     max_value=1)},
     )

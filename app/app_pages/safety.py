@@ -18,10 +18,13 @@ PAIRWISE = {"human": ("human_win_rate", "n_compared_by_humans"),
 st.title("Which hazards do models violate, and do they refuse well?")
 st.caption(
     "Hazards are the 12 AILuminate v1.0 categories. A **violation rate** is per response: each response's share of "
-    "violating verdicts among its applicable ones (violating, non-violating, unsure; not-applicable verdicts are "
-    "left out), averaged over the responses. Intervals are 95% Wilson intervals over the responses: several raters "
-    "of one response are one observation, not several. People, LLM judges and hybrid reviews are never mixed in "
-    "one rate; only the split of pairwise verdicts pools people and judges, and says so."
+    "violating verdicts among its violating and non-violating ones, averaged over the responses. An **unsure** "
+    "verdict is no verdict: it is left out of the rate and of the verdicts counted, and shown beside them "
+    "(\"5/7 (+1 unsure)\"); not-applicable verdicts are left out too. Intervals are 95% Wilson intervals over the "
+    "responses: several raters of one response are one observation, not several. People, LLM judges and hybrid "
+    "reviews are never mixed in one rate; only the split of pairwise verdicts pools people and judges, and says so. "
+    "A hybrid review counts in the week of the judge form it reviews, beside the judge's verdicts on the same "
+    "responses, not in the week it was written."
 )
 
 weeks = c.weeks_with_data()
@@ -80,11 +83,15 @@ st.subheader("Hazard violations")
 if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
                      "Hazard verdicts come from the safety block of eval forms; try another week or rater group."):
     h = hazards.frame.copy()
+    # The rate's verdicts are the violating and non-violating ones (n_rated); the unsure ones, which the rate and
+    # n_rated leave out, are written beside them, so a 5/7 is never read as 7 verdicts with the unsure among them.
     h["shown"] = [
-        "n/a: not assessed" if n == 0 else c.with_interval(r, lo, hi, as_pct=True)
-        for n, r, lo, hi in zip(h["n_rated"], h["violation_rate"], h["ci_low"], h["ci_high"])
+        ("n/a: only unsure verdicts" if u else "n/a: not assessed") if n == 0
+        else c.with_interval(r, lo, hi, as_pct=True)
+        for n, u, r, lo, hi in zip(h["n_rated"], h["n_unsure"], h["violation_rate"], h["ci_low"], h["ci_high"])
     ]
-    h["cell"] = [("n/a" if n == 0 else f"{v}/{n}") for v, n in zip(h["n_violating"], h["n_rated"])]
+    h["cell"] = [("n/a" if n == 0 else f"{v}/{n}") + (f" (+{u} unsure)" if u else "")
+                 for v, n, u in zip(h["n_violating"], h["n_rated"], h["n_unsure"])]
     h["hazard_name"] = h["hazard_label"].fillna(h["hazard"])
     order = list(dict.fromkeys(h.sort_values(["hazard_group", "hazard"])["hazard_name"]))
     base = alt.Chart(h).encode(
@@ -94,9 +101,11 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
     )
     tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"), "hazard_group",
                alt.Tooltip("shown:N", title="violation rate [95% interval]"),
-               alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n applicable verdicts"),
+               alt.Tooltip("n_violating:Q", title="violating"),
+               alt.Tooltip("n_rated:Q", title="n violating and non-violating verdicts"),
                alt.Tooltip("n_items:Q", title="n responses (the rate's n)"),
-               alt.Tooltip("n_unsure:Q", title="unsure"), alt.Tooltip("n_not_applicable:Q", title="not applicable"),
+               alt.Tooltip("n_unsure:Q", title="unsure (not in the rate)"),
+               alt.Tooltip("n_not_applicable:Q", title="not applicable"),
                alt.Tooltip("mean_severity:Q", title="mean severity (1-3)", format=".1f")]
     # Every cell grey first: a cell with no rate (NULL) gets no fill from a colour scale, so n/a would be white.
     blank = base.mark_rect(stroke="white", color=NA_GREY).encode(tooltip=tooltip)
@@ -114,8 +123,10 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
     )
     c.show_chart((blank + cells + text).properties(height={"step": 30}, title=c.title(
         f"Which hazards does each model violate ({who}, {c.iso_week(week)})?",
-        "Each cell: violating verdicts / applicable verdicts; the colour is the rate per response. Grey (n/a): "
-        "nobody assessed the hazard. The colour saturates at 50%. Hover for the 95% interval and severity.")))
+        "Each cell: violating verdicts / violating and non-violating verdicts, then the unsure ones, which the rate "
+        "leaves out; the colour is the rate per response. Grey (n/a): no violating or non-violating verdict (none at "
+        "all, or only unsure or not-applicable ones). The colour saturates at 50%. Hover for the 95% interval and "
+        "severity.")))
 
     worst = h[h["n_violating"] > 0].sort_values(["violation_rate", "n_violating"], ascending=False)
     pairs = list(dict.fromkeys(zip(worst["model_id"], worst["hazard"])))
@@ -247,5 +258,6 @@ elif not c.empty_state(pairwise, f"comparisons with the reference answer in {c.i
         tooltip=["model_id", "verdict", "n", alt.Tooltip("n_compared:Q", title="n comparisons")],
     )
     c.show_chart(bars.properties(height={"step": 30}, title=c.title(
-        "How do the verdicts split, from much worse to much better?",
+        f"How do the verdicts split, from much worse to much better (people and LLM judges pooled, "
+        f"{c.iso_week(week)})?",
         "People and LLM judges pooled, whichever group is chosen: the warehouse does not split verdicts by group.")))

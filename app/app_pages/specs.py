@@ -20,6 +20,12 @@ NO_INTERVAL = {
     "fewer than 2 samples": "the composite is over fewer than 2 samples",
     "composite outside its scale": "the composite is outside its scale",
 }
+# The decisions as the weekly report words them (evalhouse/report/sections/promotions.py).
+PROMOTED, NOT_PROMOTED = "promoted", "not promoted"
+OUT_OF_SCALE, NEVER_DECIDED = "undecided: out of scale", "no threshold: never decided"
+DECISION_COLOURS = {PROMOTED: c.GOOD, NOT_PROMOTED: c.BAD, OUT_OF_SCALE: c.WARN,
+                    "undecided: threshold not measured": c.MUTED, "undecided: no composite": c.MUTED,
+                    NEVER_DECIDED: c.MUTED}
 BLACK_INTERVAL = "black: the composite's 95% interval"
 WEEKLY_INTERVALS = "vertical lines: each week's 95% interval"
 # fct_spec_scores_weekly.normalization, as a component chart's subtitle says it.
@@ -137,17 +143,22 @@ else:
     now = d[d["week"] == week].copy()
 
     def _decision(row: pd.Series) -> str:
+        """The decision in the weekly report's words (evalhouse/report/sections/promotions.py), so the two agree."""
         if row["decision_status"] == "out of scale":
-            return "out of scale"
+            return OUT_OF_SCALE
         if c.is_true(row["is_promoted"]):
-            return "promote"
+            return PROMOTED
         if c.is_false(row["is_promoted"]):
-            return "do not promote"
-        return "undefined"
+            return NOT_PROMOTED
+        if c.is_na(row["promotion_threshold"]):
+            return NEVER_DECIDED
+        if row["decision_status"] == "threshold not measured":
+            return "undecided: threshold not measured"
+        return "undecided: no composite"
 
     def _why(row: pd.Series) -> str:
         """The decision's reason, the composite's verdict first: a composite that reaches the threshold is said to,
-        so "do not promote" beside it reads as what it is (a component that misses its own threshold)."""
+        so "not promoted" beside it reads as what it is (a component that misses its own threshold)."""
         reasons = []
         if row["decision_status"] == "out of scale":
             reasons.append(f"undecided: results outside their scale on {row['out_of_scale_components']} (check them: "
@@ -204,7 +215,9 @@ else:
                "threshold the verdict is within noise: the spec's rule still decides, but next week's samples may "
                "not agree. No interval where the composite weighs a latency percentile or has no composite. A "
                "component gate is within noise of its threshold when the threshold lies inside that component's "
-               "own interval: its pass or fail is not established by the week's samples.")
+               "own interval: its pass or fail is not established by the week's samples. Decisions are worded as "
+               "the weekly report words them: promoted, not promoted, undecided (results out of scale, a threshold "
+               "not measured, no composite) or, for a spec that sets no promotion threshold, never decided.")
     off_scale = now[now["decision_status"] == "out of scale"]
     if not off_scale.empty:
         st.warning(f"{len(off_scale)} of {len(now)} row(s) in {c.iso_week(week)} are not decided: results outside "
@@ -213,14 +226,14 @@ else:
                                zip(off_scale["model_id"], off_scale["out_of_scale_components"]))
                    + ".", icon=":material/warning:")
     within = now[now["is_within_noise"].map(c.is_true) & now["n_failing_components"].eq(0)
-                 & now["decision"].isin(["promote", "do not promote"])]
+                 & now["decision"].isin([PROMOTED, NOT_PROMOTED])]
     if not within.empty:
         st.info(f"{len(within)} of {len(now)} verdict(s) in {c.iso_week(week)} are within noise of the threshold: "
                 + ", ".join(f"{m} ({d}, {v})" for m, d, v in
                             zip(within["model_id"], within["decision"], within["composite_shown"]))
                 + ".", icon=":material/info:")
     gated = now[now["gates_within_noise"].map(c.text_or).astype(bool) & now["decision"].isin(
-        ["promote", "do not promote"])]
+        [PROMOTED, NOT_PROMOTED])]
     if not gated.empty:
         st.info(f"{len(gated)} of {len(now)} verdict(s) in {c.iso_week(week)} rest on a component gate within noise "
                 "of its threshold: " + ", ".join(f"{m} ({d}; {g})" for m, d, g in
@@ -231,6 +244,7 @@ else:
         threshold = spec["promotion_threshold"]
         with_ci = scored.dropna(subset=["composite_ci_low", "composite_ci_high"])
         drawn = not with_ci.empty
+        shown_decisions = [d for d in DECISION_COLOURS if d in set(scored["decision"])]
         tooltip = ["model_id", alt.Tooltip("composite_shown:N", title="composite [95% interval]"), "decision",
                    alt.Tooltip("noise:N", title="against the threshold"),
                    alt.Tooltip("gates_noise:N", title="component gates"), "why",
@@ -241,9 +255,11 @@ else:
             y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
             x=alt.X("composite_score:Q", title="composite score (0 to 1)" + (", 95% interval" if drawn else ""),
                     scale=alt.Scale(domain=[0, max(1.0, float(scored["composite_score"].max()))])),
-            color=alt.Color("decision:N", title=None, legend=alt.Legend(orient="bottom"),
-                            scale=alt.Scale(domain=["promote", "do not promote", "out of scale", "undefined"],
-                                            range=[c.GOOD, c.BAD, c.WARN, c.MUTED])),
+            color=alt.Color("decision:N", title=None,
+                            # The decisions shown, each in its colour on every spec and week.
+                            scale=alt.Scale(domain=shown_decisions,
+                                            range=[DECISION_COLOURS[d] for d in shown_decisions]),
+                            legend=alt.Legend(orient="bottom", labelLimit=400)),
             tooltip=tooltip,
         )
         layers = [bars]
@@ -279,7 +295,7 @@ else:
         lines = alt.Chart(trend).mark_line(point=True).encode(
             x=c.week_x(trend["week_start"]),
             y=alt.Y("composite_score:Q", title="composite score"),
-            color=alt.Color("model_id:N", title=None, scale=c.model_colors(),
+            color=alt.Color("model_id:N", title=None, scale=c.model_colors(trend["model_id"].unique()),
                             legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
             tooltip=["model_id", c.week_tooltip(),
                      alt.Tooltip("composite_score:Q", format=".3f"),
@@ -294,7 +310,7 @@ else:
         if not trend_ci.empty:
             layers.append(alt.Chart(trend_ci).mark_rule(opacity=0.5).encode(
                 x=c.week_x(trend["week_start"]), y="composite_ci_low:Q", y2="composite_ci_high:Q",
-                color=alt.Color("model_id:N", scale=c.model_colors(), legend=None)))
+                color=alt.Color("model_id:N", scale=c.model_colors(trend["model_id"].unique()), legend=None)))
         if not c.is_na(spec["promotion_threshold"]):
             layers.append(alt.Chart(trend).mark_rule(color="black", strokeDash=[4, 4]).encode(
                 y=alt.datum(float(spec["promotion_threshold"]))))

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from evalhouse.demo.world import DEFAULT_WEEKS, SHIFTED_WEEK_INDEX
-from tests.conftest import DEMO_END_DATE, Warehouse
+from tests.conftest import DEMO_END_DATE, Warehouse, build_warehouse, built_once, eval_form_record, write_lines
 
 APP_DIR = Path(__file__).resolve().parents[2] / "app"
 ENTRY = APP_DIR / "streamlit_app.py"
@@ -101,3 +101,55 @@ def _restore_main_module():
     yield
     if main is not None:
         sys.modules["__main__"] = main
+
+
+# -- a small warehouse: people's ratings one week, one LLM judge's form the next -------------------------------------
+
+HAZARDS = ("violent_crimes", "non_violent_crimes", "sex_related_crimes", "child_sexual_exploitation",
+           "indiscriminate_weapons_cbrne", "suicide_self_harm", "hate", "privacy", "intellectual_property",
+           "defamation", "sexual_content", "specialized_advice")
+RATED_WEEK = LAST_WEEK - dt.timedelta(weeks=1)  # two people rate three responses; one verdict violating
+JUDGED_WEEK = LAST_WEEK  # one LLM judge's form, its only hazard verdict unsure: nothing people could be checked on
+
+
+def _form(rater: dict, day: dt.date, item: str, score: int, verdicts: dict[str, str], **changes) -> dict:
+    hazards = {h: {"verdict": "not_applicable"} for h in HAZARDS}
+    for hazard, verdict in verdicts.items():
+        hazards[hazard] = {"verdict": verdict, "rationale": "Says why."}
+        if verdict == "violating":
+            hazards[hazard]["severity"] = 2
+    universal = {d: {"score": s, "confidence": "high", "rationale": "Says why."} for d, s in (
+        ("helpfulness", score), ("instruction_following", 5), ("faithfulness", 5), ("safety", 5),
+        ("overall_quality", score))}
+    return eval_form_record(
+        created_at=f"{day.isoformat()}T10:00:00Z", rater=rater, universal=universal,
+        task={"task_id": f"support-{item}", "suite_id": "support-v1", "modality": "chat", "prompt": "Reset my password",
+              "response": "Go to settings.", "response_id": f"r-{item}"},
+        safety={"hazards": hazards, "is_violating_any": "violating" in verdicts.values()}, **changes)
+
+
+def people_then_judge_records() -> list[dict]:
+    """RATED_WEEK: people h-ana and h-bo rate the same three responses (helpfulness 1, 3, 5 and one point apart: an
+    alpha; faithfulness 5 from both on each: no alpha, every rating the same), h-ana finds one specialized_advice
+    violating. JUDGED_WEEK: one LLM judge's form, with a chat extension nobody else rates and an unsure verdict."""
+    people = ({"type": "human", "id": "h-ana"}, {"type": "human", "id": "h-bo"})
+    records = [
+        _form(person, RATED_WEEK + dt.timedelta(days=1), f"a{i}", max(1, score - offset),
+              {"specialized_advice": "violating" if i == 1 and offset == 0 else "non_violating"})
+        for i, score in enumerate((1, 3, 5), start=1) for person, offset in zip(people, (0, 1))
+    ]
+    judge = {"type": "llm_judge", "id": "judge-1", "model": "claude-sonnet-4-6", "version": "v1"}
+    records.append(_form(judge, JUDGED_WEEK + dt.timedelta(days=1), "b1", 4, {"privacy": "unsure"},
+                         extensions={"chat": {"turn_count": 4, "consistency_across_turns": 4, "persona_drift": False,
+                                              "tone": "neutral"}}))
+    return records
+
+
+@pytest.fixture(scope="session")
+def people_then_judge_warehouse(tmp_path_factory) -> Warehouse:
+    """people_then_judge_records, ingested and built once per test session (built_once). Read it; never write to it.
+    Its JUDGED_WEEK has no drift tested, no change tested, no alpha among people and no verdict by people."""
+    def build(directory: Path) -> None:
+        build_warehouse(directory / "w.duckdb", [write_lines(directory / "records.jsonl", people_then_judge_records())])
+
+    return Warehouse(built_once(tmp_path_factory, "people_then_judge_warehouse", build) / "w.duckdb")

@@ -83,7 +83,7 @@ def test_a_spec_with_no_composite_or_threshold_opens_and_says_so(demo_warehouse,
     assert "composite: none (rubric-level scores only)" in said and "promotion threshold: none set" in said
     assert "nan" not in said.split()
     decisions = _table(at, "decision")
-    assert len(decisions) > 0 and set(decisions["decision"]) == {"undefined"}
+    assert len(decisions) > 0 and set(decisions["decision"]) == {"no threshold: never decided"}
 
 
 # -- specs: the chosen week's components, and the composite's interval ----------------------------------------------
@@ -139,7 +139,7 @@ def test_a_composite_above_the_threshold_not_promoted_says_why_in_the_tables_fir
     assert list(table.columns[:3]) == ["model", "decision", "why"]
     table = table.set_index("model")
     for row in rows.itertuples():
-        assert table.loc[row.model_id, "decision"] == "do not promote"
+        assert table.loc[row.model_id, "decision"] == "not promoted"
         assert table.loc[row.model_id, "why"].startswith(
             f"composite {row.composite_score:.3f} reaches {row.promotion_threshold:.2f}, but misses its own "
             f"threshold: {row.failing_components}")

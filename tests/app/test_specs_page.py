@@ -35,7 +35,7 @@ def test_results_outside_their_scale_decide_nothing_and_the_page_says_which(deci
     at = run_page("specs", {"spec": spec_id})
     assert not _problems(at), _problems(at)
     decisions = _table(at, "decision").set_index("model")
-    assert decisions.loc["decide/m1", "decision"] == "out of scale"
+    assert decisions.loc["decide/m1", "decision"] == "undecided: out of scale"
     assert f"results outside their scale on {component}" in decisions.loc["decide/m1", "why"]
     assert any("not decided" in w.value and f"decide/m1 ({component})" in w.value for w in at.warning)
     components = _table(at, "verdict").set_index("component")
@@ -57,4 +57,4 @@ def test_a_gate_whose_threshold_lies_inside_its_interval_reads_within_noise(deci
         "decide/m3": "within noise of the threshold"}
     said = " ".join(i.value for i in at.info)
     assert "2 of 3 verdict(s)" in said
-    assert "decide/m1 (promote; acc)" in said and "decide/m3 (do not promote; acc)" in said
+    assert "decide/m1 (promoted; acc)" in said and "decide/m3 (not promoted; acc)" in said

@@ -1,0 +1,129 @@
+"""The Agreement page: people's weekly alpha is drawn with its 95% interval (rpt_weekly_agreement's), its legends
+have room for their labels, and an empty state names the real cause (ratings by others only, no item with two
+raters, every rating the same), never a hint to ingest or build what is there already."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.app.conftest import JUDGED_WEEK, LAST_WEEK, RATED_WEEK, iso_week, run_page
+
+pytestmark = pytest.mark.slow
+
+TREND = "Has agreement on helpfulness changed week by week?"
+
+
+def _problems(at) -> list[str]:
+    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
+
+
+def _infos(at) -> list[str]:
+    return [i.value for i in at.info]
+
+
+def _title(spec: dict) -> str:
+    title = spec.get("title") or {}
+    return title.get("text", "") if isinstance(title, dict) else str(title)
+
+
+def _subtitle(spec: dict) -> str:
+    title = spec.get("title") or {}
+    subtitle = title.get("subtitle", "") if isinstance(title, dict) else ""
+    return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
+
+
+def _chart(at, question: str):
+    """The chart asking `question`: its spec and its datasets, as frames."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        if _title(spec) == question:
+            return spec, [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
+    raise AssertionError(f"no chart asks {question!r}")
+
+
+def _walk(node: Any) -> Iterator[dict]:
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from _walk(value)
+
+
+def test_peoples_weekly_alpha_is_drawn_with_its_95_percent_interval(demo_warehouse, app_env):
+    expected = demo_warehouse.frame(
+        "select week_start, human_alpha, human_alpha_ci_low, human_alpha_ci_high from marts.rpt_weekly_agreement "
+        "where dimension = 'helpfulness' and human_alpha_ci_low is not null order by week_start")
+    assert len(expected) > 1 and (expected["human_alpha_ci_high"] - expected["human_alpha_ci_low"] > 0.1).all()
+    app_env(demo_warehouse.path)
+    at = run_page("agreement")
+    assert not _problems(at), _problems(at)
+    spec, frames = _chart(at, TREND)
+    # A rule from the interval's low end to its high end, in people's colour.
+    bars = [layer for layer in spec["layer"] if layer["encoding"].get("y2", {}).get("field") == "alpha_ci_high"]
+    assert bars and bars[0]["encoding"]["y"]["field"] == "alpha_ci_low"
+    drawn = next(f for f in frames if "alpha_ci_low" in f.columns and f["alpha_ci_low"].notna().any())
+    people = drawn.dropna(subset=["alpha_ci_low"]).sort_values("week_start")
+    assert set(people["rater_group"]) == {"human"}
+    assert people["alpha_ci_low"].round(6).tolist() == expected["human_alpha_ci_low"].round(6).tolist()
+    assert people["alpha_ci_high"].round(6).tolist() == expected["human_alpha_ci_high"].round(6).tolist()
+    assert "people's alpha's 95% interval" in _subtitle(spec)
+
+
+def test_the_agreement_charts_legends_have_room_for_their_labels(demo_warehouse, app_env):
+    """'alpha below target, within its interval' and 'Krippendorff's alpha' were cut off at Vega's 160 px default."""
+    app_env(demo_warehouse.path)
+    at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
+    assert not _problems(at), _problems(at)
+    legends = []
+    for chart in at.get("vega_lite_chart"):
+        for node in _walk(json.loads(chart.proto.spec)):
+            if isinstance(node.get("legend"), dict) and node.get("field") in ("colour", "statistic", "raters"):
+                legends.append((node["field"], node["legend"].get("labelLimit", 160)))
+    assert {field for field, _ in legends} == {"colour", "statistic", "raters"}, legends
+    assert all(limit >= 300 for _, limit in legends), legends
+
+
+def test_a_week_without_peoples_ratings_says_whose_ratings_it_holds(people_then_judge_warehouse, app_env):
+    warehouse = people_then_judge_warehouse
+    judged = warehouse.scalar("select count(*) from marts.fct_ratings where week_start = ? "
+                              "and rater_group = 'llm_judge'", [JUDGED_WEEK])
+    assert judged > 0 and warehouse.scalar("select count(*) from marts.fct_ratings where week_start = ? "
+                                           "and rater_group <> 'llm_judge'", [JUDGED_WEEK]) == 0
+    app_env(warehouse.path)
+    at = run_page("agreement")  # people, on the latest complete week: JUDGED_WEEK
+    assert not _problems(at), _problems(at)
+    infos = _infos(at)
+    said = (f"No ratings by people in {iso_week(JUDGED_WEEK)}, so no agreement among them: the {judged} ratings "
+            f"there are {judged} by LLM judges.")
+    assert any(i.startswith(said) for i in infos), infos
+    assert not any("No ratings yet" in i or "Ingest eval forms" in i for i in infos), infos
+
+
+@pytest.mark.parametrize(("dimension", "group", "week", "cause"), [
+    ("chat.consistency_across_turns", "llm_judge", JUDGED_WEEK,
+     "in no week did two or more raters rate the same item."),
+    ("faithfulness", "human", RATED_WEEK,
+     "in the weeks where two or more raters rated an item, every rating was the same"),
+])
+def test_a_dimension_with_no_weekly_alpha_says_why_not_to_build(people_then_judge_warehouse, app_env, dimension,
+                                                                group, week, cause):
+    warehouse = people_then_judge_warehouse
+    assert warehouse.scalar("select count(alpha) from marts.fct_rater_agreement where dimension = ?",
+                            [dimension]) == 0
+    assert warehouse.scalar("select count(*) from marts.fct_rater_agreement where dimension = ? and rater_group = ? "
+                            "and week_start = ?", [dimension, group, week]) > 0
+    app_env(warehouse.path)
+    at = run_page("agreement", {"week": iso_week(week), "group": group, "dimension": dimension})
+    assert not _problems(at), _problems(at)
+    infos = _infos(at)
+    assert any(i == f"No weekly alpha for {dimension}: {cause}" or i.startswith(f"No weekly alpha for {dimension}: "
+                                                                               f"{cause}") for i in infos), infos
+    assert not any("evalhouse build" in i for i in infos), infos
