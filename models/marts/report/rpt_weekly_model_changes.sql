@@ -84,8 +84,7 @@ paired_samples as (
         this_week.trial_metric,
         this_week.week_start,
         this_week.sample_score as score_this_week,
-        previous_week.sample_score as score_previous_week,
-        this_week.sample_score - previous_week.sample_score as difference
+        previous_week.sample_score as score_previous_week
     from sample_scores as this_week
     inner join sample_scores as previous_week
         on this_week.model_id = previous_week.model_id
@@ -101,21 +100,8 @@ paired as (
         evaluation_name,
         trial_metric,
         week_start,
-        count(*) as n_shared_samples,
-        count(case when difference > 0 then 1 end) as n_improved,
-        count(case when difference < 0 then 1 end) as n_worsened,
-        min(
-            case
-                when score_this_week in (0, 1) and score_previous_week in (0, 1) then 1 else 0
-            end
-        ) = 1 as is_binary,
-        avg(difference) as paired_mean_difference,
-        {{ mean_se('difference') }} as paired_se,
-        -- corr() of a constant column is NaN in DuckDB, and of two points always +-1: undefined is NULL here.
-        case
-            when count(*) >= 3 and var_samp(score_this_week) > 0 and var_samp(score_previous_week) > 0
-                then corr(score_this_week, score_previous_week)
-        end as paired_correlation
+        {{ paired_difference_aggregates('score_this_week', 'score_previous_week', 'n_improved', 'n_worsened',
+                                        'paired_mean_difference', 'paired_se') }}
     from paired_samples
     group by model_id, evaluation_name, trial_metric, week_start
 ),

@@ -35,8 +35,7 @@ paired_samples as (
         this_model.model_id,
         other_model.model_id as other_model_id,
         this_model.sample_score,
-        other_model.sample_score as other_sample_score,
-        this_model.sample_score - other_model.sample_score as difference
+        other_model.sample_score as other_sample_score
     from sample_scores as this_model
     inner join sample_scores as other_model
         on this_model.evaluation_name = other_model.evaluation_name
@@ -53,19 +52,10 @@ paired as (
         week_start,
         model_id,
         other_model_id,
-        count(*) as n_shared_samples,
         avg(sample_score) as score,
         avg(other_sample_score) as other_score,
-        count(case when difference > 0 then 1 end) as n_better,
-        count(case when difference < 0 then 1 end) as n_worse,
-        min(case when sample_score in (0, 1) and other_sample_score in (0, 1) then 1 else 0 end) = 1 as is_binary,
-        avg(difference) as mean_difference,
-        {{ mean_se('difference') }} as difference_se,
-        -- corr() of a constant column is NaN in DuckDB, and of two points always +-1: undefined is NULL here.
-        case
-            when count(*) >= 3 and var_samp(sample_score) > 0 and var_samp(other_sample_score) > 0
-                then corr(sample_score, other_sample_score)
-        end as paired_correlation
+        {{ paired_difference_aggregates('sample_score', 'other_sample_score', 'n_better', 'n_worse',
+                                        'mean_difference', 'difference_se') }}
     from paired_samples
     group by evaluation_name, trial_metric, week_start, model_id, other_model_id
     having count(*) >= 2
