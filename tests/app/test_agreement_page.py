@@ -5,35 +5,19 @@ raters, every rating the same), never a hint to ingest or build what is there al
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
-from typing import Any
 
 import pytest
 
 from tests.app.conftest import JUDGED_WEEK, LAST_WEEK, RATED_WEEK, iso_week, run_page
+from tests.app.page_parts import chart_subtitle, chart_title, problems, walk
 
 pytestmark = pytest.mark.slow
 
 TREND = "Has agreement on helpfulness changed week by week?"
 
 
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
-
-
 def _infos(at) -> list[str]:
     return [i.value for i in at.info]
-
-
-def _title(spec: dict) -> str:
-    title = spec.get("title") or {}
-    return title.get("text", "") if isinstance(title, dict) else str(title)
-
-
-def _subtitle(spec: dict) -> str:
-    title = spec.get("title") or {}
-    subtitle = title.get("subtitle", "") if isinstance(title, dict) else ""
-    return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
 
 
 def _chart(at, question: str):
@@ -42,19 +26,9 @@ def _chart(at, question: str):
 
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        if _title(spec) == question:
+        if chart_title(spec) == question:
             return spec, [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
     raise AssertionError(f"no chart asks {question!r}")
-
-
-def _walk(node: Any) -> Iterator[dict]:
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _walk(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _walk(value)
 
 
 def test_peoples_weekly_alpha_is_drawn_with_its_95_percent_interval(demo_warehouse, app_env):
@@ -64,7 +38,7 @@ def test_peoples_weekly_alpha_is_drawn_with_its_95_percent_interval(demo_warehou
     assert len(expected) > 1 and (expected["human_alpha_ci_high"] - expected["human_alpha_ci_low"] > 0.1).all()
     app_env(demo_warehouse.path)
     at = run_page("agreement")
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     spec, frames = _chart(at, TREND)
     # A rule from the interval's low end to its high end, in people's colour.
     bars = [layer for layer in spec["layer"] if layer["encoding"].get("y2", {}).get("field") == "alpha_ci_high"]
@@ -74,17 +48,17 @@ def test_peoples_weekly_alpha_is_drawn_with_its_95_percent_interval(demo_warehou
     assert set(people["rater_group"]) == {"human"}
     assert people["alpha_ci_low"].round(6).tolist() == expected["human_alpha_ci_low"].round(6).tolist()
     assert people["alpha_ci_high"].round(6).tolist() == expected["human_alpha_ci_high"].round(6).tolist()
-    assert "people's alpha's 95% interval" in _subtitle(spec)
+    assert "people's alpha's 95% interval" in chart_subtitle(spec)
 
 
 def test_the_agreement_charts_legends_have_room_for_their_labels(demo_warehouse, app_env):
     """'alpha below target, within its interval' and 'Krippendorff's alpha' were cut off at Vega's 160 px default."""
     app_env(demo_warehouse.path)
     at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     legends = []
     for chart in at.get("vega_lite_chart"):
-        for node in _walk(json.loads(chart.proto.spec)):
+        for node in walk(json.loads(chart.proto.spec)):
             if isinstance(node.get("legend"), dict) and node.get("field") in ("colour", "statistic", "raters"):
                 legends.append((node["field"], node["legend"].get("labelLimit", 160)))
     assert {field for field, _ in legends} == {"colour", "statistic", "raters"}, legends
@@ -99,7 +73,7 @@ def test_a_week_without_peoples_ratings_says_whose_ratings_it_holds(people_then_
                                            "and rater_group <> 'llm_judge'", [JUDGED_WEEK]) == 0
     app_env(warehouse.path)
     at = run_page("agreement")  # people, on the latest complete week: JUDGED_WEEK
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     infos = _infos(at)
     said = (f"No ratings by people in {iso_week(JUDGED_WEEK)}, so no agreement among them: the {judged} ratings "
             f"there are {judged} by LLM judges.")
@@ -122,7 +96,7 @@ def test_a_dimension_with_no_weekly_alpha_says_why_not_to_build(people_then_judg
                             "and week_start = ?", [dimension, group, week]) > 0
     app_env(warehouse.path)
     at = run_page("agreement", {"week": iso_week(week), "group": group, "dimension": dimension})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     infos = _infos(at)
     assert any(i == f"No weekly alpha for {dimension}: {cause}" or i.startswith(f"No weekly alpha for {dimension}: "
                                                                                f"{cause}") for i in infos), infos

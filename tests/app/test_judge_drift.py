@@ -12,6 +12,7 @@ import duckdb
 import pytest
 
 from tests.app.conftest import run_page
+from tests.app.page_parts import problems
 from tests.conftest import CAUTIOUS, Warehouse, write_lines
 from tests.models.test_judge_drift import drift_forms, growing_forms
 
@@ -31,10 +32,6 @@ def drifting(tmp_path_factory) -> Warehouse:
     warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms(items_per_week=10) + growing_forms()))
     warehouse.build(*CAUTIOUS, "--select", *SELECT)
     return warehouse
-
-
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
 
 
 def _said(at) -> str:
@@ -60,7 +57,7 @@ def _marked_weeks(spec: dict) -> list[dict]:
 def test_a_judge_without_alerts_lists_none_of_another_judges_and_says_its_baseline_is_forming(drifting, app_env):
     app_env(drifting.path)
     at = run_page("judge_drift", {"judge": "solo#1", "week": "2026-W47"})
-    assert not _problems(at)
+    assert not problems(at)
     assert at.selectbox(key="judge_drift.judge").value == "solo#1"
     # Before: "No alert ever." above a table of judge-y#1's 2026-W47 alert.
     assert not [frame for frame in (d.value for d in at.dataframe) if "judge-y#1" in frame.to_string()]
@@ -129,7 +126,7 @@ def test_the_alert_cutoff_the_page_states_follows_the_vars_the_build_used(drifti
 def test_the_chosen_week_is_marked_on_every_chart_and_bounds_the_alerts(drifting, app_env):
     app_env(drifting.path)
     at = run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W46"})
-    assert not _problems(at)
+    assert not problems(at)
     specs = _specs(at)
     for spec in specs:
         assert _marked_weeks(spec) == [{"year": 2026, "month": 11, "date": 9}], _title(spec)
@@ -148,7 +145,7 @@ def test_the_chosen_week_is_marked_on_every_chart_and_bounds_the_alerts(drifting
 def test_the_override_rate_is_shown_per_dimension_with_its_wilson_interval(drifting, app_env):
     app_env(drifting.path)
     at = run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W45"})
-    assert not _problems(at)
+    assert not problems(at)
     assert "How often do reviewers overrule judge-y#1?" in [_title(s) for s in _specs(at)]
     overrides = at.dataframe[-1].value
     # One of two reviewed ratings changed: Wilson (1 + 1.96^2/2 -/+ 1.96 sqrt(1/2 + 1.96^2/4)) / (2 + 1.96^2).

@@ -10,16 +10,13 @@ import datetime as dt
 import pytest
 
 from tests.app.conftest import JUDGED_WEEK, LAST_WEEK, RATED_WEEK, iso_week, run_page
+from tests.app.page_parts import problems
 
 pytestmark = pytest.mark.slow
 
 DRIFT, DROPS = "Judge drift alerts this week", "Significant score drops"
 AGREEMENT, VIOLATING = "Dimensions below their agreement target", "Violating verdicts from people"
 QUARANTINE = "Lines quarantined, still refused now"
-
-
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
 
 
 def _card(at, label: str):
@@ -47,7 +44,7 @@ def test_a_week_with_nothing_checked_says_not_assessed_on_every_card_and_no_chan
                             "and week_start = ?", [RATED_WEEK]) == 1
     app_env(warehouse.path)
     at = run_page("overview")  # opens on the latest complete week: JUDGED_WEEK
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     for label in (DRIFT, DROPS, AGREEMENT, VIOLATING):
         card = _card(at, label)
         assert (card.value, card.proto.delta) == ("n/a", ""), label
@@ -65,7 +62,7 @@ def test_a_week_with_nothing_checked_says_not_assessed_on_every_card_and_no_chan
 def test_a_change_is_shown_only_against_a_week_that_was_assessed_too(people_then_judge_warehouse, app_env):
     app_env(people_then_judge_warehouse.path)
     at = run_page("overview", {"week": iso_week(RATED_WEEK)})  # the week before it has no data at all
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     agreement, violating = _card(at, AGREEMENT), _card(at, VIOLATING)
     assert (agreement.value, agreement.proto.delta) == ("1 of 3", "")
     assert (violating.value, violating.proto.delta) == ("1", "")
@@ -88,12 +85,12 @@ def test_the_demos_weeks_before_anything_can_be_tested_say_so_and_later_weeks_sh
     app_env(demo_warehouse.path)
 
     at = run_page("overview", {"week": iso_week(first)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     for label in (DRIFT, DROPS):
         assert (_card(at, label).value, _card(at, label).proto.delta) == ("n/a", ""), label
 
     at = run_page("overview", {"week": iso_week(second)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     drops = _card(at, DROPS)
     assert (drops.value, drops.proto.delta) == (str(by_week.loc[second, "n_regressions"]), "")
     assert any(t.endswith("last week not assessed.") and "tested change" in t for t in _captions(at))
@@ -102,7 +99,7 @@ def test_the_demos_weeks_before_anything_can_be_tested_say_so_and_later_weeks_sh
     previous = LAST_WEEK - dt.timedelta(weeks=1)
     assert by_week.loc[previous, "n_changes_tested"] > 0 and by_week.loc[previous, "n_drift_tested"] > 0
     at = run_page("overview")
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     for label, column in ((DROPS, "n_regressions"), (DRIFT, "n_drift_alerts")):
         delta = int(by_week.loc[LAST_WEEK, column] - by_week.loc[previous, column])
         assert _card(at, label).proto.delta == str(delta), label
@@ -112,7 +109,7 @@ def test_an_empty_warehouse_names_no_latest_ingest_run(empty_warehouse, app_env)
     assert empty_warehouse.scalar("select count(*) from marts.fct_ingested_files") == 0
     app_env(empty_warehouse.path)
     at = run_page("overview")
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     assert _card(at, QUARANTINE).value == "n/a"
     captions = _captions(at)
     assert not any("in the latest ingest run" in t for t in captions), captions

@@ -12,14 +12,11 @@ import pytest
 
 from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
+from tests.app.page_parts import chart_title, problems
 
 pytestmark = pytest.mark.slow
 
 PREVIOUS_WEEK = LAST_WEEK - dt.timedelta(weeks=1)
-
-
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
 
 
 def _links(at, page: str) -> list[tuple[dict[str, list[str]], str]]:
@@ -41,15 +38,10 @@ def _stability_chart(at):
 
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        if "always pass" in _title(spec):
+        if "always pass" in chart_title(spec):
             frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
             return spec, max(frames, key=len)
     raise AssertionError("no stability chart")
-
-
-def _title(spec: dict) -> str:
-    title = spec.get("title") or {}
-    return title.get("text", "") if isinstance(title, dict) else str(title)
 
 
 def _interval(value: float, low: float, high: float) -> str:
@@ -81,7 +73,7 @@ def test_the_overviews_pass_at_k_opens_the_reliability_of_that_week_with_the_sam
     assert f"{all_time:.2f}" != f"{pass_at:.2f}"  # the all-time curves would show another number
 
     at = run_page("overview")
-    assert not _problems(at)
+    assert not problems(at)
     links = [(q, label) for q, label in _links(at, "reliability")
              if q.get("model") == [model] and q.get("evaluation") == [evaluation]]
     assert all(q["week"] == [iso_week(LAST_WEEK)] for q, _ in links)
@@ -90,7 +82,7 @@ def test_the_overviews_pass_at_k_opens_the_reliability_of_that_week_with_the_sam
     query = links[0][0]
 
     at = run_page("reliability", {key: v if len(v) > 1 else v[0] for key, v in query.items()})
-    assert not _problems(at)
+    assert not problems(at)
     assert at.selectbox(key="reliability.week").value == iso_week(LAST_WEEK)
     curves = at.dataframe[0].value
     row = curves[(curves["model"] == model) & (curves["k"] == k)].iloc[0]
@@ -112,7 +104,7 @@ def test_reliability_shows_the_marts_interval_where_every_task_passed_not_a_poin
     assert first["k"] == 1 and first["pass_at_k"] == 1 and first["pass_at_k_ci_low"] < 0.8  # the case in question
 
     at = run_page("reliability", {"evaluation": evaluation, "metric": metric, "model": model})
-    assert not _problems(at)
+    assert not problems(at)
     table = at.dataframe[0].value
     for row in expected.itertuples():
         shown = table[(table["model"] == model) & (table["k"] == row.k)].iloc[0]
@@ -124,7 +116,7 @@ def test_reliability_shows_the_marts_interval_where_every_task_passed_not_a_poin
     from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
     curve = next(chart for chart in at.get("vega_lite_chart")
-                 if "more attempts" in _title(json.loads(chart.proto.spec)))
+                 if "more attempts" in chart_title(json.loads(chart.proto.spec)))
     band = max((convert_arrow_bytes_to_pandas_df(d.data.data) for d in curve.proto.datasets), key=len)
     for measure, prefix in (("pass@k", "pass_at_k"), ("pass^k", "pass_hat_k")):
         drawn = band[band["measure"].str.startswith(measure)].sort_values("k")
@@ -137,14 +129,14 @@ def test_reliability_offers_all_time_and_the_weeks_with_pass_at_k(demo_warehouse
     weeks = [iso_week(w) for (w,) in demo_warehouse.rows(
         "select distinct week_start from marts.fct_pass_at_k_weekly order by week_start desc")]
     at = run_page("reliability")
-    assert not _problems(at)
+    assert not problems(at)
     picker = at.selectbox(key="reliability.week")
     assert picker.options == ["all time", *weeks] and picker.value == "all time"
     # Its help said the page opened on the latest complete week, as every other picker's does.
     assert "The page opens on all time;" in picker.help and "latest complete week" not in picker.help
     assert any(t.startswith("All time: every run from") for t in _captions(at))
-    assert all("over all runs" in _title(spec) for spec in _specs(at) if "tasks" in _title(spec)
-               or "attempts" in _title(spec))
+    assert all("over all runs" in chart_title(spec) for spec in _specs(at) if "tasks" in chart_title(spec)
+               or "attempts" in chart_title(spec))
 
 
 def test_the_stability_counts_of_a_week_are_that_weeks_runs_and_say_so(demo_warehouse, app_env):
@@ -157,9 +149,9 @@ def test_the_stability_counts_of_a_week_are_that_weeks_runs_and_say_so(demo_ware
         "'tau_retail' group by stability", [REGRESSING_MODEL]))
     assert expected != all_time  # the week's counts differ from the pooled ones: the test can tell them apart
     at = run_page("reliability", {"evaluation": "tau_retail", "model": REGRESSING_MODEL, "week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     spec, data = _stability_chart(at)
-    assert f"in {iso_week(LAST_WEEK)}'s runs" in _title(spec)
+    assert f"in {iso_week(LAST_WEEK)}'s runs" in chart_title(spec)
     assert dict(zip(data["stability"], data["n_tasks"])) == expected
     flaky = at.dataframe[1].value
     assert len(flaky) == expected.get("flaky", 0)
@@ -174,7 +166,7 @@ def test_a_weeks_single_trial_tasks_show_as_no_verdict_not_as_stable(demo_wareho
         "select count(*) from marts.fct_task_stability_weekly where model_id = ? and evaluation_name = ? "
         "and week_start = ?", [REGRESSING_MODEL, evaluation, LAST_WEEK])
     at = run_page("reliability", {"evaluation": evaluation, "model": REGRESSING_MODEL, "week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     spec, data = _stability_chart(at)
     assert n_tasks > 0 and dict(zip(data["stability"], data["n_tasks"])) == {"no verdict": n_tasks}
     assert "no verdict: fewer than two trials were scored" in " ".join(spec["title"].get("subtitle", []))
@@ -188,7 +180,7 @@ def test_the_stability_chart_labels_its_share_axis_and_shows_the_number_of_tasks
         "select stability, count(*) from marts.fct_task_stability where model_id = ? and evaluation_name = "
         "'tau_retail' group by stability", [REGRESSING_MODEL]))
     at = run_page("reliability", {"evaluation": "tau_retail", "model": REGRESSING_MODEL})
-    assert not _problems(at)
+    assert not problems(at)
     spec, data = _stability_chart(at)
     layers = spec["layer"]
     x_titles = [layer["encoding"]["x"].get("title") for layer in layers if "title" in layer["encoding"]["x"]]
@@ -211,7 +203,7 @@ def test_a_change_on_few_shared_samples_says_so_beside_the_change_of_the_means(d
         [LAST_WEEK])
     assert len(rows) > 0  # the demo has a change whose paired difference and means disagree
     at = run_page("overview")
-    assert not _problems(at)
+    assert not problems(at)
     for row in rows.itertuples():
         said = [t for t in _captions(at) if t.startswith(f"n={row.n_samples} samples; last week "
                                                          f"{row.previous_accuracy:.2f}")
@@ -225,7 +217,7 @@ def test_a_change_on_few_shared_samples_says_so_beside_the_change_of_the_means(d
 def test_a_drops_links_open_the_leaderboard_on_this_week_and_the_week_before(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("overview")
-    assert not _problems(at)
+    assert not problems(at)
     days = {"from": [PREVIOUS_WEEK.isoformat()], "to": [(LAST_WEEK + dt.timedelta(days=6)).isoformat()]}
     drops = [(q, label) for q, label in _links(at, "leaderboard")
              if q.get("model") == [REGRESSING_MODEL] and q.get("evaluation") == [REGRESSING_EVAL]]
@@ -234,7 +226,7 @@ def test_a_drops_links_open_the_leaderboard_on_this_week_and_the_week_before(dem
 
     query = drops[0][0]
     at = run_page("leaderboard", {key: v if len(v) > 1 else v[0] for key, v in query.items()})
-    assert not _problems(at)
+    assert not problems(at)
     table = at.dataframe[-1].value  # one row per run: this week's and the week before's, the drop between them
     assert len(table) == 2
 
@@ -248,7 +240,7 @@ def test_the_drops_card_gives_the_tested_changes_its_count_is_of(demo_warehouse,
         "from marts.rpt_weekly_model_changes where week_start = ?", [LAST_WEEK])[0]
     assert tested > 0 and untested > 0 and drops == 1
     at = run_page("overview")
-    assert not _problems(at)
+    assert not problems(at)
     assert any(text.startswith(f"1 of {tested} tested changes; {untested} not tested (no week before, too few "
                                "samples or no variation).") for text in _captions(at)), _captions(at)
 
@@ -258,7 +250,7 @@ def test_the_drops_card_gives_the_tested_changes_its_count_is_of(demo_warehouse,
 def test_a_past_week_says_the_backlog_and_quarantine_are_counted_now(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("overview", {"week": iso_week(PREVIOUS_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     labels = {m.label for m in at.metric}
     assert {"Review backlog now", "Lines quarantined, still refused now"} <= labels
     captions = _captions(at)

@@ -8,7 +8,6 @@ import datetime as dt
 import json
 import os
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pandas as pd
@@ -17,12 +16,9 @@ import pytest
 from evalhouse import build_settings
 from evalhouse.report import changes, fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
+from tests.app.page_parts import problems, walk
 
 pytestmark = pytest.mark.slow
-
-
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
 
 
 def _charts(at) -> list[tuple[dict[str, Any], dict[str, pd.DataFrame]]]:
@@ -47,19 +43,9 @@ def _chart(at, question: str, column: str | None = None) -> tuple[dict[str, Any]
     raise AssertionError(f"no chart titled {question!r}")
 
 
-def _walk(node: Any) -> Iterator[dict[str, Any]]:
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _walk(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _walk(value)
-
-
 def _layers(spec: dict[str, Any]) -> list[dict[str, Any]]:
     """Every unit spec (one mark) of a chart, layered or faceted."""
-    return [node for node in _walk(spec) if "mark" in node]
+    return [node for node in walk(spec) if "mark" in node]
 
 
 def _captions(at) -> str:
@@ -78,7 +64,7 @@ def test_a_spec_with_no_composite_or_threshold_opens_and_says_so(demo_warehouse,
                                "where spec_id = 'eval_basic_math_v1'")
     assert spec == [(None, None)], "the demo's basic-math spec defines neither"
     at = run_page("specs", {"spec": "eval_basic_math_v1"})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     said = _captions(at)
     assert "composite: none (rubric-level scores only)" in said and "promotion threshold: none set" in said
     assert "nan" not in said.split()
@@ -104,7 +90,7 @@ def test_the_specs_page_shows_the_weeks_components_and_the_composites_interval(d
         "select meets_threshold from marts.fct_spec_scores where spec_id = 'support_triage_v1' "
         "and model_id = 'acme/chat-7b' and component_id = 'label_accuracy'") is False, "the pooled value must differ"
     at = run_page("specs", {"spec": "support_triage_v1", "week": iso_week(week)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
 
     components = _table(at, "verdict")
     missed = components[components["verdict"] == "misses its threshold"]
@@ -134,7 +120,7 @@ def test_a_composite_above_the_threshold_not_promoted_says_why_in_the_tables_fir
         "and not is_promoted", [LAST_WEEK])
     assert len(rows) > 0, "the demo has a model above the threshold and not promoted"
     at = run_page("specs", {"spec": "acme_groundedness_suite", "week": iso_week(LAST_WEEK)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     table = _table(at, "decision")
     assert list(table.columns[:3]) == ["model", "decision", "why"]
     table = table.set_index("model")
@@ -174,7 +160,7 @@ def test_the_composite_charts_promise_an_interval_only_where_one_is_drawn(spec_i
         "and composite_score is not null", [spec_id])}
     assert reasons == ({None} if has_interval else {"latency percentile"})
     at = run_page("specs", {"spec": spec_id, "week": iso_week(LAST_WEEK)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     decision, _ = _chart(at, "Which models may be promoted")
     trend, _ = _chart(at, "moved week by week")
     drawn = [layer for layer in _layers(decision)
@@ -195,7 +181,7 @@ def test_the_component_charts_fit_the_page_and_promise_no_interval_a_component_l
     # when it is a single or layered view.
     app_env(demo_warehouse.path)
     at = run_page("specs", {"spec": "acme_groundedness_suite", "week": iso_week(LAST_WEEK)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     charts = [spec for spec, _ in _charts(at)]
     for spec in charts:
         assert not {"facet", "hconcat", "vconcat", "concat", "repeat"} & set(spec), spec.get("title")
@@ -217,7 +203,7 @@ def test_data_quality_counts_records_repaired_and_names_repairs_applied_as_such(
     repairs = demo_warehouse.scalar("select sum(n_records) from marts.fct_compatibility_repairs")
     assert repairs > records > 0, "demo records need more than one repair each, or this test proves nothing"
     at = run_page("data_quality")
-    assert not _problems(at)
+    assert not problems(at)
     card = next(m for m in at.metric if m.label == "Records repaired")
     assert card.value == f"{records:,}"
     assert f"{repairs:,} repairs applied" in card.proto.help
@@ -236,7 +222,7 @@ def test_a_trial_without_an_answer_says_so(demo_warehouse, app_env):
         "and model_id = ? and sample_id = ?", [model, sample])
     assert missing > 0, "the first flaky task has trials with no recorded answer in the demo"
     at = run_page("reliability", {"evaluation": "tau_retail"})
-    assert not _problems(at)
+    assert not problems(at)
     answers = _table(at, "output_text")["output_text"]
     assert answers.notna().all()
     assert (answers == "(no answer recorded)").sum() == missing
@@ -247,7 +233,7 @@ def test_a_line_that_is_not_json_has_the_whole_line_as_its_pointer(demo_warehous
     assert demo_warehouse.scalar(
         "select count(*) from marts.fct_quarantined_lines where error_kind = 'invalid_json' and error_pointer is null")
     at = run_page("data_quality", {"reason": "invalid_json"})
-    assert not _problems(at)
+    assert not problems(at)
     pointers = _table(at, "error_pointer")["error_pointer"]
     assert len(pointers) > 0 and set(pointers) == {"whole line"}
 
@@ -263,7 +249,7 @@ def retried_warehouse(tmp_path):
 def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse, app_env):
     app_env(retried_warehouse.path)
     at = run_page("data_quality")
-    assert not _problems(at)
+    assert not problems(at)
     assert next(m for m in at.metric if m.label == "Lines still refused").value == "1"
     assert "10 of the 11 refused line(s) were loaded by a later run of the same file" in _captions(at)
     shown = _table(at, "error_pointer")
@@ -271,12 +257,12 @@ def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse
     assert "loaded_later_at" not in shown.columns
 
     at = run_page("data_quality", {"show": "all"})
-    assert not _problems(at)
+    assert not problems(at)
     shown = _table(at, "error_pointer")
     assert len(shown) == 11 and shown["loaded_later_at"].notna().sum() == 10
 
     at = run_page("overview")
-    assert not _problems(at)
+    assert not problems(at)
     assert next(m for m in at.metric if m.label == "Lines quarantined, still refused now").value == "1"
     assert "10 more loaded by a later run" in _captions(at)
 
@@ -290,7 +276,7 @@ def test_the_overview_says_what_each_change_was_tested_on_as_the_report_does(dem
         "select change_test, n_improved, n_worsened, sign_test_p, change_z, is_significant is not null "
         "from marts.rpt_weekly_model_changes where week_start = ? and previous_accuracy is not null", [LAST_WEEK])
     at = run_page("overview", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     said = _captions(at)
     signs = [r for r in rows if r[0] == "sign test"]
     others = [r for r in rows if r[0] != "sign test" and r[4] is not None]
@@ -318,7 +304,7 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
     # The minimums the demo's build used, which the page and the report both quote
     built = build_settings.from_row(demo_warehouse.frame("select * from marts.rpt_build_settings").iloc[0])
     at = run_page("overview", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     shown = [c.value for c in at.caption if "; last week " in c.value]
     assert "within noise" not in " ".join(shown)
     expected = []
@@ -353,7 +339,7 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
 def test_flagged_items_on_label_scales_have_no_spread_and_show_their_week(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("agreement", {"flagged": ["refusal_appropriateness", "hazard.privacy"], "week": "all time"})
-    assert not _problems(at)
+    assert not problems(at)
     flagged = _table(at, "spread (points)")
     assert len(flagged) > 0 and set(flagged["spread (points)"]) == {"n/a (label scale)"}
     # The item's week (its Monday's ISO week), not a date of first rating.
@@ -366,7 +352,7 @@ def test_item_agreement_far_below_zero_is_explained(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     assert demo_warehouse.scalar("select min(item_agreement) from marts.fct_item_disagreement") < -1
     at = run_page("agreement")
-    assert not _problems(at)
+    assert not problems(at)
     said = _captions(at)
     assert "below 0 the raters disagree more than chance" in said and "no lower bound" in said
 
@@ -376,7 +362,7 @@ def test_item_agreement_far_below_zero_is_explained(demo_warehouse, app_env):
 def test_kappa_points_are_not_coloured_by_alphas_verdict(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("agreement")
-    assert not _problems(at)
+    assert not problems(at)
     spec, data = _chart(at, "agree on well enough", column="statistic")
     points = next(layer for layer in _layers(spec) if "shape" in layer.get("encoding", {}))
     colour = points["encoding"]["color"]
@@ -396,7 +382,7 @@ def test_peoples_weekly_alpha_shows_its_interval_and_a_shortfall_within_it_says_
         "select dimension, human_alpha, human_alpha_ci_low, human_alpha_ci_high, is_target_within_interval "
         "from marts.rpt_weekly_agreement where week_start = ? and human_alpha is not null", [LAST_WEEK])}
     at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     table = _table(at, "verdict").set_index("dimension")
     for dimension, (alpha, low, high, within) in expected.items():
         shown = table.loc[dimension, "alpha"]
@@ -413,7 +399,7 @@ def test_peoples_weekly_alpha_shows_its_interval_and_a_shortfall_within_it_says_
         "alpha meets target", "alpha below target"}
 
     at = run_page("agreement", {"week": "all time"})
-    assert not _problems(at)
+    assert not problems(at)
     assert not _table(at, "verdict")["alpha"].str.contains("[", regex=False).any()
     assert "95% interval in brackets" not in _captions(at)
 
@@ -430,7 +416,7 @@ def test_the_pairwise_win_rate_is_the_chosen_groups(group, column, demo_warehous
         "select model_id, win_rate from marts.fct_pairwise_vs_reference where week_start = ?", [LAST_WEEK]))
     assert any(abs(expected[m] - pooled[m]) > 1e-9 for m in expected), "the demo's groups differ from the pool"
     at = run_page("safety", {"week": iso_week(LAST_WEEK), "group": group})
-    assert not _problems(at)
+    assert not problems(at)
     spec, data = _chart(at, "beat the reference")
     points = next(layer for layer in _layers(spec) if layer["mark"].get("type") == "point")
     shown = dict(zip(data["model_id"], data[points["encoding"]["x"]["field"]]))
@@ -450,7 +436,7 @@ def test_the_pairwise_win_rate_is_the_chosen_groups(group, column, demo_warehous
 def test_pairwise_says_hybrid_reviews_are_not_compared(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("safety", {"week": iso_week(LAST_WEEK), "group": "hybrid"})
-    assert not _problems(at)
+    assert not problems(at)
     assert not any("beat the reference" in json.dumps(spec.get("title")) for spec, _ in _charts(at))
     assert any("leave hybrid reviews out" in i.value for i in at.info)
 
@@ -458,7 +444,7 @@ def test_pairwise_says_hybrid_reviews_are_not_compared(demo_warehouse, app_env):
 def test_the_hazard_heatmap_paints_na_cells_grey(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("safety", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     spec, data = _chart(at, "Which hazards does each model violate")
     assert (data["n_rated"] == 0).any() and data["violation_rate"].isna().any(), "the demo week has n/a cells"
     rects = [layer for layer in _layers(spec) if layer["mark"].get("type") == "rect"]
@@ -478,8 +464,8 @@ def test_the_hazard_heatmap_paints_na_cells_grey(demo_warehouse, app_env):
 def test_week_axes_tick_on_the_weeks_mondays(page, query, demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page(page, query)
-    assert not _problems(at)
-    axes = [node["x"] for node in _walk([spec for spec, _ in _charts(at)])
+    assert not problems(at)
+    axes = [node["x"] for node in walk([spec for spec, _ in _charts(at)])
             if isinstance(node.get("x"), dict) and node["x"].get("field") == "week_start"
             and node["x"].get("type") == "temporal"]
     assert axes, f"{page} draws no week axis"
@@ -495,7 +481,7 @@ def test_week_axes_tick_on_the_weeks_mondays(page, query, demo_warehouse, app_en
 def test_the_reliability_legend_draws_a_solid_and_a_dashed_line(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("reliability")
-    assert not _problems(at)
+    assert not problems(at)
     spec, _ = _chart(at, "how does success grow with more attempts")
     dashed = [layer for layer in _layers(spec) if "strokeDash" in layer.get("encoding", {})]
     assert dashed
@@ -510,7 +496,7 @@ def test_the_reliability_legend_draws_a_solid_and_a_dashed_line(demo_warehouse, 
 def test_the_review_backlog_says_its_ages_are_counted_when_read(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("overview")
-    assert not _problems(at)
+    assert not problems(at)
     help_text = next(m for m in at.metric if m.label == "Review backlog now").proto.help
     assert "last build" not in help_text.replace("the last build queued", "")
     assert "counted to now" in help_text
@@ -526,7 +512,7 @@ def test_the_sidebar_gives_the_warehouse_time_in_utc(demo_warehouse, app_env):
             at = run_page("overview")
     finally:
         time.tzset()
-    assert not _problems(at)
+    assert not problems(at)
     written = dt.datetime.fromtimestamp(os.stat(demo_warehouse.path).st_mtime, dt.timezone.utc)
     said = " ".join(c.value for c in at.sidebar.caption)
     assert f"last written {written:%Y-%m-%d %H:%M} UTC" in said
@@ -536,7 +522,7 @@ def test_the_leaderboard_chart_shows_each_models_latest_run_of_each_eval(demo_wa
     """Which model scores best reads the latest run in the date range of each model on each eval, not its first."""
     app_env(demo_warehouse.path)
     at = run_page("leaderboard")
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     _, shown = _chart(at, "Which model scores best on each eval", "run_id")
     runs = demo_warehouse.frame("select evaluation_name, trial_metric, model_id, evaluated_at "
                                 "from marts.fct_benchmark_results where metric_name = 'accuracy'")

@@ -21,13 +21,10 @@ from ingest.formats import FORMATS
 from ingest.load import RawStore
 from ingest.validate import Validators
 from tests.app.conftest import LAST_WEEK, PAGES, SHIFTED_WEEK, iso_week, run_page
+from tests.app.page_parts import problems
 from tests.conftest import DEMO_END_DATE, FIXTURES, Warehouse, build_warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
-
-
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
 
 
 def _links(at) -> list[tuple[str, dict[str, list[str]], str]]:
@@ -57,7 +54,7 @@ def _metric(at, label: str) -> str:
 def test_every_page_renders_its_title_on_the_demo_warehouse(page, demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page(page)
-    assert not _problems(at)
+    assert not problems(at)
     assert at.title[0].value == PAGES[page]
     if page not in ("review_queue", "rate_item"):  # forms: showing others' scores would anchor the rater
         assert at.get("vega_lite_chart") or page == "overview", f"{page} shows no chart on the demo data"
@@ -67,7 +64,7 @@ def test_every_page_renders_its_title_on_the_demo_warehouse(page, demo_warehouse
 def test_every_page_says_what_is_missing_on_an_empty_warehouse(page, empty_warehouse, app_env):
     app_env(empty_warehouse.path)
     at = run_page(page)
-    assert not _problems(at)
+    assert not problems(at)
     assert at.title[0].value == PAGES[page]
     said = " ".join(e.value for e in [*at.info, *at.success])
     assert said, f"{page} shows no empty state on an empty warehouse"
@@ -81,7 +78,7 @@ def test_every_page_says_how_to_get_data_before_anything_was_built(page, state, 
         RawStore(db_path).close()  # raw tables only: ingested, never built
     app_env(db_path)
     at = run_page(page)
-    assert not _problems(at)
+    assert not problems(at)
     said = " ".join(e.value for e in at.info)
     assert "evalhouse" in said or "make demo" in said, said
 
@@ -91,7 +88,7 @@ def test_every_page_says_how_to_get_data_before_anything_was_built(page, state, 
 def test_overview_links_every_number_to_the_page_that_explains_it(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("overview")
-    assert not _problems(at)
+    assert not problems(at)
     targets = {page for page, _, _ in _links(at)}
     assert {"judge_drift", "leaderboard", "reliability", "review_queue", "agreement", "safety",
             "data_quality"} <= targets
@@ -128,7 +125,7 @@ def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, a
         [REGRESSING_MODEL])
     assert f"{accuracy:.2f}" != f"{latest:.2f}"  # the latest run would show another number
     at = run_page("overview", {"week": iso_week(week)})
-    assert not _problems(at)
+    assert not problems(at)
     leaderboard = [(query, label) for page, query, label in _links(at) if page == "leaderboard"]
     assert leaderboard and all(query["from"] == days["from"] and query["to"] == days["to"]
                                for query, _ in leaderboard)
@@ -137,7 +134,7 @@ def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, a
     assert label.startswith(f"{accuracy:.2f} [")
 
     at = run_page("leaderboard", {k: v if len(v) > 1 else v[0] for k, v in query.items()})
-    assert not _problems(at)
+    assert not problems(at)
     assert at.date_input(key="leaderboard.dates").value == (before, week + dt.timedelta(days=6))
     table = at.dataframe[-1].value  # one row per run in the range, the latest first: that week's, the week before's
     assert len(table) == 2 and table["computed [95% interval]"].iloc[0].startswith(f"{accuracy:.3f} [")
@@ -146,15 +143,15 @@ def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, a
 def test_leaderboard_keeps_its_dates_in_the_url(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("leaderboard", {"from": SHIFTED_WEEK.isoformat()})
-    assert not _problems(at)
+    assert not problems(at)
     start, end = at.date_input(key="leaderboard.dates").value
     assert start == SHIFTED_WEEK and at.query_params["from"] == SHIFTED_WEEK.isoformat() and "to" not in at.query_params
     at.date_input(key="leaderboard.dates").set_value((start, start + dt.timedelta(days=6))).run()
-    assert not _problems(at)
+    assert not problems(at)
     assert at.query_params["to"] == (start + dt.timedelta(days=6)).isoformat()
     # A hand-edited day that is not a date is ignored, never an error.
     at = run_page("leaderboard", {"from": "yesterday", "to": "2026-13-01"})
-    assert not _problems(at) and "from" not in at.query_params
+    assert not problems(at) and "from" not in at.query_params
 
 
 def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_warehouse, app_env):
@@ -162,7 +159,7 @@ def test_overview_of_the_shifted_judges_week_counts_its_drift_alerts(demo_wareho
     expected = demo_warehouse.scalar(
         "select count(*) from marts.fct_judge_drift where is_drift_alert and week_start = ?", [SHIFTED_WEEK])
     at = run_page("overview", {"week": iso_week(SHIFTED_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     assert expected > 0
     assert _metric(at, "Judge drift alerts this week") == str(expected)
     assert _metric(at, "Review backlog now") == str(demo_warehouse.scalar("select count(*) from marts.fct_review_queue"))
@@ -185,7 +182,7 @@ def test_overview_counts_the_dimensions_below_target_among_people(demo_warehouse
     assert len(differ) > 0  # the demo has weeks where the two verdicts differ: the test can tell them apart
     latest = differ.index.max()
     at = run_page("overview", {"week": iso_week(dt.date.fromisoformat(str(latest)[:10]))})
-    assert not _problems(at)
+    assert not problems(at)
     below, defined = differ.loc[latest, ("below", "human")], differ.loc[latest, ("defined", "human")]
     assert _metric(at, "Dimensions below their agreement target") == f"{below} of {defined}"
 
@@ -202,7 +199,7 @@ def test_overview_says_which_shortfalls_are_within_their_interval(demo_warehouse
     assert len(unsure) > 0  # the demo has such a week: the test can fail
     row = unsure.iloc[-1]
     at = run_page("overview", {"week": iso_week(dt.date.fromisoformat(str(row["week_start"])[:10]))})
-    assert not _problems(at)
+    assert not problems(at)
     assert _metric(at, "Dimensions below their agreement target") == f"{row['below']} of {row['defined']}"
     assert any(f"{row['within']} of this week's {row['below']} within its 95% interval of the target" in t.value
                for t in at.caption)
@@ -219,7 +216,7 @@ WEEK_PAGES_WITH_CAPTIONS = ("overview", "safety", "specs")
 def test_a_page_opens_on_the_latest_complete_week_and_marks_the_week_under_way(page, demo_warehouse, app_env):
     app_env(demo_warehouse.path, now=DURING_LAST_WEEK)
     at = run_page(page)
-    assert not _problems(at)
+    assert not problems(at)
     before = LAST_WEEK - dt.timedelta(weeks=1)
     picker = at.selectbox(key=f"{page}.week")
     assert picker.value == iso_week(before)
@@ -233,7 +230,7 @@ def test_a_page_opens_on_the_latest_complete_week_and_marks_the_week_under_way(p
 def test_the_week_under_way_asked_for_says_it_is_in_progress_and_as_of_when(page, demo_warehouse, app_env):
     app_env(demo_warehouse.path, now=DURING_LAST_WEEK)
     at = run_page(page, {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     assert at.selectbox(key=f"{page}.week").value == iso_week(LAST_WEEK)
     assert any(f"Week {iso_week(LAST_WEEK)}" in t.value and "in progress" in t.value
                and "to Sat 21 Nov 01:00 UTC" in t.value for t in at.caption)
@@ -243,7 +240,7 @@ def test_agreement_opens_on_the_latest_complete_week_and_keeps_all_time_as_an_op
     # It opened on all time, while every other week picker (and the README) opens on the latest complete week.
     app_env(demo_warehouse.path, now=DURING_LAST_WEEK)
     at = run_page("agreement")
-    assert not _problems(at)
+    assert not problems(at)
     before = LAST_WEEK - dt.timedelta(weeks=1)
     picker = at.selectbox(key="agreement.week")
     assert picker.value == iso_week(before)
@@ -254,12 +251,12 @@ def test_agreement_opens_on_the_latest_complete_week_and_keeps_all_time_as_an_op
     assert any(f"({iso_week(before)})" in t for t in _chart_titles(at))
 
     picker.set_value("all time").run()
-    assert not _problems(at)
+    assert not problems(at)
     assert any("(all time)" in t for t in _chart_titles(at))
     assert at.query_params["week"] == "all time"  # a link to what is shown opens on it
 
     at = run_page("agreement", {"week": "all time"})
-    assert not _problems(at)
+    assert not problems(at)
     assert at.selectbox(key="agreement.week").value == "all time"
     assert any(t.value.startswith("All time: every week's ratings pooled") for t in at.caption)
 
@@ -280,7 +277,7 @@ def test_leaderboard_filters_by_eval_model_and_dates_and_downloads_what_it_shows
                                                                                 monkeypatch):
     app_env(demo_warehouse.path)
     at = run_page("leaderboard", {"evaluation": "gsm8k", "model": REGRESSING_MODEL})
-    assert not _problems(at)
+    assert not problems(at)
     downloads = []
     import components  # the module the page imported (AppTest runs in this process)
 
@@ -288,7 +285,7 @@ def test_leaderboard_filters_by_eval_model_and_dates_and_downloads_what_it_shows
 
     last_day = at.date_input(key="leaderboard.dates").value[1]
     at.date_input(key="leaderboard.dates").set_value((SHIFTED_WEEK, last_day)).run()
-    assert not _problems(at)
+    assert not problems(at)
     table = at.dataframe[-1].value
     assert set(table["eval"]) == {"gsm8k"} and set(table["model"]) == {REGRESSING_MODEL}
     assert len(table) == 3  # one run a week: the shifted week, the week after and the last week
@@ -296,7 +293,7 @@ def test_leaderboard_filters_by_eval_model_and_dates_and_downloads_what_it_shows
     assert set(downloads[-1]["model_id"]) == {REGRESSING_MODEL}
 
     at.selectbox(key="leaderboard.metric").set_value("mean_score").run()
-    assert not _problems(at)
+    assert not problems(at)
     assert "mean_score" in " ".join(_chart_titles(at))
     at.multiselect(key="leaderboard.model").set_value([]).run()
     assert at.dataframe[-1].value["model"].nunique() == 4
@@ -314,7 +311,7 @@ def test_leaderboard_shows_lm_evals_reported_exact_match_beside_the_computed_one
         lm_eval_warehouse, app_env):
     app_env(lm_eval_warehouse.path)
     at = run_page("leaderboard", {"evaluation": "math_perturbed_full", "metric": "exact_match"})
-    assert not _problems(at)
+    assert not problems(at)
     table = at.dataframe[-1].value
     assert len(table) == 1
     assert table["reported [95% interval]"].iloc[0] != "n/a" and table["computed [95% interval]"].iloc[0] != "n/a"
@@ -322,13 +319,13 @@ def test_leaderboard_shows_lm_evals_reported_exact_match_beside_the_computed_one
     # the results file's n-samples effective of original; the samples file here holds 10 of its docs
     assert (table["reported n samples"].iloc[0], table["computed n samples"].iloc[0]) == ("5,000 of 5,000", "10")
     at.selectbox(key="leaderboard.metric").set_value("accuracy").run()
-    assert not _problems(at)
+    assert not problems(at)
     assert at.dataframe[-1].value["why n/a"].tolist() == [
         "n/a: the harness published exact_match for exact_match in this run, not accuracy"]
     # toy_mc's acc_norm: its trials are scored on acc (accuracy), none on acc_norm
     at.multiselect(key="leaderboard.evaluation").set_value(["toy_mc"]).run()
     at.selectbox(key="leaderboard.metric").set_value("acc_norm").run()
-    assert not _problems(at)
+    assert not problems(at)
     assert at.dataframe[-1].value["why n/a"].tolist() == ["n/a: none of this run's trials is scored on acc_norm"]
 
 
@@ -337,7 +334,7 @@ def test_leaderboard_shows_lm_evals_reported_exact_match_beside_the_computed_one
 def test_reliability_shows_the_curves_and_the_trials_of_a_flaky_task(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("reliability", {"evaluation": "tau_retail", "model": REGRESSING_MODEL})
-    assert not _problems(at)
+    assert not problems(at)
     curves, trials = at.dataframe[0].value, at.dataframe[-1].value
     assert set(curves["model"]) == {REGRESSING_MODEL}
     assert any("tau_retail" in t and "attempts" in t for t in _chart_titles(at))
@@ -347,7 +344,7 @@ def test_reliability_shows_the_curves_and_the_trials_of_a_flaky_task(demo_wareho
         [REGRESSING_MODEL])
     assert len(trials) == n_trials
     at.selectbox(key="reliability.task").set_value(1).run()
-    assert not _problems(at)
+    assert not problems(at)
 
 
 # -- agreement ---------------------------------------------------------------------------------------------------------
@@ -355,10 +352,10 @@ def test_reliability_shows_the_curves_and_the_trials_of_a_flaky_task(demo_wareho
 def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("agreement", {"week": "all time"})  # the shifted judge's week among them
-    assert not _problems(at)
+    assert not problems(at)
     assert any("do people agree" in t for t in _chart_titles(at))  # the group the targets are about, first
     at.segmented_control(key="agreement.group").set_value("all").run()
-    assert not _problems(at)
+    assert not problems(at)
     assert any("all raters" in t for t in _chart_titles(at))
     # The flagged items are the people's whatever the group: people's ratings side by side, the judges' apart.
     flagged = next(d.value for d in at.dataframe if "people's ratings, side by side" in d.value.columns)
@@ -381,7 +378,7 @@ def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(
     assert flagged["people's ratings, side by side"].iloc[0] == "  |  ".join(r for (r,) in least)
 
     at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     assert any(iso_week(LAST_WEEK) in t for t in _chart_titles(at))
 
 
@@ -390,7 +387,7 @@ def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(
 def test_judge_drift_opens_on_the_judge_that_drifted_and_lists_its_alerts(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("judge_drift", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     assert at.selectbox(key="judge_drift.judge").value == SHIFTED_JUDGE_ID
     alerts = at.dataframe[0].value
     expected = demo_warehouse.scalar("select count(*) from marts.fct_judge_drift where is_drift_alert")
@@ -403,10 +400,10 @@ def test_judge_drift_opens_on_the_judge_that_drifted_and_lists_its_alerts(demo_w
 def test_safety_follows_the_week_and_the_rater_group(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("safety", {"week": iso_week(SHIFTED_WEEK)})
-    assert not _problems(at)
+    assert not problems(at)
     assert any(f"people, {iso_week(SHIFTED_WEEK)}" in t for t in _chart_titles(at))
     at.segmented_control(key="safety.group").set_value("llm_judge").run()
-    assert not _problems(at)
+    assert not problems(at)
     assert any(f"LLM judges, {iso_week(SHIFTED_WEEK)}" in t for t in _chart_titles(at))
 
 
@@ -421,7 +418,7 @@ def test_safety_offers_the_worst_violation_first_to_follow_over_the_weeks(demo_w
     assert weeks  # the demo has such weeks
     app_env(demo_warehouse.path)
     at = run_page("safety", {"week": iso_week(weeks[0])})
-    assert not _problems(at)
+    assert not problems(at)
     assert at.selectbox(key="safety.cell").options == [cell for w, cell, _ in cells if w == weeks[0]]
     assert at.selectbox(key="safety.cell").index == 0
 
@@ -432,7 +429,7 @@ def test_the_review_queue_lists_violating_hazards_first_then_the_longest_waiting
     """The order a person works through: a judge's form that finds a hazard violated first, then the oldest."""
     app_env(demo_warehouse.path)
     at = run_page("review_queue")
-    assert not _problems(at)
+    assert not problems(at)
     table = at.dataframe[0].value
     violating = table["why it waits"].str.contains("violating hazard")
     assert violating.any() and not violating.all()
@@ -447,7 +444,7 @@ def test_the_review_queue_lists_violating_hazards_first_then_the_longest_waiting
 def _open_first_item(landing, writable_demo, app_env):
     app_env(writable_demo.path, landing)
     at = run_page("review_queue")
-    assert not _problems(at)
+    assert not problems(at)
     return at, at.selectbox(key="review_queue.item").value
 
 
@@ -474,7 +471,7 @@ def test_a_review_lands_validated_in_the_landing_folder_and_is_ingested(writable
     at.segmented_control(key=f"rv.{item}.overall_quality.score").set_value(1).run()
     at.text_area(key=f"rv.{item}.overall_quality.rationale").input("Unusable: <b>not</b> markup, just text.").run()
     at.button(key=f"rv.{item}.submit").click().run()
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     assert any("Loaded into the warehouse" in s.value for s in at.success)
 
     files = list((landing / "reviews").glob("reviews_*.jsonl"))
@@ -496,7 +493,7 @@ def test_a_review_lands_validated_in_the_landing_folder_and_is_ingested(writable
 
     # Until the next build the item stays in the mart's queue, marked as submitted (and hidden by default).
     at = run_page("review_queue")
-    assert not _problems(at)
+    assert not problems(at)
     assert _metric(at, "Submitted, waiting for a build") == "1"
     assert at.selectbox(key="review_queue.item").value != item
 
@@ -507,7 +504,7 @@ def test_a_review_submitted_while_the_warehouse_is_busy_is_kept_for_the_next_ing
     at.text_input(key="reviewer").input("h-tester").run()
     with writer_lock(writable_demo.path, "a build in a test"):
         at.button(key=f"rv.{item}.submit").click().run()
-    assert not _problems(at)
+    assert not problems(at)
     assert any("busy" in w.value and "Nothing is lost" in w.value for w in at.warning)
     record = json.loads(next((landing / "reviews").glob("*.jsonl")).read_text().splitlines()[0])
     assert record["derived_from"] == item
@@ -516,7 +513,7 @@ def test_a_review_submitted_while_the_warehouse_is_busy_is_kept_for_the_next_ing
     # Saved, not loaded: no build takes it out, so it is not counted as submitted nor hidden, and the page says
     # what loads it.
     at = run_page("review_queue")
-    assert not _problems(at)
+    assert not problems(at)
     assert _metric(at, "Submitted, waiting for a build") == "0"
     assert at.toggle(key="review_queue.hide_submitted").value
     assert at.selectbox(key="review_queue.item").value == item
@@ -549,12 +546,12 @@ def _build_holding(warehouse):
 def test_a_page_keeps_its_last_data_with_a_note_while_a_build_holds_the_warehouse(writable_demo, app_env):
     app_env(writable_demo.path)
     at = run_page("data_quality")
-    assert not _problems(at) and not at.warning
+    assert not problems(at) and not at.warning
     before = {m.label: m.value for m in at.metric}
 
     with _build_holding(writable_demo):
         at = run_page("data_quality")
-        assert not _problems(at)
+        assert not problems(at)
         assert any("A build is updating the warehouse" in w.value for w in at.warning)
         assert {m.label: m.value for m in at.metric} == before
     time.sleep(0.1)
@@ -567,5 +564,5 @@ def test_no_page_fails_while_a_build_holds_a_warehouse_it_never_read(writable_de
     with _build_holding(writable_demo):
         for page in PAGES:
             at = run_page(page)
-            assert not _problems(at), (page, _problems(at))
+            assert not problems(at), (page, problems(at))
             assert any("A build is updating the warehouse" in w.value for w in at.warning), page

@@ -19,6 +19,7 @@ from evalhouse.settings import Settings
 from ingest.formats import FORMATS
 from ingest.validate import Validators
 from tests.app.conftest import APP_DIR, run_page
+from tests.app.page_parts import problems
 from tests.conftest import DEMO_END_DATE, Warehouse, instance_record, write_lines
 
 pytestmark = pytest.mark.slow
@@ -26,10 +27,6 @@ pytestmark = pytest.mark.slow
 DIMENSIONS = ("helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality")
 END_DATE = dt.date.fromisoformat(DEMO_END_DATE)
 SCHEMA = json.loads((APP_DIR.parent / "schemas" / "eval_form" / "eval-form.schema.json").read_text())
-
-
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
 
 
 def _widget(at, kind: str, suffix: str):
@@ -58,7 +55,7 @@ def _saved(landing) -> list[dict]:
 def test_the_form_is_drawn_from_the_schema(writable_demo, app_env):
     app_env(writable_demo.path)
     at = run_page("rate_item")
-    assert not _problems(at)
+    assert not problems(at)
 
     for dimension in DIMENSIONS:
         score = _widget(at, "segmented_control", f".{dimension}.score")
@@ -108,7 +105,7 @@ def test_a_score_of_2_without_a_rationale_is_refused_with_the_reason_and_nothing
 
     _widget(at, "text_area", ".helpfulness.rationale").input("Misses the user's second question.").run()
     _submit(at)
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     [record] = _saved(landing)
     assert record["universal"]["helpfulness"] == {"score": 2, "confidence": "high",
                                                   "rationale": "Misses the user's second question."}
@@ -127,7 +124,7 @@ def test_a_rating_lands_validated_in_the_landing_folder_and_is_ingested(writable
 
     _submit(at)
 
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     assert any("Loaded into the warehouse" in s.value for s in at.success)
     [record] = _saved(landing)
     assert Validators().validate(record, FORMATS["eval_form"], strict=True).ok
@@ -150,7 +147,7 @@ def test_a_rating_lands_validated_in_the_landing_folder_and_is_ingested(writable
 def test_a_pasted_task_is_rated_without_a_warehouse_with_its_modality_extension(app_env, tmp_path):
     landing = app_env(tmp_path / "no" / "warehouse.duckdb", tmp_path / "landing")
     at = run_page("rate_item")
-    assert not _problems(at)
+    assert not problems(at)
     assert any("evalhouse" in i.value for i in at.info)  # says how to get responses to pick from
 
     at.text_input(key="rate.pasted.task_id").input("support-0042").run()
@@ -165,7 +162,7 @@ def test_a_pasted_task_is_rated_without_a_warehouse_with_its_modality_extension(
     _widget(at, "checkbox", ".no_risk_affirmed").check().run()
     _submit(at)
 
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     [record] = _saved(landing)
     assert record["task"] == {"task_id": "support-0042", "modality": "chat", "prompt": "Reset my password",
                               "response": "Go to settings."}
@@ -181,7 +178,7 @@ def test_a_rating_submitted_while_the_warehouse_is_busy_is_kept_for_the_next_ing
     _fill(at, {})
     with writer_lock(writable_demo.path, "a build in a test"):
         _submit(at)
-    assert not _problems(at)
+    assert not problems(at)
     assert any("busy" in w.value and "Nothing is lost" in w.value for w in at.warning)
     assert len(_saved(landing)) == 1
     assert not working_copy(writable_demo.path).exists()
@@ -212,7 +209,7 @@ def test_the_app_saves_in_the_demos_folder_while_it_serves_the_demos_warehouse_w
     _fill(at, {})
     _submit(at)
 
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     assert any("Loaded into the warehouse" in s.value for s in at.success)
     demo_dir = settings.landing / "demo"
     saved_in, not_in = (demo_dir, settings.landing) if kind == "demo" else (settings.landing, demo_dir)

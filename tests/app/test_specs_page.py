@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from tests.app.conftest import run_page
+from tests.app.page_parts import problems
 from tests.conftest import Warehouse
 from tests.specs.conftest import decide_warehouse_built_once
 
@@ -19,10 +20,6 @@ def decided(tmp_path_factory) -> Warehouse:
     return decide_warehouse_built_once(tmp_path_factory)
 
 
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
-
-
 def _table(at, column: str):
     return next(d.value for d in at.dataframe if column in d.value.columns)
 
@@ -33,7 +30,7 @@ def test_results_outside_their_scale_decide_nothing_and_the_page_says_which(deci
     # on acc alone, but the judge's gate rests on two results above its 1-5 scale.
     app_env(decided.path)
     at = run_page("specs", {"spec": spec_id})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     decisions = _table(at, "decision").set_index("model")
     assert decisions.loc["decide/m1", "decision"] == "undecided: out of scale"
     assert f"results outside their scale on {component}" in decisions.loc["decide/m1", "why"]
@@ -46,7 +43,7 @@ def test_a_gate_whose_threshold_lies_inside_its_interval_reads_within_noise(deci
     # acc's gate is 0.7: 8 of 10 (m1) and 6 of 10 (m3) have Wilson intervals holding it, 10 of 10 (m2) does not.
     app_env(decided.path)
     at = run_page("specs", {"spec": "decide_noise"})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     decisions = _table(at, "component gates within noise").set_index("model")
     assert decisions["component gates within noise"].to_dict() == {
         "decide/m1": "acc: within noise of the threshold", "decide/m2": "none",

@@ -12,25 +12,11 @@ import pytest
 
 from evalhouse.report.sections import promotions as report_promotions
 from tests.app.conftest import JUDGED_WEEK, LAST_WEEK, iso_week, run_page
+from tests.app.page_parts import chart_subtitle, chart_title, problems, walk
 
 pytestmark = pytest.mark.slow
 
 HEATMAP = "Which hazards does each model violate"
-
-
-def _problems(at) -> list[str]:
-    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
-
-
-def _title(spec: dict) -> str:
-    title = spec.get("title") or {}
-    return title.get("text", "") if isinstance(title, dict) else str(title)
-
-
-def _subtitle(spec: dict) -> str:
-    title = spec.get("title") or {}
-    subtitle = title.get("subtitle", "") if isinstance(title, dict) else ""
-    return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
 
 
 def _chart(at, question: str) -> tuple[dict, pd.DataFrame]:
@@ -39,7 +25,7 @@ def _chart(at, question: str) -> tuple[dict, pd.DataFrame]:
 
     for chart in at.get("vega_lite_chart"):
         spec = json.loads(chart.proto.spec)
-        if _title(spec).startswith(question):
+        if chart_title(spec).startswith(question):
             frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
             return spec, max(frames, key=len)
     raise AssertionError(f"no chart asks {question!r}")
@@ -59,12 +45,12 @@ def test_the_safety_page_leaves_unsure_verdicts_out_of_the_rate_and_shows_them_b
     assert len(both) > 0  # the demo's judges were unsure on some rated cells: the test can fail
     app_env(demo_warehouse.path)
     at = run_page("safety", {"group": "llm_judge"})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     caption = at.caption[0].value
     assert "(violating, non-violating, unsure;" not in caption
     assert "An **unsure** verdict is no verdict: it is left out of the rate and of the verdicts counted" in caption
     spec, cells = _chart(at, HEATMAP)
-    assert "nobody assessed the hazard" not in _subtitle(spec)
+    assert "nobody assessed the hazard" not in chart_subtitle(spec)
     shown = cells.set_index(["model_id", "hazard"])["cell"]
     for row in both.itertuples():
         assert shown[(row.model_id, row.hazard)] == f"{row.n_violating}/{row.n_rated} (+{row.n_unsure} unsure)"
@@ -76,11 +62,11 @@ def test_a_hazard_with_only_unsure_verdicts_is_not_said_to_be_unassessed(people_
                           "and rater_group = 'llm_judge' and hazard = 'privacy'", [JUDGED_WEEK]) == [(0, 1)]
     app_env(warehouse.path)
     at = run_page("safety", {"group": "llm_judge"})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     spec, cells = _chart(at, HEATMAP)
     privacy = cells[cells["hazard"] == "privacy"].iloc[0]
     assert privacy["cell"] == "n/a (+1 unsure)" and privacy["shown"] == "n/a: only unsure verdicts"
-    assert "only unsure or not-applicable ones" in _subtitle(spec)
+    assert "only unsure or not-applicable ones" in chart_subtitle(spec)
 
 
 def test_the_pooled_split_of_pairwise_verdicts_names_its_week_and_its_raters_in_its_title(demo_warehouse,
@@ -89,9 +75,9 @@ def test_the_pooled_split_of_pairwise_verdicts_names_its_week_and_its_raters_in_
     people's."""
     app_env(demo_warehouse.path)
     at = run_page("safety", {"week": iso_week(LAST_WEEK)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     spec, _ = _chart(at, "How do the verdicts split")
-    assert _title(spec) == ("How do the verdicts split, from much worse to much better (people and LLM judges "
+    assert chart_title(spec) == ("How do the verdicts split, from much worse to much better (people and LLM judges "
                             f"pooled, {iso_week(LAST_WEEK)})?")
 
 
@@ -100,7 +86,7 @@ def test_the_pooled_split_of_pairwise_verdicts_names_its_week_and_its_raters_in_
 def test_the_overview_and_the_leaderboard_call_the_score_a_pass_rate_as_the_report_does(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("overview")
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     captions = [c.value for c in at.caption]
     assert not any(t.startswith("Accuracy over") for t in captions)
     assert any(t.startswith("Pass rate, as the weekly report names it") and "accuracy only where the metric is" in t
@@ -109,12 +95,12 @@ def test_the_overview_and_the_leaderboard_call_the_score_a_pass_rate_as_the_repo
     assert "pass rate fell" in drops.help and "accuracy" not in drops.help
 
     at = run_page("leaderboard")
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     metric = at.selectbox(key="leaderboard.metric")
     assert metric.value == "accuracy" and "answered correctly" not in metric.help
     assert "accuracy only where the metric is" in metric.help
     spec, _ = _chart(at, "Which model scores best on each eval")
-    assert _title(spec) == "Which model scores best on each eval (pass rate)?"
+    assert chart_title(spec) == "Which model scores best on each eval (pass rate)?"
     titles = [node["title"] for node in _encodings(spec) if node.get("field") in ("ci_low", "score")]
     assert titles and set(titles) == {"pass rate (95% interval)"}, titles
 
@@ -137,7 +123,7 @@ def test_the_specs_decisions_read_as_the_reports(demo_warehouse, app_env, spec_i
     expected = {r["model_id"]: report_promotions._decision(r).text.split(" (")[0] for r in records}
     app_env(demo_warehouse.path)
     at = run_page("specs", {"spec": spec_id, "week": iso_week(LAST_WEEK)})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     shown = _table(at, "decision").set_index("model")["decision"].to_dict()
     assert shown == expected
     assert not {"promote", "do not promote", "undefined"} & set(shown.values())
@@ -159,20 +145,10 @@ def test_reliability_filtered_to_one_model_lists_that_model_alone(demo_warehouse
     monkeypatch.setattr(st, "dataframe", recording)
     app_env(demo_warehouse.path)
     at = run_page("reliability", {"model": "acme/chat-7b"})
-    assert not _problems(at), _problems(at)
+    assert not problems(at), problems(at)
     spec, data = _chart(at, "On ")
     assert set(data["model_id"]) == {"acme/chat-7b"}
-    scales = [node["scale"] for node in _walk(spec) if node.get("field") == "model_id" and "scale" in node]
+    scales = [node["scale"] for node in walk(spec) if node.get("field") == "model_id" and "scale" in node]
     assert scales and all(s.get("domain") == ["acme/chat-7b"] for s in scales), scales
     # The pass@k table is as tall as its rows, never a fixed height with blank rows under a few.
     assert heights and all(rows < 10 and height in ("auto", "content") for rows, height in heights), heights
-
-
-def _walk(node):
-    if isinstance(node, dict):
-        yield node
-        for value in node.values():
-            yield from _walk(value)
-    elif isinstance(node, list):
-        for value in node:
-            yield from _walk(value)

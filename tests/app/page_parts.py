@@ -1,0 +1,35 @@
+"""What a test reads off a page run by AppTest: the problems it shows, and its charts' titles and specs, walked."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+
+def problems(at) -> list[str]:
+    """The exceptions and error boxes a page run shows: a page that works shows none."""
+    return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
+
+
+def chart_title(spec: dict) -> str:
+    """A Vega-Lite spec's title text (the question the chart answers)."""
+    title = spec.get("title") or {}
+    return title.get("text", "") if isinstance(title, dict) else str(title)
+
+
+def chart_subtitle(spec: dict) -> str:
+    """A Vega-Lite spec's subtitle, its lines joined."""
+    title = spec.get("title") or {}
+    subtitle = title.get("subtitle", "") if isinstance(title, dict) else ""
+    return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
+
+
+def walk(node: Any) -> Iterator[dict]:
+    """Every dict in a spec, nested ones included (layers, encodings, marks)."""
+    if isinstance(node, dict):
+        yield node
+        for value in node.values():
+            yield from walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            yield from walk(value)
