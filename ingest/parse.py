@@ -132,7 +132,9 @@ def _first_duplicate(node: Any, path: list[str | int]) -> ParseFailure | None:
 def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated: bool) -> ParseFailure:
     pos = exc.pos
     reason = str(exc).split(":", 1)[0]
-    column = f"column {pos + 1}"
+    # A JSON Lines record is one line, where the byte's column is the place; a whole document (a `.json` file, an
+    # Inspect log's member) has lines of its own, and its editor shows a line and a column within it.
+    column = f"column {pos + 1}" if b"\n" not in data else f"line {exc.lineno}, column {exc.colno}"
     if not data.strip():
         return ParseFailure("invalid_json", "the record is empty")
     if "UTF-8" in str(exc) and "BOM" not in str(exc):
@@ -174,6 +176,14 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
         return ParseFailure("invalid_json", f"the line ends before the JSON value does ({column}): a record split "
                             "over several lines? JSON Lines holds each record whole on one line; "
                             f"{_FIX_AND_INGEST}")
+    value = data[:pos].rstrip()
+    if "after document" in reason and value.endswith((b"}", b"]")) and b"\n" in data[len(value):pos] \
+            and data[pos:pos + 1] in (b"{", b"["):
+        # One value per line in a document file: JSON Lines saved as `.json` (pandas' to_json(lines=True), the
+        # Hugging Face datasets' to_json), which is read as one document and fails where the second line starts.
+        return ParseFailure("invalid_json", f"a second JSON value starts on {column}: the file holds one value per "
+                            "line (JSON Lines) but its name ends in .json, which is read as one document (an object, "
+                            "or an array of them); rename it to .jsonl and ingest it again")
     snippet = data[max(pos - 20, 0):pos + 20].decode("utf-8", "backslashreplace")
     return ParseFailure("invalid_json", f"invalid JSON at {column}: {reason} (near {snippet!r}); {_FIX_AND_INGEST}")
 

@@ -442,7 +442,8 @@ def _read_document(handle: BinaryIO, max_record_bytes: int) -> Iterator[RawRecor
         return
     if not bytes(data).strip():
         return
-    yield RawRecord(1, 0, bytes(data).strip(), len(data))
+    # The document is the whole file: if it ends before its value does, the file was cut off (`truncated`).
+    yield RawRecord(1, 0, bytes(data).strip(), len(data), unterminated=True)
 
 
 class _ArraySplitter:

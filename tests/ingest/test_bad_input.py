@@ -324,6 +324,44 @@ def test_a_json_array_cut_inside_an_element_is_only_that_elements_truncated_row(
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 1
 
 
+def test_json_lines_saved_as_json_is_refused_saying_to_rename_it(warehouse, tmp_path):
+    """pandas' to_json(lines=True) and Hugging Face's to_json write JSON Lines; named .json, the file is read as one
+    document and fails where the second line starts. The reason says what the file is and what to do."""
+    path = tmp_path / "records.json"
+    path.write_text("".join(json.dumps(r) + "\n" for r in _good(3)))
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "invalid_json"
+    assert "one value per line (JSON Lines)" in row["error_message"]
+    assert "rename it to .jsonl and ingest it again" in row["error_message"]
+    assert "a second JSON value starts on line 2, column 1" in row["error_message"]
+
+
+def test_a_pretty_json_document_cut_short_is_truncated_not_a_record_split_over_lines(warehouse, tmp_path):
+    """A document is the whole file: ending before its value does, the file was cut off. It was told it was a
+    record split over several lines, which JSON Lines does not allow, though a .json document may."""
+    text = json.dumps(_good(1)[0], indent=2)
+    path = tmp_path / "cut_document.json"
+    path.write_text(text[: len(text) // 2])
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "truncated"
+    assert "the file ends in the middle of this record" in row["error_message"]
+
+
+def test_an_error_in_a_pretty_json_document_is_placed_by_line_and_column(warehouse, tmp_path):
+    """Where a document has lines of its own, "column 5767" counted bytes over them all: the place is its line and
+    the column within it, as an editor shows them."""
+    lines = json.dumps(_good(1)[0], indent=2).splitlines()
+    lines[3] = lines[3].replace('": ', '": nulx, "was": ', 1)
+    path = tmp_path / "bad_document.json"
+    path.write_text("\n".join(lines) + "\n")
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "invalid_json"
+    assert row["error_message"].startswith("invalid JSON at line 4, column "), row["error_message"]
+
+
 def test_a_json_array_that_is_only_its_opening_bracket_is_unreadable(warehouse, tmp_path):
     path = tmp_path / "bracket.json"
     path.write_text("[\n")
