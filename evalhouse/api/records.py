@@ -59,6 +59,9 @@ def split_body(body: bytes) -> tuple[list[Any], dict[int, ParseFailure]]:
         # The parser's advice is for a file's line; a body is fixed and posted again, and nothing of it was loaded.
         message = message.replace(" (the records already loaded are skipped)", "").replace(
             "ingest the file again", "post it again")
+        if "(JSON Lines)" in message:  # the parser tells a `.json` file of JSON Lines to be renamed: no file here
+            message = ("the body holds one JSON value per line (JSON Lines): post one record, or a JSON array of "
+                       "records")
         where = f" (JSON pointer {failure.pointer})" if isinstance(failure, ParseFailure) and failure.pointer else ""
         raise ApiError(400, kind, f"the body is not JSON: {message}{where}") from None
     if isinstance(value, dict):

@@ -192,6 +192,11 @@ def test_a_body_that_is_not_json_is_a_400_and_a_duplicate_key_a_422_with_its_poi
     assert answer.body["error"]["message"].endswith("post it again (JSON pointer /eval_id)")
     answer = server.post("/v1/evals", b"[]")
     assert answer.status == 400 and answer.body["error"]["code"] == "no_records"
+    lines = (json.dumps(_judge_form()) + "\n" + json.dumps(_judge_form()) + "\n").encode()  # JSON Lines, not JSON
+    answer = server.post("/v1/evals", lines)
+    assert answer.status == 400 and answer.body["error"]["code"] == "invalid_json"
+    assert answer.body["error"]["message"] == ("the body is not JSON: the body holds one JSON value per line (JSON "
+                                               "Lines): post one record, or a JSON array of records")
 
     record = json.dumps(_judge_form())
     duplicated = b"[" + record.encode() + b", " + record[:-1].encode() + b', "issue_tags": [], "issue_tags": []}]'
