@@ -427,18 +427,16 @@ _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#
             "#17becf"]
 
 
-def model_colors(shown: Iterable[str] | None = None) -> alt.Scale:
-    """The same colour for a model on every page (models in dim_models order). With `shown`, the scale (and so the
-    legend) holds those models only, each in its own colour: a chart of one model lists one."""
+def model_colors(shown: Iterable[str]) -> alt.Scale:
+    """The same colour for a model on every page (its place in dim_models), for the models `shown` only: the scale,
+    and so the legend, holds those (a chart of one model lists one)."""
     found = db.query("select model_id from marts.dim_models order by model_id")
     models = list(found.frame["model_id"]) if not found.frame.empty else []
     if not models:
         return alt.Scale(scheme="tableau10")
     colours = {m: _PALETTE[i % len(_PALETTE)] for i, m in enumerate(models)}
-    if shown is not None:
-        wanted = set(shown)
-        models = [m for m in models if m in wanted]
-    return alt.Scale(domain=models, range=[colours[m] for m in models])
+    wanted = set(shown)
+    return alt.Scale(domain=[m for m in models if m in wanted], range=[colours[m] for m in models if m in wanted])
 
 
 def show_chart(chart: alt.Chart) -> None:

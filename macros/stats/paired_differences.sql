@@ -22,3 +22,19 @@
                 then corr({{ first }}, {{ second }})
         end as paired_correlation
 {%- endmacro %}
+
+{#
+    change_is_significant(n_compared, n_changed, test, sign_test_p, statistic, critical_value): the verdict of a
+    comparison at 5%, the one rule of rpt_weekly_model_changes and fct_model_comparisons. NULL (untested, never a false
+    that reads "held") on fewer than var model_change_min_samples samples compared, or fewer than var
+    model_change_min_changed_samples samples that changed (n_changed NULL: not a paired comparison, no such minimum);
+    else the exact sign test's p < 0.05 where `test` is 'sign test', and |statistic| > critical_value otherwise.
+#}
+{% macro change_is_significant(n_compared, n_changed, test, sign_test_p, statistic, critical_value) -%}
+    case
+        when {{ n_compared }} < {{ var('model_change_min_samples') }} then null
+        when {{ n_changed }} < {{ var('model_change_min_changed_samples') }} then null
+        when {{ test }} = 'sign test' then {{ sign_test_p }} < 0.05
+        else abs({{ statistic }}) > {{ critical_value }}
+    end
+{%- endmacro %}

@@ -30,8 +30,6 @@
 -- pass@1 and pass@k come from fct_pass_at_k_weekly, at the largest k every task of the week has trials for, with
 -- their standard errors and 95% intervals as that mart computes them (its Wilson intervals, copied, not redone).
 {#- The report (evalhouse/report/changes.py) and the app quote the vars as this build used them: rpt_build_settings. #}
-{%- set min_samples_to_test = var('model_change_min_samples') %}
-{%- set min_changed_samples_to_test = var('model_change_min_changed_samples') %}
 with
 
 trials as (
@@ -295,12 +293,8 @@ with_critical_value as (
 judged as (
     select
         *,
-        case
-            when n_compared < {{ min_samples_to_test }} then null
-            when comparison = 'paired' and n_improved + n_worsened < {{ min_changed_samples_to_test }} then null
-            when change_test = 'sign test' then sign_test_p < 0.05
-            else abs(change_z) > critical_value
-        end as is_significant
+        {{ change_is_significant('n_compared', "case when comparison = 'paired' then n_improved + n_worsened end",
+                                 'change_test', 'sign_test_p', 'change_z', 'critical_value') }} as is_significant
     from with_critical_value
 ),
 

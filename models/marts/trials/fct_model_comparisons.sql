@@ -15,8 +15,6 @@
 -- A view, computed when read: it is not rebuilt by every build, and its rows are tested by a dbt unit test and by
 -- tests/models/test_model_comparisons.py against a recomputation from fct_trials.
 {{ config(materialized='view') }}
-{%- set min_samples_to_test = var('model_change_min_samples') %}
-{%- set min_changed_samples_to_test = var('model_change_min_changed_samples') %}
 with
 
 trials as (
@@ -81,12 +79,8 @@ tested as (
 judged as (
     select
         *,
-        case
-            when n_shared_samples < {{ min_samples_to_test }} then null
-            when n_better + n_worse < {{ min_changed_samples_to_test }} then null
-            when comparison_test = 'sign test' then sign_test_p < 0.05
-            else abs(t_statistic) > critical_value
-        end as is_significant
+        {{ change_is_significant('n_shared_samples', 'n_better + n_worse', 'comparison_test', 'sign_test_p',
+                                 't_statistic', 'critical_value') }} as is_significant
     from tested
 ),
 
