@@ -212,7 +212,8 @@ def _method(settings: BuildSettings) -> Section:
         "dash means the statistic is undefined (too few samples, or no variation), never zero.",
         "Pass rates (the share of trials the source marked as passed: accuracy only where the metric is) "
         "average each sample's trials within the week first: a question answered four times counts "
-        "once. Week-on-week changes are paired on the samples both weeks share (docs/STATS.md, error bars).",
+        "once. Week-on-week changes are paired on the samples both weeks share, each sample's "
+        "difference its own, tested as the model table's note says.",
         "pass@k is the chance that at least one of k attempts succeeds, at the largest k every task had trials for.",
         "Judge drift compares a judge's bias against people who rated the same responses independently (reviews "
         f"of the judge's own verdict left out) with its baseline: its first {settings.drift_baseline_weeks} "
