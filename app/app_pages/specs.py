@@ -281,13 +281,14 @@ else:
             "threshold": [c.num(v) for v in now["promotion_threshold"]],
             "against the threshold": now["noise"], "component gates within noise": now["gates_noise"],
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
-            "n results": now["n_results"],
+            "n samples": now["n_composite_samples"],
         }),
         # The reason as wide as the page lets it be with the next column in view at 1400 px (a cell shows one line).
         hide_index=True, width="stretch",
         column_config={"why": st.column_config.TextColumn(
             width=500, help="The composite against the threshold first, then each component that misses its own "
-                            "threshold, then what is within noise.")},
+                            "threshold, then what is within noise."),
+            "n samples": st.column_config.NumberColumn(help="The samples the composite and its interval are over.")},
     )
 
     trend = d.dropna(subset=["composite_score"])

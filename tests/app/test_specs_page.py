@@ -55,3 +55,17 @@ def test_a_gate_whose_threshold_lies_inside_its_interval_reads_within_noise(deci
     said = " ".join(i.value for i in at.info)
     assert "2 of 3 verdict(s)" in said
     assert "decide/m1 (promoted; acc)" in said and "decide/m3 (not promoted; acc)" in said
+
+
+def test_the_decisions_n_is_the_composites_samples(decided, app_env):
+    # The column was "n results" (result records: 10 samples x 1 metric here, but 12 x 3 = 36 on the demo's
+    # triage spec), read as the n of the composite's interval. It is that n, n_composite_samples.
+    app_env(decided.path)
+    at = run_page("specs", {"spec": "decide_noise"})
+    assert not problems(at), problems(at)
+    decisions = _table(at, "decision").set_index("model")
+    assert "n results" not in decisions.columns
+    expected = dict(decided.rows(
+        "select model_id, n_composite_samples from marts.fct_promotion_decisions where spec_id = 'decide_noise' "
+        "and week_start = (select max(week_start) from marts.fct_promotion_decisions where spec_id = 'decide_noise')"))
+    assert decisions["n samples"].to_dict() == expected

@@ -21,7 +21,7 @@ from evalhouse.report.warehouse import Reader
 WEEK = dt.date(2026, 10, 19)
 _COLUMNS = ("spec_id", "model_id", "composite_score", "composite_ci_low", "composite_ci_high", "promotion_threshold",
             "is_within_noise", "no_interval_reason", "is_promoted", "decision_status", "failing_components",
-            "n_failing_components", "unmeasured_thresholds", "missing_components", "n_results",
+            "n_failing_components", "unmeasured_thresholds", "missing_components", "n_composite_samples",
             "out_of_scale_components", "gates_within_noise")
 # gpt-mini: promoted, clear. llama: promoted, the threshold inside its interval: within noise. chat-7b: the
 # threshold is inside its interval too, but label_accuracy misses its own threshold, so noise cannot flip the
@@ -29,10 +29,10 @@ _COLUMNS = ("spec_id", "model_id", "composite_score", "composite_ci_low", "compo
 # m1: composite 1.0 above 0.5, safety's threshold never measured: undecided. math: no threshold at all.
 # m2: a judge's results above its 1-5 scale make a composite of 1.125 that reached 0.8: out of scale, no decision.
 _ROWS = [
-    ("triage", "openai/gpt-mini", 0.9, 0.85, 0.95, 0.8, False, None, True, "promoted", "", 0, "", "", 30, "", ""),
-    ("triage", "meta/llama", 0.82, 0.7, 0.9, 0.8, True, None, True, "promoted", "", 0, "", "", 30, "", ""),
+    ("triage", "openai/gpt-mini", 0.9, 0.85, 0.95, 0.8, False, None, True, "promoted", "", 0, "", "", 12, "", ""),
+    ("triage", "meta/llama", 0.82, 0.7, 0.9, 0.8, True, None, True, "promoted", "", 0, "", "", 12, "", ""),
     ("triage", "acme/chat-7b", 0.78, 0.65, 0.88, 0.8, True, None, False, "not promoted", "label_accuracy", 1, "", "",
-     30, "", "label_accuracy"),
+     12, "", "label_accuracy"),
     ("gate", "rv/m1", 1.0, 0.72, 1.0, 0.5, False, None, None, "threshold not measured", "", 0, "safety", "safety",
      10, "", ""),
     ("math", "acme/chat-7b", 0.5, 0.3, 0.7, None, None, None, None, "no threshold", "", 0, "", "", 10, "", ""),
@@ -58,7 +58,7 @@ def part():
                     "promotion_threshold double, is_within_noise boolean, no_interval_reason varchar, "
                     "is_promoted boolean, decision_status varchar, failing_components varchar, "
                     "n_failing_components bigint, unmeasured_thresholds varchar, missing_components varchar, "
-                    "n_results bigint, out_of_scale_components varchar, gates_within_noise varchar)")
+                    "n_composite_samples bigint, out_of_scale_components varchar, gates_within_noise varchar)")
         con.executemany(f"insert into marts.fct_promotion_decisions (week_start, {', '.join(_COLUMNS)}) "
                         f"values (?, {', '.join('?' for _ in _COLUMNS)})", [(WEEK, *row) for row in _ROWS])
         con.execute("create table marts.rpt_weekly_promotions (week_start date, "
@@ -110,3 +110,13 @@ def test_component_gates_within_noise_of_their_threshold_are_listed(part):
     assert gates[("triage", "meta/llama")] == fmt.MISSING
     table = next(b for b in part.section.blocks if isinstance(b, Table))
     assert "A component gate within noise of its threshold" in table.caption
+
+
+def test_n_is_the_samples_the_composite_is_over_and_the_caption_says_so(part):
+    """The column was "n results": result records (12 samples x 3 metrics read 36), which a reader took for the n
+    of the composite's interval. It is the composite's samples, and the caption defines it."""
+    assert _decisions(part, "n samples") == {
+        ("triage", "openai/gpt-mini"): "12", ("triage", "meta/llama"): "12", ("triage", "acme/chat-7b"): "12",
+        ("gate", "rv/m1"): "10", ("math", "acme/chat-7b"): "10", ("scale", "rv/m2"): "10"}
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    assert "n samples: the samples the composite and its interval are over." in table.caption

@@ -26,7 +26,7 @@ MART = "fct_promotion_decisions"
 
 # The columns the report needs; the others are shown when the mart has them.
 _COLUMNS = ("spec_id", "model_id", "composite_score", "promotion_threshold", "is_promoted", "failing_components")
-_OPTIONAL = ("missing_components", "n_results", "composite_ci_low", "composite_ci_high", "is_within_noise",
+_OPTIONAL = ("missing_components", "n_composite_samples", "composite_ci_low", "composite_ci_high", "is_within_noise",
              "no_interval_reason", "n_failing_components", "decision_status", "unmeasured_thresholds",
              "out_of_scale_components", "gates_within_noise")
 SUMMARY = "rpt_weekly_promotions"
@@ -71,7 +71,7 @@ def build(context: Context) -> Part:
     blocks.extend(_spec_notes(context, sorted({r["spec_id"] for r in rows})))
     blocks.append(Table(
         ("Spec", "Model", "Composite score", "Threshold", "Decision", "Failing components",
-         "Gates within noise of their threshold", "Missing components", "n results"),
+         "Gates within noise of their threshold", "Missing components", "n samples"),
         tuple((
             Cell(r["spec_id"]),
             Cell(r["model_id"]),
@@ -81,7 +81,7 @@ def build(context: Context) -> Part:
             Cell(r["failing_components"] or fmt.MISSING, "bad" if r["failing_components"] else None),
             Cell(r.get("gates_within_noise") or fmt.MISSING),
             Cell(r.get("missing_components") or fmt.MISSING),
-            Cell(fmt.count(r.get("n_results")), numeric=True),
+            Cell(fmt.count(r.get("n_composite_samples")), numeric=True),
         ) for r in rows),
         caption=("Promoted: the composite reaches the spec's promotion threshold and every component meets its own "
                  "threshold. Undecided: a component's own threshold was not measured that week (no results, or a "
@@ -89,7 +89,7 @@ def build(context: Context) -> Part:
                  "component has no results, so there is no composite. A spec that sets no promotion threshold is "
                  "never decided and is not counted among the decisions. The composite's 95% interval is over the "
                  "week's samples; within noise: no component fails and the threshold lies inside the interval, so "
-                 "the decision may flip on next week's samples."
+                 "the decision may flip on next week's samples. n samples: the samples the composite and its interval are over."
                  + (_GATE_NOTE if any(r.get("gates_within_noise") for r in rows) else "")
                  + (_OUT_OF_SCALE_NOTE if any(_status(r) == "out of scale" for r in rows) else "")
                  + (_LATENCY_NOTE if any(r.get("no_interval_reason") == "latency percentile" for r in rows) else "")
