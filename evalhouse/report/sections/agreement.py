@@ -47,8 +47,9 @@ CAPTION = (
     "rater cannot judge) is no answer, left out of every agreement figure. Items flagged: items people disagree on, "
     "of those two or more people rated. People's alpha has its 95% interval in brackets (a bootstrap over the "
     "week's items; none where people agreed on every item, as every resample would too): where the target lies "
-    "within it, the week's items cannot tell meeting the target from missing it, and the status says so (\"below "
-    "target, but within its interval\"): a call to rate more items, not yet a rubric that fails."
+    "within it, the week's items cannot tell meeting the target from missing it, and the status says so: \"below "
+    "target, but within its interval\" is a call to rate more items, not yet a rubric that fails, and \"meets "
+    "target, but within its interval\" a pass that is not firm either."
 )
 WITHIN = "below target, but within its interval"
 WITHIN_MET = "meets target, but within its interval"
