@@ -42,6 +42,17 @@ def shown_change(row: Mapping[str, Any]) -> float | None:
     return row["paired_mean_difference"] if row["comparison"] == "paired" else row["accuracy_change"]
 
 
+def means_moved(row: Mapping[str, Any]) -> float | None:
+    """The change of the two weeks' means where it is not the change shown: a paired change on fewer samples than
+    a week has (the pass rates beside it moved by another amount: 0.75 to 0.86 is +0.00 on the 2 shared samples).
+    None where the change shown is the means' (unpaired, or every sample of both weeks shared)."""
+    if row["comparison"] != "paired":
+        return None
+    if int(row["n_shared_samples"]) >= max(int(row["n_samples"]), int(row["previous_n_samples"])):
+        return None
+    return row["accuracy_change"]
+
+
 def statistic_name(row: Mapping[str, Any]) -> str:
     """'t' for the paired t (averaged scores), 'z' for the unpaired two-proportion z."""
     return "t" if row["change_test"] == "paired t" else "z"

@@ -229,6 +229,14 @@ def _changed(row: Row) -> str:
     return changes.changed(row)
 
 
+def _change(row: Row) -> str:
+    """The change the verdict is on, and the means' where they moved otherwise ('+0.00\n(means +0.11)'), so the
+    change never seems to contradict the two pass rates beside it."""
+    shown = fmt.signed(changes.shown_change(row))
+    moved = changes.means_moved(row)
+    return shown if moved is None else f"{shown}\n(means {fmt.signed(moved)})"
+
+
 def _compared(row: Row) -> str:
     return changes.compared(row)
 
@@ -249,7 +257,7 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(fmt.count(row["n_samples"]), numeric=True),
             Cell(fmt.with_interval(row["previous_accuracy"], row["previous_ci_low"], row["previous_ci_high"]),
                  numeric=True),
-            Cell(fmt.signed(changes.shown_change(row)), tone, numeric=True),
+            Cell(_change(row), tone, numeric=True),
             Cell(_compared(row) if row["comparison"] else fmt.MISSING, numeric=True),
             Cell(_changed(row) if row["comparison"] == "paired" else fmt.MISSING, numeric=True),
             Cell(changes.test_statistic(row), tone or (None if changes.is_tested(row) else "muted"), numeric=True),
@@ -268,7 +276,8 @@ def _table(rows: list[Row], context: Context) -> Table:
                  "unbiased pass@1. pass@k: the chance that one of k trials passes, for the largest k every sample "
                  "reached, with Wilson's interval on the samples its standard error is worth. Change: on the samples "
                  "both weeks share "
-                 "(\"paired\"), the mean of the paired differences; \"Changed samples\" counts the shared samples "
+                 "(\"paired\"), the mean of the paired differences, with the change of the two means in brackets "
+                 "where a week has samples the other lacks; \"Changed samples\" counts the shared samples "
                  "whose score rose and fell. Where every shared score is 0 or 1 the change is tested with the exact "
                  "sign test on the changed samples (significant at p < 0.05), other paired scores (several trials "
                  "averaged) with Student's t = mean(d) / sqrt(var(d)/n), significant beyond its 0.975 quantile on "
