@@ -63,6 +63,8 @@ def classify(raw: RawRecord, options: ClassifyOptions, validators: Validators) -
                             "\"Compatibility repairs\"): ingest the file again without --strict to load it")
             if forced is not None:
                 message += _detection_hint(parsed, forced)
+            elif fmt.name == "lm_eval_sample":
+                message += _foreign_sample_hint(parsed)
             return (REJECT, sha, fmt.name, declared, verdict.kind or "schema", verdict.pointer, message)
         return (ACCEPT, sha, fmt.name, key, declared, verdict.repairs)
     except Exception as exc:  # noqa: BLE001 - one record must never stop the file
@@ -78,6 +80,18 @@ def _detection_hint(record: dict[str, Any], forced: RecordFormat) -> str:
         return ""
     return (f". Detection finds {detected.name}, not {forced.name}: drop --format to load it as {detected.name}, "
             f"or check that --format {forced.name} is the format you meant")
+
+
+def _foreign_sample_hint(envelope: dict[str, Any]) -> str:
+    """A line of an lm-eval samples file (read as lm-eval samples by its name, ingest/readers_lm_eval.py) that is a
+    record of another format: say so, as a forced --format's refusal says it (_detection_hint)."""
+    sample = envelope.get("sample")
+    detected = detect_format(sample) if isinstance(sample, dict) else None
+    if detected is None or detected.name == "lm_eval_sample":
+        return ""
+    return (f". Detection finds {detected.name}, not lm_eval_sample: this file is read as lm-eval samples by its "
+            f"name (samples_<task>_<date>.jsonl), so its lines are taken for lm-eval's; move the {detected.name} "
+            "records to a file of their own (any other name) and ingest that")
 
 
 def classify_batch(batch: list[RawRecord], options: ClassifyOptions, validators: Validators) -> list[Outcome]:

@@ -105,8 +105,8 @@ def not_a_file(path: Path) -> LeftOut:
 
 
 def changed_while_read(path: Path) -> LeftOut:
-    """A whole document (`.json`, `.yaml`, `.eval`) that changed between its checksum and its reading: what was read
-    is not what the checksum names, so nothing of it is loaded."""
+    """A whole document (`.json`, `.yaml`, `.eval`; not JSON Lines, read as far as they were hashed) that changed
+    between its checksum and its reading: what was read is not what the checksum names, so nothing of it is loaded."""
     return LeftOut(path, "it changed while it was read (still being written?), so nothing of it was loaded: ingest it "
                          "again once it is complete", True)
 

@@ -23,6 +23,7 @@ from collections.abc import Collection, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -74,10 +75,15 @@ _DDL = [
         -- source_path inside the landing folder the run was given ('demo/eee/x.jsonl'), NULL for a file outside it
         -- and in rows written before it was recorded: a file's place that survives moving the project or the
         -- landing folder, which the absolute source_path does not (evalhouse/operations.py reads it)
-        path_in_landing varchar
+        path_in_landing varchar,
+        -- the file_sha256 of each earlier load whose bytes this file's begin with (a file renamed, then appended
+        -- to) and whose refused lines this load found again, refused for the same reason at the same line: those
+        -- are that load's quarantine rows, not second ones (RawStore.continued_refusals). NULL when there is none
+        continues_sha256 varchar[]
     )""",
     "alter table raw.ingest_files add column if not exists max_record_bytes bigint",
     "alter table raw.ingest_files add column if not exists path_in_landing varchar",
+    "alter table raw.ingest_files add column if not exists continues_sha256 varchar[]",
     """create table if not exists raw.ingest_repairs (
         batch_id varchar not null,
         source_path varchar not null,
@@ -136,6 +142,8 @@ class PriorLoad:
     # Some of its lines were over that limit (error_kind too_large): a higher limit may load them.
     refused_too_large: bool
     batch_id: str
+    # The earlier loads whose bytes this one's begin with and whose refusals it found again (continues_sha256)
+    continues: tuple[str, ...] = ()
 
 
 @dataclass
@@ -176,6 +184,18 @@ class EarlierRefusal:
     retry_here: bool  # refused for a reason of this machine (RETRY_HERE_PROBLEMS)
 
 
+class EarlierSameRefusal(NamedTuple):
+    """A refusal of another path and other bytes of the same line (its number and sha256) for the same reason
+    (error_kind) as one a load makes: the same refusal when the file begins with the bytes of a load that held it."""
+
+    quarantine_id: str
+    source_line: int
+    line_sha256: str
+    error_kind: str
+    source_path: str
+    file_sha256: str
+
+
 @dataclass(frozen=True)
 class KnownKey:
     record_sha256: str
@@ -208,6 +228,7 @@ class FileRow:
     duration_ms: float
     max_record_bytes: int
     path_in_landing: str | None = None
+    continues_sha256: list[str] | None = None
 
 
 # Quarantine reasons that depend on this machine, not on the file or the options: the same bytes, read again
@@ -438,13 +459,13 @@ class RawStore:
             "  coalesce(bool_or(quarantine.error_pointer = '/inspect_unreadable_member/problem'"
             "    and regexp_matches(quarantine.raw_text, ?)), false), "
             "  max_record_bytes, coalesce(bool_or(quarantine.error_kind = 'too_large'), false), "
-            "  batch_id "
+            "  batch_id, coalesce(continues_sha256, []) "
             "from raw.ingest_files left join raw.quarantine using (file_sha256, batch_id, source_path) "
             "where file_sha256 = ? and status in ('loaded', 'empty') "
             "group by all order by finished_at",
             [f'"problem": "({"|".join(RETRY_HERE_PROBLEMS)})"', file_sha256],
         ).fetchall()
-        return [PriorLoad(*row) for row in rows]
+        return [PriorLoad(*row[:-1], tuple(row[-1])) for row in rows]
 
     def lines_seen(self, source_path: str) -> LinesSeen | None:
         """For a path loaded before with other content (an appended landing file), the (line, sha256) pairs
@@ -488,10 +509,14 @@ class RawStore:
         or of these bytes, of a line it neither quarantined itself nor loaded a record from (records a load finds
         already stored leave no row, so a few of these it read as accepted: the caller compares the lines). [] after
         one count over raw.quarantine when there are none, the usual case, so a skip stays a lookup."""
-        where = ("(source_path = $path or file_sha256 = $sha) and batch_id <> $batch and quarantined_at < $finished "
-                 "and source_line is not null")
+        # A load that continued earlier loads (a file renamed and appended to) carried their refusals too: those
+        # made at their paths or of their bytes (RawStore.continued_refusals).
+        where = ("(source_path = $path or file_sha256 = $sha or file_sha256 in (select unnest($continues::varchar[])) "
+                 "or source_path in (select source_path from raw.ingest_files "
+                 "  where file_sha256 in (select unnest($continues::varchar[])))) "
+                 "and batch_id <> $batch and quarantined_at < $finished and source_line is not null")
         params = {"path": prior.source_path, "sha": file_sha256, "batch": prior.batch_id,
-                  "finished": prior.finished_at}
+                  "finished": prior.finished_at, "continues": list(prior.continues)}
         if not self.con.execute(f"select count(*) from raw.quarantine where {where}", params).fetchone()[0]:
             return []
         own_records = _every_record_table("source_line", "batch_id = $batch and source_path = $path")
@@ -556,6 +581,40 @@ class RawStore:
             {"path": source_path, "sha": file_sha256, "batch": batch_id},
         ).fetchall()
         return dict(rows)
+
+    def same_refusals_elsewhere(self, source_path: str, file_sha256: str,
+                                refused: Sequence[tuple[int, str, str]]) -> list[EarlierSameRefusal]:
+        """The refusals of other paths and other bytes of these (line, sha256 of the line, error_kind), oldest first:
+        the same refusals when the file begins with the bytes of a load at their path or of their bytes (the caller
+        checks: loads_of). [] when there are none."""
+        if not refused:
+            return []
+        lines, shas, kinds = (list(column) for column in zip(*refused))
+        rows = self.con.execute(
+            "with staged as (select unnest($lines::bigint[]) as line, unnest($shas::varchar[]) as sha, "
+            "  unnest($kinds::varchar[]) as kind), "
+            "earlier as (select quarantine_id, source_line, source_path, file_sha256, quarantined_at, error_kind, "
+            f"  {_REFUSED_LINE_SHA} as line_sha from raw.quarantine "
+            "  where source_line in (select line from staged) and source_path <> $path and file_sha256 <> $sha) "
+            "select earlier.quarantine_id, earlier.source_line, earlier.line_sha, earlier.error_kind, "
+            "  earlier.source_path, earlier.file_sha256 from earlier inner join staged "
+            "  on staged.line = earlier.source_line and staged.sha = earlier.line_sha "
+            "  and staged.kind = earlier.error_kind "
+            "order by earlier.quarantined_at, earlier.quarantine_id",
+            {"lines": lines, "shas": shas, "kinds": kinds, "path": source_path, "sha": file_sha256},
+        ).fetchall()
+        return [EarlierSameRefusal(*row) for row in rows]
+
+    def loads_of(self, paths: Collection[str], shas: Collection[str], smaller_than: int) -> list[tuple[str, int, str]]:
+        """The completed loads at these paths or of these bytes of fewer bytes than `smaller_than`: (file_sha256,
+        file_bytes, source_path), each once."""
+        return self.con.execute(
+            "select distinct file_sha256, file_bytes, source_path from raw.ingest_files "
+            "where (source_path in (select unnest($paths::varchar[])) "
+            "  or file_sha256 in (select unnest($shas::varchar[]))) "
+            "and status in ('loaded', 'empty') and file_bytes < $size order by file_bytes, file_sha256, source_path",
+            {"paths": sorted(paths), "shas": sorted(shas), "size": smaller_than},
+        ).fetchall()
 
     def refused_lines(self, source_path: str, file_sha256: str) -> set[int]:
         """The lines an earlier run refused at this path or in these bytes, resolved or not: a load of the file

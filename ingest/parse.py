@@ -63,7 +63,7 @@ def parse_record(raw: RawRecord, max_record_bytes: int) -> dict[str, Any] | Pars
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        return _explain_decode_error(data, exc, raw.unterminated)
+        return _explain_decode_error(data, exc, raw.unterminated, getattr(raw, "converted", False))
     if not isinstance(value, dict):
         found = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
         return ParseFailure("not_an_object", f"expected a JSON object (one record), found {found}: each line (each "
@@ -129,14 +129,22 @@ def _first_duplicate(node: Any, path: list[str | int]) -> ParseFailure | None:
     return None
 
 
-def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated: bool) -> ParseFailure:
+def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated: bool,
+                          converted: bool = False) -> ParseFailure:
+    """Why the text is not JSON, where, and what to do. `converted`: the text is evalhouse's JSON rendering of
+    another notation (a YAML suite), whose columns are no place in the file: the JSON pointer says where."""
     pos = exc.pos
     reason = str(exc).split(":", 1)[0]
     # A JSON Lines record is one line, where the byte's column is the place; a whole document (a `.json` file, an
     # Inspect log's member) has lines of its own, and its editor shows a line and a column within it.
     column = f"column {pos + 1}" if b"\n" not in data else f"line {exc.lineno}, column {exc.colno}"
+    if converted:
+        column = "the value the JSON pointer names (a YAML `.nan` or `.inf` there)"
     if not data.strip():
         return ParseFailure("invalid_json", "the record is empty")
+    if _looks_utf16(data):
+        return ParseFailure("invalid_utf8", "the file is UTF-16 (a NUL byte beside each character, or its mark at the "
+                            "start), not UTF-8: save it as UTF-8 and ingest it again")
     if "UTF-8" in str(exc) and "BOM" not in str(exc):
         try:
             data.decode("utf-8")
@@ -177,6 +185,10 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
                             "over several lines? JSON Lines holds each record whole on one line; "
                             f"{_FIX_AND_INGEST}")
     value = data[:pos].rstrip()
+    if "after document" in reason and b"\r" in data[len(value):pos] and b"\n" not in data:
+        return ParseFailure("invalid_json", f"a second JSON value starts on {column}, after a lone CR (carriage "
+                            "return) line ending: the file ends its lines with CR alone (classic Mac OS), so it reads "
+                            "as one line; convert its line endings to LF (or CRLF) and ingest it again")
     if "after document" in reason and value.endswith((b"}", b"]")) and b"\n" in data[len(value):pos] \
             and data[pos:pos + 1] in (b"{", b"["):
         # One value per line in a document file: JSON Lines saved as `.json` (pandas' to_json(lines=True), the
@@ -186,6 +198,15 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
                             "or an array of them); rename it to .jsonl and ingest it again")
     snippet = data[max(pos - 20, 0):pos + 20].decode("utf-8", "backslashreplace")
     return ParseFailure("invalid_json", f"invalid JSON at {column}: {reason} (near {snippet!r}); {_FIX_AND_INGEST}")
+
+
+def _looks_utf16(data: bytes) -> bool:
+    """Text in UTF-16: its byte-order mark at the start, or a NUL byte beside most characters of its beginning
+    (ASCII in UTF-16; a line after the first starts with the NUL of its newline's pair)."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return True
+    head = data[:200]
+    return len(head) >= 4 and head.count(b"\x00") * 3 >= len(head)
 
 
 def _pointer_at(data: bytes, pos: int) -> str | None:

@@ -35,6 +35,7 @@ from ingest.sources import (
     SUPPORTED_SUFFIXES,
     file_sha256,
     find_inputs,
+    prefix_sha256s,
     read_units,
     reads_only_hashed,
 )
@@ -429,6 +430,9 @@ class _FileLoad:
         self.already: dict[str, AlreadyLoaded] = {}
         self.keyed_already: dict[str, list[KnownKey]] = defaultdict(list)  # format -> where each skipped id was
         self.refused_before: AlreadyLoaded | None = None
+        # the checksums of this file's first bytes, by size, and the earlier loads it was found to continue
+        self.prefix_shas: dict[int, str] = {}
+        self.continues: set[str] = set()
         self.status, self.message = "loaded", None
         self.now = _now()
 
@@ -444,10 +448,15 @@ class _FileLoad:
                 if self.progress is not None:
                     self.progress(self.path, 0, self.file_bytes)
         except SourceError as exc:
-            line = last_line + 1 if last_line else None
+            line = exc.line if exc.line is not None else last_line + 1 if last_line else None
+            # the text read of the line it stopped in (a gzip stream cut off inside it), kept as the row's raw_text
+            cut = RawRecord(line, exc.offset, exc.data, len(exc.data), unterminated=True) if exc.data else None
             rows = _empty_rows()
-            add_quarantine_row(rows, self.file_sha, None, None, None, exc.kind, None, exc.message, None, line=line)
+            add_quarantine_row(rows, self.file_sha, cut, None, None, exc.kind, None, exc.message, None, line=line)
             self._stage_quarantine(pa.Table.from_pydict(rows, schema=QUARANTINE_ROW))
+            # The rest of the file that could not be read is one row of its accounting, as a refused line is: so
+            # n_accepted + n_quarantined + n_skipped = n_lines (raw.ingest_files, README "What bad input gets").
+            self.n_lines += 1
             self.status = "unreadable" if not last_line else "loaded"
             self.message = exc.message
         if self.n_lines == 0 and self.status == "loaded":
@@ -469,6 +478,7 @@ class _FileLoad:
                     self.n_refused_unchanged += 1
                     self.refused_unchanged_ids.append(self.seen.refusal_ids.get((line, sha), []))
             rejected = rejected.filter(pa.array(keep_rejected))
+        rejected = self._continued_refusals(rejected)
         extra = _empty_rows()
         held: dict[int, str] = {}
         for format_name, accepted in tables.accepted.items():
@@ -504,6 +514,42 @@ class _FileLoad:
         self._find_cut_off_begun(rejected)
         self._stage_quarantine(rejected)
         self._stage_quarantine(pa.Table.from_pydict(extra, schema=QUARANTINE_ROW))
+
+    def _continued_refusals(self, rejected: pa.Table) -> pa.Table:
+        """The rows refused, each with the quarantine_id of the same refusal made before under another name when this
+        file begins with the bytes of a load that held it (a file renamed, then appended to): the same bytes at the
+        same line, refused for the same reason, are then that refusal, and the load counts them refused again
+        (RawStore.load_staged), not as new rows. A file that merely holds the same bad line at the same place is
+        another file: its refusal is its own row. One lookup when lines are refused; the file's first bytes are
+        hashed again only when an earlier refusal matches."""
+        if rejected.num_rows == 0:
+            return rejected
+        refused = [(line, sha, kind) for line, sha, kind in zip(
+            rejected.column("source_line").to_pylist(), rejected.column("raw_sha256").to_pylist(),
+            rejected.column("error_kind").to_pylist()) if line is not None and sha is not None]
+        earlier = self.store.same_refusals_elsewhere(self.source_path, self.file_sha, refused)
+        if not earlier:
+            return rejected
+        loads = self.store.loads_of({r.source_path for r in earlier}, {r.file_sha256 for r in earlier},
+                                    self.file_bytes)
+        missing = {size for _, size, _ in loads if size not in self.prefix_shas}
+        if missing:
+            self.prefix_shas.update({size: "" for size in missing})
+            self.prefix_shas.update(prefix_sha256s(self.path, missing))
+        begun_by = [(sha, path) for sha, size, path in loads if self.prefix_shas.get(size) == sha]
+        same: dict[tuple[int, str, str], str] = {}
+        for refusal in earlier:
+            held_by = [sha for sha, path in begun_by if refusal.file_sha256 == sha or refusal.source_path == path]
+            if held_by:
+                same.setdefault((refusal.source_line, refusal.line_sha256, refusal.error_kind), refusal.quarantine_id)
+                self.continues.update(held_by)
+        if not same:
+            return rejected
+        ids = [same.get((line, sha, kind), quarantine_id) for quarantine_id, line, sha, kind in zip(
+            rejected.column("quarantine_id").to_pylist(), rejected.column("source_line").to_pylist(),
+            rejected.column("raw_sha256").to_pylist(), rejected.column("error_kind").to_pylist())]
+        return rejected.set_column(rejected.schema.get_field_index("quarantine_id"), "quarantine_id",
+                                   pa.array(ids, pa.string()))
 
     def _find_cut_off_begun(self, rejected: pa.Table) -> None:
         """Of the refused rows this run quarantines, a last line cut off (truncated) that begins a record loaded
@@ -724,6 +770,7 @@ class _FileLoad:
             self.n_lines, self.n_blank, totals.accepted, totals.repaired, totals.quarantined,
             totals.skipped + self.n_unchanged, json.dumps(accepted), self.options.strict,
             self.options.forced_format, started, finished, duration_ms, self.options.max_record_bytes, in_landing,
+            sorted(self.continues) or None,
         )
 
     def repair_rows(self) -> list[tuple[str, str, str, str, str, int]]:

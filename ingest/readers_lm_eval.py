@@ -35,15 +35,17 @@ SAMPLES_FILE = re.compile(rf"^samples_(?P<task>.+)_(?P<date>{_DATE})\.jsonl$")
 RESULTS_FILE = re.compile(rf"^results_(?P<date>{_DATE})\.json$")
 
 
-def read_samples(path: Path, max_record_bytes: int) -> Iterator[Any]:
+def read_samples(path: Path, max_record_bytes: int, size: int | None = None) -> Iterator[Any]:
     """One envelope per line of a samples file (see the module docstring). A byte-order mark at the file's start
-    goes in front of the first envelope, so it is repaired or refused as in any file (ingest/byte_order_mark.py)."""
+    goes in front of the first envelope, so it is repaired or refused as in any file (ingest/byte_order_mark.py).
+    With `size`, the lines of the file's first `size` bytes only: a samples file is JSON Lines that lm-eval writes
+    as it runs, read as far as its checksum went (ingest/sources.py, read_units)."""
     from ingest.sources import _read_jsonl  # late: ingest.sources registers this reader
 
     names = SAMPLES_FILE.match(path.name)
     context = {"task": names["task"], "run": names["date"], "results_file": f"results_{names['date']}.json",
                "output_folder": path.parent.name}
-    for raw in _read_jsonl(path, max_record_bytes):
+    for raw in _read_jsonl(path, max_record_bytes, size):
         raw, bom = shed_bom(raw) if raw.line == 1 else (raw, False)
         record = _envelope(raw, context, max_record_bytes)
         yield carry_bom(record) if bom else record

@@ -33,7 +33,7 @@ MAX_EXPANDED_NODES = 1_000_000
 def read_yaml(path: Path, max_record_bytes: int) -> Iterator[Any]:
     """Yield a RawRecord per suite (see the module docstring). Raises SourceError when the file cannot be read."""
     # Imported here: ingest.sources registers this reader, so a module-level import would be circular.
-    from ingest.sources import PREVIEW_BYTES, RawRecord, SourceError
+    from ingest.sources import PREVIEW_BYTES, ConvertedRecord, SourceError
 
     size = path.stat().st_size
     if size > max_record_bytes:
@@ -60,7 +60,7 @@ def read_yaml(path: Path, max_record_bytes: int) -> Iterator[Any]:
         pairs = [(document.node, document.value)] if suite_nodes is None else suite_nodes
         for node, value in pairs:
             position += 1
-            record = _record(RawRecord, PREVIEW_BYTES, position, bom, text, node, value, max_record_bytes)
+            record = _record(ConvertedRecord, PREVIEW_BYTES, position, bom, text, node, value, max_record_bytes)
             # The file's mark goes with its first record, to be repaired or refused (ingest/byte_order_mark.py).
             yield carry_bom(record) if bom and position == 1 else record
 

@@ -33,12 +33,15 @@ class InputError(Exception):
 
 
 class SourceError(Exception):
-    """A whole file (or the rest of it) cannot be read, e.g. a `.gz` that is not gzip."""
+    """A whole file (or the rest of it) cannot be read, e.g. a `.gz` that is not gzip. When it stops inside a line,
+    `line`, `offset` and `data` say which and what of it was read (a gzip stream cut off: the text decompressed)."""
 
-    def __init__(self, kind: str, message: str) -> None:
+    def __init__(self, kind: str, message: str, *, line: int | None = None, offset: int | None = None,
+                 data: bytes = b"") -> None:
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.line, self.offset, self.data = line, offset, data
 
 
 class RawRecord(NamedTuple):
@@ -51,6 +54,14 @@ class RawRecord(NamedTuple):
     size: int  # the record's full size in bytes
     oversized: bool = False
     unterminated: bool = False  # the last line of a file that ends without a newline
+
+
+class ConvertedRecord(RawRecord):
+    """A record whose text evalhouse rendered as JSON from another notation (a YAML suite): a column of that text
+    is no place in the file, so a refusal of it says where by its JSON pointer (ingest/parse.py)."""
+
+    __slots__ = ()
+    converted = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +234,22 @@ def file_sha256(path: Path) -> tuple[str, int]:
     return digest.hexdigest(), size
 
 
+def prefix_sha256s(path: Path, sizes: Iterable[int]) -> dict[int, str]:
+    """The checksum of the file's first n bytes, for each n of `sizes` (as file_sha256 takes it over a whole file), in
+    one read as far as the largest: whether the file begins with the bytes of an earlier load."""
+    wanted = sorted(set(sizes))
+    digest, done, shas = hashlib.sha256(), 0, {}
+    with path.open("rb") as handle:
+        for size in wanted:
+            while done < size and (chunk := handle.read(min(_READ_CHUNK, size - done))):
+                digest.update(chunk)
+                done += len(chunk)
+            if done < size:  # the file is shorter now
+                break
+            shas[size] = digest.copy().hexdigest()
+    return shas
+
+
 def read_records(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES) -> Iterator[RawRecord]:
     """Yield the records of one file. Raises SourceError when the rest of the file cannot be read."""
     reader = _reader_for(path)
@@ -235,24 +262,27 @@ def read_units(path: Path, max_record_bytes: int = DEFAULT_MAX_RECORD_BYTES, siz
                ) -> Iterator[LinesChunk | RawRecord]:
     """A file as units of work: chunks of whole lines for plain JSON Lines (gzipped or not), records otherwise.
     A line longer than the limit comes as an oversized record, skipped to its end without being held. With `size`
-    (the bytes its checksum was taken over), JSON Lines are read no further (reads_only_hashed): lines appended
-    since are for the next run."""
+    (the bytes its checksum was taken over), JSON Lines, lm-eval samples files among them, are read no further
+    (reads_only_hashed): lines appended since are for the next run."""
     if reads_only_hashed(path):
         if path.name.lower().endswith(".gz"):
             yield from _gzip_chunks(path, max_record_bytes, size)
-        else:
+        elif _plain_jsonl(path):
             with _open_prefix(path, size) as handle:
                 yield from _line_chunks(handle, max_record_bytes)
+        else:  # an lm-eval samples file: each line in its envelope, a record at a time
+            from ingest import readers_lm_eval
+
+            yield from readers_lm_eval.read_samples(path, max_record_bytes, size)
         return
     yield from read_records(path, max_record_bytes)
 
 
 def reads_only_hashed(path: Path) -> bool:
-    """Whether read_units reads this file's first `size` bytes only: plain JSON Lines (gzipped or not), the files a
-    harness appends to while they are ingested. The others are read whole: a caller compares the file after
-    reading with what it hashed."""
-    name = path.name.lower()
-    return name.endswith((".jsonl.gz", ".ndjson.gz", ".ndjson")) or (name.endswith(".jsonl") and _plain_jsonl(path))
+    """Whether read_units reads this file's first `size` bytes only: JSON Lines (gzipped or not, lm-eval samples
+    files included), the files a harness appends to while they are ingested. The others, documents, are read whole:
+    a caller compares the file after reading with what it hashed."""
+    return path.name.lower().endswith((".jsonl.gz", ".ndjson.gz", ".ndjson", ".jsonl"))
 
 
 def _open_prefix(path: Path, size: int | None) -> BinaryIO:
@@ -297,20 +327,72 @@ def _gzip_chunks(path: Path, max_record_bytes: int, size: int | None = None) -> 
     compressed = _open_prefix(path, size)
     handle = gzip.GzipFile(fileobj=compressed, mode="rb")
     try:
-        yield from _line_chunks(handle, max_record_bytes, partial_reads=True)
-    except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
-        raise SourceError("corrupt_gzip", f"the gzip stream is damaged and cannot be read further: {exc}") from exc
+        _check_not_gzip_twice(path, handle)
+        yield from _line_chunks(handle, max_record_bytes, partial_reads=True, gzip_name=path.name)
+    except _GZIP_ERRORS as exc:  # past the line reads (while skipping an over-long line): no line text to keep
+        raise _gzip_damage(path.name, exc) from exc
     finally:
         handle.close()
         compressed.close()
 
 
-def _line_chunks(handle: BinaryIO, max_record_bytes: int, *, partial_reads: bool = False
-                 ) -> Iterator[LinesChunk | RawRecord]:
+_GZIP_ERRORS = (gzip.BadGzipFile, EOFError, zlib.error, OSError)
+
+
+def _check_not_gzip_twice(path: Path, handle: gzip.GzipFile) -> None:
+    """A `.gz` whose decompressed bytes are gzip again (compressed twice) is refused whole, saying so: read as
+    lines it would be rows of binary, each refused as not UTF-8."""
+    try:
+        head = handle.peek(2)[:2]
+    except _GZIP_ERRORS:
+        return  # the line reads say what is wrong with the stream
+    if head == b"\x1f\x8b":
+        raise SourceError("not_gzip", f"{path.name} is compressed twice: its gzip data holds another gzip stream, "
+                                      "not JSON Lines. Decompress it once (gunzip it and name the result .jsonl.gz) "
+                                      "and ingest it again")
+
+
+def _gzip_damage(name: str, exc: BaseException, line: int | None = None, offset: int | None = None,
+                 data: bytes = b"") -> SourceError:
+    """Why a gzip stream cannot be read further, where, and what to do; `data`: what was read of the line it
+    stops in (kept in the quarantine row)."""
+    if isinstance(exc, EOFError):
+        what = "the gzip data ends before its end marker: the file was cut short (an interrupted copy or write?)"
+    else:
+        what = f"the gzip data is damaged ({exc})"
+    where = (f"line {line:,} is cut off there (the text decompressed of it is kept) and nothing after it can be read"
+             if data else "nothing after that point can be read")
+    return SourceError("corrupt_gzip", f"{name}: {what}; {where}; the lines before it are loaded. Copy the file "
+                                       "again from its source, or compress its text again, and ingest it again",
+                       line=line if data else None, offset=offset if data else None, data=data)
+
+
+def _trailing_bytes(name: str) -> SourceError:
+    return SourceError("corrupt_gzip", f"{name} has bytes after the end of its gzip data that are not gzip (something "
+                                       "appended to the file, or padding from a copy): every line of the gzip data "
+                                       "was read and is loaded; remove those bytes (or compress the text again) to "
+                                       "clear this row")
+
+
+def _line_chunks(handle: BinaryIO, max_record_bytes: int, *, partial_reads: bool = False,
+                 gzip_name: str | None = None) -> Iterator[LinesChunk | RawRecord]:
+    """Chunks of whole lines. With `gzip_name` (a gzip stream), a read that fails raises SourceError with the
+    text decompressed of the line it stopped in; bytes after the end of the gzip data that are not gzip end
+    the file's lines (its last line included) with a SourceError that says so."""
     read = handle.read1 if partial_reads else handle.read
     offset, line_no, pending = 0, 1, b""
     while True:
-        chunk = read(_READ_CHUNK)
+        try:
+            chunk = read(_READ_CHUNK)
+        except _GZIP_ERRORS as exc:
+            if gzip_name is None:
+                raise
+            if isinstance(exc, gzip.BadGzipFile) and str(exc).startswith("Not a gzipped file"):
+                # A member ended whole; what follows it is no gzip member: the lines read are the file's.
+                if pending:
+                    yield LinesChunk(line_no, offset, pending)
+                raise _trailing_bytes(gzip_name) from exc
+            raise _gzip_damage(gzip_name, exc, line_no, offset, pending) from exc
         if not chunk:
             break
         data = pending + chunk if pending else chunk
@@ -336,8 +418,9 @@ def _reader_for(path: Path) -> Reader | None:
     return next((reader for suffix, reader in READERS if name.endswith(suffix)), None)
 
 
-def _read_jsonl(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
-    with path.open("rb") as handle:
+def _read_jsonl(path: Path, max_record_bytes: int, size: int | None = None) -> Iterator[RawRecord]:
+    """JSON Lines a record per line; with `size`, of the file's first `size` bytes only (_open_prefix)."""
+    with _open_prefix(path, size) as handle:
         yield from _read_lines(handle, max_record_bytes)
 
 
@@ -349,7 +432,7 @@ def _read_json(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
 def _check_gzip_magic(path: Path) -> None:
     with path.open("rb") as raw:
         magic = raw.read(2)
-        if magic != b"\x1f\x8b":
+        if magic and magic != b"\x1f\x8b":  # a 0-byte file is empty, as a 0-byte .jsonl is
             start = (magic + raw.read(14)).decode("utf-8", "backslashreplace")
             hint = " (it looks like plain JSON: rename it to .jsonl)" if start.lstrip().startswith(("{", "[")) else ""
             raise SourceError("not_gzip", f"{path.name} is not a gzip file: it starts with {start!r}{hint}")
@@ -359,9 +442,10 @@ def _read_gzip_lines(path: Path, max_record_bytes: int) -> Iterator[RawRecord]:
     _check_gzip_magic(path)
     handle = gzip.open(path, "rb")
     try:
+        _check_not_gzip_twice(path, handle)
         yield from _read_lines(handle, max_record_bytes, partial_reads=True)
-    except (gzip.BadGzipFile, EOFError, zlib.error, OSError) as exc:
-        raise SourceError("corrupt_gzip", f"the gzip stream is damaged and cannot be read further: {exc}") from exc
+    except _GZIP_ERRORS as exc:
+        raise _gzip_damage(path.name, exc) from exc
     finally:
         handle.close()
 

@@ -492,3 +492,103 @@ def test_a_last_line_cut_inside_a_character_of_several_bytes_is_truncated_not_in
     assert "ends in the middle of this record" in cut_row["error_message"]
     assert cut_row["raw_text"].endswith("2 \\xe2\\x82")  # the bytes kept, escaped
     assert (bad_row["error_kind"], bad_row["source_line"]) == ("invalid_utf8", 2)
+
+
+def _accounting(warehouse) -> tuple[int, int]:
+    """(n_lines, n_accepted + n_quarantined + n_skipped) of the last manifest row."""
+    return warehouse.rows("select n_lines, n_accepted + n_quarantined + n_skipped from raw.ingest_files "
+                          "order by finished_at desc limit 1")[0]
+
+
+def test_a_gz_refused_whole_or_in_part_counts_its_unreadable_rest_as_one_of_its_lines(warehouse, tmp_path):
+    not_gzip = write_lines(tmp_path / "plain.jsonl.gz", _good(2))
+    (outcome,) = warehouse.ingest(not_gzip).files
+    assert (outcome.n_lines, outcome.quarantined) == (1, 1)
+    assert _accounting(warehouse) == (1, 1)
+    data = gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in _good(3)))
+    cut = tmp_path / "cut.jsonl.gz"
+    cut.write_bytes(data[: len(data) - 40])
+    (outcome,) = warehouse.ingest(cut).files
+    assert outcome.n_lines == outcome.accepted + outcome.quarantined
+    n_lines, counted = _accounting(warehouse)
+    assert n_lines == counted
+
+
+def test_a_gzip_stream_cut_inside_a_line_keeps_the_text_decompressed_of_it_and_says_what_to_do(warehouse, tmp_path):
+    lines = [json.dumps(r).encode() for r in _good(3)]
+    data = gzip.compress(b"\n".join(lines) + b"\n")
+    path = tmp_path / "cut.jsonl.gz"
+    path.write_bytes(data[: len(data) - 12])  # the end marker and the end of the last line's deflate data
+    warehouse.ingest(path)
+    (row,) = [r for r in warehouse.quarantine() if r["error_kind"] == "corrupt_gzip"]
+    loaded = warehouse.scalar("select count(*) from raw.eee_instance")
+    assert row["source_line"] == loaded + 1
+    assert row["raw_text"] and lines[loaded].decode().startswith(row["raw_text"])
+    assert "cut short" in row["error_message"] and "compress its text again" in row["error_message"]
+
+
+def test_bytes_after_the_end_of_the_gzip_data_are_named_as_such_and_every_line_loads(warehouse, tmp_path):
+    lines = [json.dumps(r).encode() for r in _good(3)]
+    path = tmp_path / "padded.jsonl.gz"
+    path.write_bytes(gzip.compress(b"\n".join(lines)) + b"garbage after the data")  # the last line unterminated
+    summary = warehouse.ingest(path)
+    assert summary.accepted == 3
+    (row,) = warehouse.quarantine()
+    assert row["error_kind"] == "corrupt_gzip"
+    assert "bytes after the end of its gzip data" in row["error_message"]
+    assert "cannot be read further" not in row["error_message"]
+
+
+def test_an_empty_gz_file_is_empty_as_an_empty_jsonl_is(warehouse, tmp_path):
+    path = tmp_path / "empty.jsonl.gz"
+    path.write_bytes(b"")
+    summary = warehouse.ingest(path)
+    assert summary.files[0].status == "empty" and summary.quarantined == 0
+    assert warehouse.quarantine() == []
+
+
+def test_a_gz_compressed_twice_is_refused_whole_saying_so(warehouse, tmp_path):
+    path = tmp_path / "twice.jsonl.gz"
+    path.write_bytes(gzip.compress(gzip.compress(b"".join(json.dumps(r).encode() + b"\n" for r in _good(50)))))
+    warehouse.ingest(path)
+    (row,) = warehouse.quarantine()
+    assert row["error_kind"] == "not_gzip" and "compressed twice" in row["error_message"]
+
+
+def test_a_utf16_file_is_named_as_utf16(warehouse, tmp_path):
+    path = tmp_path / "utf16.jsonl"
+    path.write_bytes("\n".join(json.dumps(r) for r in _good(2)).encode("utf-16"))
+    warehouse.ingest(path)
+    rows = warehouse.quarantine()
+    assert len(rows) == 2
+    for row in rows:
+        assert row["error_kind"] == "invalid_utf8"
+        assert "the file is UTF-16" in row["error_message"] and "save it as UTF-8" in row["error_message"]
+
+
+def test_lone_cr_line_endings_are_named(warehouse, tmp_path):
+    path = tmp_path / "mac.jsonl"
+    path.write_bytes(b"\r".join(json.dumps(r).encode() for r in _good(3)) + b"\r")
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert "lone CR" in row["error_message"] and "convert its line endings to LF" in row["error_message"]
+
+
+def test_a_foreign_record_in_an_lm_eval_samples_file_says_which_format_detection_finds(warehouse, tmp_path):
+    path = tmp_path / LM_EVAL_SAMPLES.name
+    write_lines(path, _good(1))
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["format"] == "lm_eval_sample"
+    assert "Detection finds eee_instance, not lm_eval_sample" in row["error_message"]
+
+
+def test_a_yaml_nan_is_refused_at_its_pointer_without_a_column_of_the_json_rendering(warehouse, tmp_path):
+    text = (FIXTURES / "specs" / "acme-eval-suite.yaml").read_text()
+    path = tmp_path / "suite.yaml"
+    path.write_text(text.replace("threshold: 1.0", "threshold: .nan", 1))
+    assert "threshold: .nan" in path.read_text()
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_kind"] == "non_finite_number" and row["error_pointer"].endswith("/threshold")
+    assert "column" not in row["error_message"] and "JSON pointer" in row["error_message"]

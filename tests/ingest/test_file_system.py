@@ -24,7 +24,7 @@ from evalhouse.publish import working_copy
 from ingest import pipeline
 from ingest.path_text import path_from_text, path_text
 from ingest.pipeline import IngestOptions, ingest_paths
-from tests.conftest import instance_record, write_lines
+from tests.conftest import LM_EVAL_SAMPLES, instance_record, write_lines
 
 
 def _ingest(capsys, root: Path, *args: str) -> tuple[int, str, str]:
@@ -215,3 +215,18 @@ def test_a_document_rewritten_while_it_is_read_is_left_out_and_loads_next_time(t
     (item,) = summary.left_out
     assert item.looks_like_data and "changed while it was read" in item.reason and "ingest it again" in item.reason
     assert ingest_paths([path], db, IngestOptions(workers=0)).accepted == 1
+
+
+def test_an_lm_eval_samples_file_appended_to_while_it_is_read_loads_the_lines_it_hashed(
+        tmp_path, written_after_hashing):
+    """lm-eval's samples files are JSON Lines written line by line as the harness runs: read as far as their
+    checksum went, as other JSON Lines are, not left out."""
+    lines = LM_EVAL_SAMPLES.read_bytes().splitlines(keepends=True)
+    path = tmp_path / "run" / LM_EVAL_SAMPLES.name
+    path.parent.mkdir()
+    path.write_bytes(b"".join(lines[:6]))
+    written_after_hashing[path.resolve()] = b"".join(lines[6:])
+    db = tmp_path / "w.duckdb"
+    summary = ingest_paths([path], db, IngestOptions(workers=0))
+    assert summary.left_out == [] and summary.accepted == 6
+    assert ingest_paths([path], db, IngestOptions(workers=0)).accepted == len(lines) - 6

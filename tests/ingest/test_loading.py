@@ -491,3 +491,43 @@ def test_a_manifest_written_before_it_kept_the_limit_gains_it_and_retries_its_re
     other = write_lines(tmp_path / "b.jsonl", [instance_record(sample_id="s3")])
     warehouse.ingest(other, max_record_bytes=1500)
     assert warehouse.rows("select max_record_bytes from raw.ingest_files order by finished_at") == [(None,), (1500,)]
+
+
+def test_a_renamed_file_appended_to_does_not_quarantine_its_old_refused_lines_again(warehouse, tmp_path):
+    """A file loaded with refused lines, then renamed and appended to: its first bytes are the bytes loaded, so its
+    refused lines are the same bytes at the same line, refused for the same reason, and not second rows. A second run
+    of it adds nothing and still counts them refused (--fail-on-reject fails again)."""
+    good = [json.dumps(instance_record(sample_id=f"s{i}")).encode() for i in range(3)]
+    first = tmp_path / "a" / "n.jsonl"
+    first.parent.mkdir()
+    first.write_bytes(b"not json\n" + good[0] + b"\n" + b'{"unknown": 1}\n')
+    assert warehouse.ingest(first).quarantined == 2
+    renamed = tmp_path / "b" / "renamed.jsonl"
+    renamed.parent.mkdir()
+    first.rename(renamed)
+    with renamed.open("ab") as handle:
+        handle.write(good[1] + b"\n" + b"also not json\n")
+    (outcome,) = warehouse.ingest(renamed).files
+    assert (outcome.status, outcome.accepted, outcome.quarantined, outcome.n_still_refused) == ("loaded", 1, 1, 2)
+    assert f"2 line(s) refused again as before (first in {first.resolve()}" in outcome.message
+    assert warehouse.scalar("select count(*) from raw.quarantine") == 3
+    assert warehouse.rows("select source_path, source_line from raw.quarantine order by source_line") == [
+        (str(first.resolve()), 1), (str(first.resolve()), 3), (str(renamed.resolve()), 5)]
+    assert warehouse.rows("select n_lines, n_accepted, n_quarantined, n_skipped from raw.ingest_files "
+                          "order by finished_at desc limit 1") == [(5, 1, 1, 3)]
+    before = warehouse.row_counts()
+    again = warehouse.ingest(renamed)
+    assert again.files[0].status == "already_loaded" and again.still_refused == 3
+    assert warehouse.row_counts() == before
+
+
+def test_the_same_bad_line_at_the_same_place_of_an_unrelated_file_is_its_own_quarantine_row(warehouse, tmp_path):
+    """Only a file that begins with the bytes of the earlier load shares its refusals: another file holding the same
+    bad line at the same place has its own row, under its own path (nothing of it is lost)."""
+    one, other = tmp_path / "one.jsonl", tmp_path / "other.jsonl"
+    one.write_bytes(b"not json\n" + json.dumps(instance_record(sample_id="x")).encode() + b"\n")
+    other.write_bytes(b"not json\n" + json.dumps(instance_record(sample_id="y")).encode() + b"\n")
+    warehouse.ingest(one)
+    assert warehouse.ingest(other).quarantined == 1
+    assert warehouse.rows("select source_path from raw.quarantine order by source_path") == [
+        (str(one.resolve()),), (str(other.resolve()),)]
