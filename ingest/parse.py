@@ -133,11 +133,14 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
                           converted: bool = False) -> ParseFailure:
     """Why the text is not JSON, where, and what to do. `converted`: the text is evalhouse's JSON rendering of
     another notation (a YAML suite), whose columns are no place in the file: the JSON pointer says where."""
-    pos = exc.pos
+    # orjson counts characters, and the checks below look at bytes: "é" before the place moved it one byte early.
+    pos = exc.pos if data.isascii() else len(data.decode("utf-8", "surrogateescape")[:exc.pos].encode(
+        "utf-8", "surrogateescape"))
     reason = str(exc).split(":", 1)[0]
-    # A JSON Lines record is one line, where the byte's column is the place; a whole document (a `.json` file, an
-    # Inspect log's member) has lines of its own, and its editor shows a line and a column within it.
-    column = f"column {pos + 1}" if b"\n" not in data else f"line {exc.lineno}, column {exc.colno}"
+    # A JSON Lines record is one line, where the character's column is the place, as an editor counts it; a whole
+    # document (a `.json` file, an Inspect log's member) has lines of its own, and its editor shows a line and a
+    # column within it.
+    column = f"column {exc.pos + 1}" if b"\n" not in data else f"line {exc.lineno}, column {exc.colno}"
     if converted:
         column = "the value the JSON pointer names (a YAML `.nan` or `.inf` there)"
     if not data.strip():

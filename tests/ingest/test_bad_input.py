@@ -324,11 +324,17 @@ def test_a_json_array_cut_inside_an_element_is_only_that_elements_truncated_row(
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 1
 
 
-def test_json_lines_saved_as_json_is_refused_saying_to_rename_it(warehouse, tmp_path):
+@pytest.mark.parametrize("text", ["", "caf\u00e9 \u00e9\u00e9", "\U0001f600 \u4e2d\u6587"], ids=["ascii", "latin", "wide"])
+def test_json_lines_saved_as_json_is_refused_saying_to_rename_it(warehouse, tmp_path, text):
     """pandas' to_json(lines=True) and Hugging Face's to_json write JSON Lines; named .json, the file is read as one
-    document and fails where the second line starts. The reason says what the file is and what to do."""
+    document and fails where the second line starts. The reason says what the file is and what to do. With text
+    other than ASCII before the place, the parser's place (in characters) was taken for a byte, and the advice to
+    rename was lost for "fix the record's text there"."""
+    records = _good(3)
+    for record in records:
+        record["input"]["raw"] = f"{text} {record['input']['raw']}"
     path = tmp_path / "records.json"
-    path.write_text("".join(json.dumps(r) + "\n" for r in _good(3)))
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records), encoding="utf-8")
     warehouse.ingest(path)
     row = _only_quarantined(warehouse)
     assert row["error_kind"] == "invalid_json"
@@ -411,10 +417,11 @@ def test_a_number_too_large_for_a_double_is_refused_as_non_finite(warehouse, tmp
     ('{"a~b": {"c/d": NaN}}', "/a~0b/c~1d"),  # RFC 6901: '~' is written '~0', then '/' '~1'
     ('{"a": {"b": [0, 1]}, "c": [NaN]}', "/c/0"),
     ('NaN', ""),  # the whole record
+    ('{"caf\u00e9 \u00e9\u00e9\u00e9": "\U0001f600", "a": [NaN]}', "/a/0"),  # the parser's place is in characters
 ])
 def test_a_non_finite_number_gets_the_json_pointer_of_its_value(warehouse, tmp_path, text, pointer):
     path = tmp_path / "nan.jsonl"
-    path.write_text(text + "\n")
+    path.write_text(text + "\n", encoding="utf-8")
     warehouse.ingest(path)
     row = _only_quarantined(warehouse)
     assert (row["error_kind"], row["error_pointer"]) == ("non_finite_number", pointer)
