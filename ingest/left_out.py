@@ -66,8 +66,8 @@ def left_out(path: Path, supported: tuple[str, ...]) -> LeftOut:
                              "compress JSON Lines with gzip as .jsonl.gz", True)
     if name.endswith(_TABLES):
         return LeftOut(path, f"a table ({name[name.rindex('.'):]}), not JSON records: export it as JSON Lines "
-                             "(.jsonl, one record per line) to ingest it; README \"Formats\" lists the fields each "
-                             "format needs", True)
+                             "(.jsonl, one record per line) to ingest it; README \"Formats\" names each format's "
+                             "schema under schemas/, which lists the fields it needs", True)
     inner = next((s for s in supported if f"{s}." in name), None)  # forms.jsonl.tmp, results.json.1
     if inner is not None:
         ending = name[name.rindex(inner) + len(inner):]
