@@ -285,6 +285,21 @@ def test_the_same_records_under_other_bytes_are_not_loaded_again(warehouse, tmp_
         (4, 0), (0, 4), (0, 4), (0, 4)]  # n_lines = accepted + quarantined + skipped still holds
 
 
+def test_records_written_out_again_with_other_spacing_are_other_bytes_as_the_readme_says(warehouse, tmp_path):
+    """Identity is the record's bytes (less a CR ending): a re-export with other spacing is new attempts. README
+    (Ingest) says so and tells the user to ingest what the harness wrote; this holds the sentence to the behaviour."""
+    lines = _four_trials()
+    plain = tmp_path / "clean.jsonl"
+    plain.write_bytes(b"\n".join(lines) + b"\n")
+    compact = tmp_path / "compact.jsonl"
+    compact.write_text("".join(json.dumps(json.loads(line), separators=(",", ":")) + "\n" for line in lines))
+    trailing = tmp_path / "trailing.jsonl"
+    trailing.write_bytes(b"".join(line + b"  \n" for line in lines))
+    summary = warehouse.ingest(plain, compact, trailing)
+    assert [(f.accepted, f.n_already_loaded) for f in summary.files] == [(4, 0), (4, 0), (4, 0)]
+    assert warehouse.scalar("select count(*) from raw.eee_instance") == 12
+
+
 def test_a_line_edited_in_place_loads_beside_the_old_one_and_is_reported(warehouse, tmp_path):
     lines = _four_trials()
     path = tmp_path / "run.jsonl"
