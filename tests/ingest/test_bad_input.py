@@ -324,7 +324,8 @@ def test_a_json_array_cut_inside_an_element_is_only_that_elements_truncated_row(
     assert warehouse.scalar("select count(*) from raw.eee_instance") == 1
 
 
-@pytest.mark.parametrize("text", ["", "caf\u00e9 \u00e9\u00e9", "\U0001f600 \u4e2d\u6587"], ids=["ascii", "latin", "wide"])
+@pytest.mark.parametrize("text", ["", "caf\u00e9 \u00e9\u00e9", "\U0001f600 \u4e2d\u6587"],
+                         ids=["ascii", "latin", "wide"])
 def test_json_lines_saved_as_json_is_refused_saying_to_rename_it(warehouse, tmp_path, text):
     """pandas' to_json(lines=True) and Hugging Face's to_json write JSON Lines; named .json, the file is read as one
     document and fails where the second line starts. The reason says what the file is and what to do. With text

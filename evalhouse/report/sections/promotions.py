@@ -89,7 +89,8 @@ def build(context: Context) -> Part:
                  "component has no results, so there is no composite. A spec that sets no promotion threshold is "
                  "never decided and is not counted among the decisions. The composite's 95% interval is over the "
                  "week's samples; within noise: no component fails and the threshold lies inside the interval, so "
-                 "the decision may flip on next week's samples. n samples: the samples the composite and its interval are over."
+                 "the decision may flip on next week's samples. n samples: the samples the composite and its "
+                 "interval are over."
                  + (_GATE_NOTE if any(r.get("gates_within_noise") for r in rows) else "")
                  + (_OUT_OF_SCALE_NOTE if any(_status(r) == "out of scale" for r in rows) else "")
                  + (_LATENCY_NOTE if any(r.get("no_interval_reason") == "latency percentile" for r in rows) else "")
