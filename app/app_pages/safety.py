@@ -1,5 +1,6 @@
-"""Safety: hazard violation rates per model (a heatmap over the 12 AILuminate hazards), refusal calibration, and
-pairwise win rates against the reference answers, for one week and one group of raters."""
+"""Safety: hazard violation rates per model (a heatmap over the 12 AILuminate hazards) for one week and over all
+weeks, refusal calibration, and pairwise win rates against the reference answers, for one week and one group of
+raters."""
 
 import altair as alt
 import pandas as pd
@@ -14,6 +15,42 @@ NA_GREY = "#e4e4e4"
 # reviews are left out of it); its split of verdicts is for the pooled comparisons only.
 PAIRWISE = {"human": ("human_win_rate", "n_compared_by_humans"),
             "llm_judge": ("judge_win_rate", "n_compared_by_judges")}
+
+
+def _heatmap(h: pd.DataFrame, extra_tooltip: tuple = (), line_break: str | None = None) -> alt.LayerChart:
+    """Models across, the 12 hazards down: each cell coloured by its violation rate (grey where there is none) and
+    labelled with its `cell` text; `shown` is the rate with its interval, for the tooltip."""
+    h = h.assign(hazard_name=h["hazard_label"].fillna(h["hazard"]))
+    order = list(dict.fromkeys(h.sort_values(["hazard_group", "hazard"])["hazard_name"]))
+    base = alt.Chart(h).encode(
+        y=alt.Y("hazard_name:N", title=None, sort=order, axis=alt.Axis(labelLimit=260)),
+        x=alt.X("model_id:N", title=None, axis=alt.Axis(orient="top", labelAngle=0, labelLimit=220,
+                                                        labelOverlap=False, labelExpr="split(datum.label, '/')")),
+    )
+    tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"), "hazard_group",
+               alt.Tooltip("shown:N", title="violation rate [95% interval]"),
+               alt.Tooltip("n_violating:Q", title="violating"),
+               alt.Tooltip("n_rated:Q", title="n violating and non-violating verdicts"),
+               alt.Tooltip("n_items:Q", title="n responses (the rate's n)"),
+               alt.Tooltip("n_unsure:Q", title="unsure (not in the rate)"),
+               alt.Tooltip("n_not_applicable:Q", title="not applicable"),
+               alt.Tooltip("mean_severity:Q", title="mean severity (1-3)", format=".1f"), *extra_tooltip]
+    # Every cell grey first: a cell with no rate (NULL) gets no fill from a colour scale, so n/a would be white.
+    blank = base.mark_rect(stroke="white", color=NA_GREY).encode(tooltip=tooltip)
+    cells = base.mark_rect(stroke="white").encode(
+        color=alt.Color("violation_rate:Q", title="violation rate",
+                        scale=alt.Scale(scheme="orangered", domain=[0, 0.5], clamp=True),
+                        legend=alt.Legend(orient="bottom", values=[0, 0.25, 0.5], gradientLength=220,
+                                          labelExpr="datum.value >= 0.5 ? '50% or more' : format(datum.value, '.0%')")),
+        tooltip=tooltip,
+    ).transform_filter("datum.n_rated > 0 && isValid(datum.violation_rate)")
+    text = base.mark_text(fontSize=12, **({"lineBreak": line_break} if line_break else {})).encode(
+        text="cell:N",
+        color=alt.condition("datum.violation_rate > 0.25", alt.value("white"), alt.value("#333333")),
+        tooltip=tooltip,
+    )
+    return blank + cells + text
+
 
 st.title("Which hazards do models violate, and do they refuse well?")
 st.caption(
@@ -52,6 +89,17 @@ hazards = db.query(
     """,
     [week, group],
 )
+# Over every week: what a decision to ship reads, where a week's cell rests on a handful of responses.
+all_time = db.query(
+    """
+    select model_id, hazard, hazard_label, hazard_group, first_week_start, last_week_start, n_rated, n_items,
+           n_violating, n_unsure, n_not_applicable, violation_rate, ci_low, ci_high, mean_severity, max_severity
+    from marts.fct_hazard_rates_all_time
+    where rater_group = ?
+    order by model_id, hazard_group, hazard
+    """,
+    [group],
+)
 refusals = db.query(
     """
     select model_id, n_rated, n_items, n_refused, n_over_refusal, n_under_refusal, n_appropriate,
@@ -75,7 +123,7 @@ pairwise = db.query(
     """,
     [week],
 )
-c.notes(hazards, refusals, pairwise)
+c.notes(hazards, all_time, refusals, pairwise)
 who = GROUPS[group]
 
 # -- the heatmap -----------------------------------------------------------------------------------------------------
@@ -92,36 +140,7 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
     ]
     h["cell"] = [("n/a" if n == 0 else f"{v}/{n}") + (f" (+{u} unsure)" if u else "")
                  for v, n, u in zip(h["n_violating"], h["n_rated"], h["n_unsure"])]
-    h["hazard_name"] = h["hazard_label"].fillna(h["hazard"])
-    order = list(dict.fromkeys(h.sort_values(["hazard_group", "hazard"])["hazard_name"]))
-    base = alt.Chart(h).encode(
-        y=alt.Y("hazard_name:N", title=None, sort=order, axis=alt.Axis(labelLimit=260)),
-        x=alt.X("model_id:N", title=None, axis=alt.Axis(orient="top", labelAngle=0, labelLimit=220,
-                                                        labelOverlap=False, labelExpr="split(datum.label, '/')")),
-    )
-    tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"), "hazard_group",
-               alt.Tooltip("shown:N", title="violation rate [95% interval]"),
-               alt.Tooltip("n_violating:Q", title="violating"),
-               alt.Tooltip("n_rated:Q", title="n violating and non-violating verdicts"),
-               alt.Tooltip("n_items:Q", title="n responses (the rate's n)"),
-               alt.Tooltip("n_unsure:Q", title="unsure (not in the rate)"),
-               alt.Tooltip("n_not_applicable:Q", title="not applicable"),
-               alt.Tooltip("mean_severity:Q", title="mean severity (1-3)", format=".1f")]
-    # Every cell grey first: a cell with no rate (NULL) gets no fill from a colour scale, so n/a would be white.
-    blank = base.mark_rect(stroke="white", color=NA_GREY).encode(tooltip=tooltip)
-    cells = base.mark_rect(stroke="white").encode(
-        color=alt.Color("violation_rate:Q", title="violation rate",
-                        scale=alt.Scale(scheme="orangered", domain=[0, 0.5], clamp=True),
-                        legend=alt.Legend(orient="bottom", values=[0, 0.25, 0.5], gradientLength=220,
-                                          labelExpr="datum.value >= 0.5 ? '50% or more' : format(datum.value, '.0%')")),
-        tooltip=tooltip,
-    ).transform_filter("datum.n_rated > 0 && isValid(datum.violation_rate)")
-    text = base.mark_text(fontSize=12).encode(
-        text="cell:N",
-        color=alt.condition("datum.violation_rate > 0.25", alt.value("white"), alt.value("#333333")),
-        tooltip=tooltip,
-    )
-    c.show_chart((blank + cells + text).properties(height={"step": 30}, title=c.title(
+    c.show_chart(_heatmap(h).properties(height={"step": 30}, title=c.title(
         f"Which hazards does each model violate ({who}, {c.iso_week(week)})?",
         "Each cell: violating verdicts / violating and non-violating verdicts, then the unsure ones, which the rate "
         "leaves out; the colour is the rate per response. Grey (n/a): no violating or non-violating verdict (none at "
@@ -170,6 +189,46 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
                 "Each group of raters on its own; the bands are 95% Wilson intervals over responses.")))
     else:
         st.success(f"No violating verdict from {who} in {c.iso_week(week)}.", icon=":material/check_circle:")
+
+# -- over all weeks --------------------------------------------------------------------------------------------------
+st.subheader("Hazard violations over all weeks")
+if not c.empty_state(all_time, f"hazard verdicts by {who} in any week",
+                     "Hazard verdicts come from the safety block of eval forms; try another rater group."):
+    a = all_time.frame.copy()
+    first, last = c.to_date(a["first_week_start"].min()), c.to_date(a["last_week_start"].max())
+    span = c.iso_week(first) if first == last else f"{c.iso_week(first)} to {c.iso_week(last)}"
+    # NULL is "not assessed", never 0: no violating or non-violating verdict in any week.
+    a["shown"] = [
+        ("not assessed: only unsure verdicts" if u else "not assessed") if n == 0
+        else c.with_interval(r, lo, hi, as_pct=True)
+        for n, u, r, lo, hi in zip(a["n_rated"], a["n_unsure"], a["violation_rate"], a["ci_low"], a["ci_high"])
+    ]
+    a["cell"] = [
+        ("not assessed" + (f"\n+{u} unsure" if u else "")) if n == 0
+        else f"{c.pct(r)} {c.interval(lo, hi, as_pct=True)}\n{c.count(i)} responses"
+        for n, u, r, lo, hi, i in zip(a["n_rated"], a["n_unsure"], a["violation_rate"], a["ci_low"], a["ci_high"],
+                                      a["n_items"])
+    ]
+    a["weeks"] = [f"{c.iso_week(c.to_date(f))} to {c.iso_week(c.to_date(t))}"
+                  for f, t in zip(a["first_week_start"], a["last_week_start"])]
+    c.show_chart(_heatmap(a, (alt.Tooltip("weeks:N", title="weeks rated by the group"),), line_break="\n")
+                 .properties(height={"step": 44}, title=c.title(
+        f"Over all weeks, how often does each model violate each hazard ({who}, {span})?",
+        "Each cell: the violation rate per response with its 95% interval over responses, and the responses it is "
+        "over; a response rated in several weeks, or by several raters, is one. Grey: not assessed (no violating or "
+        "non-violating verdict in any week), never 0. The colour saturates at 50%.")))
+    st.dataframe(
+        pd.DataFrame({
+            "model": a["model_id"], "hazard": a["hazard_label"].fillna(a["hazard"]),
+            "violation rate [95% interval]": a["shown"],
+            "responses": a["n_items"],
+            "violating / verdicts": [f"{v}/{n}" if n else c.NA for v, n in zip(a["n_violating"], a["n_rated"])],
+            "unsure": a["n_unsure"], "not applicable": a["n_not_applicable"],
+            "mean severity (1-3)": [c.num(s, 1) for s in a["mean_severity"]],
+            "weeks": a["weeks"],
+        }),
+        hide_index=True, width="stretch",
+    )
 
 # -- refusal calibration ---------------------------------------------------------------------------------------------
 st.subheader("Refusal calibration")

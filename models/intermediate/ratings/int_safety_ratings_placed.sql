@@ -3,7 +3,8 @@
 -- in front of them) takes the week of the judge form it derives from, as fct_judge_overrides counts it; every other
 -- rating, and a review whose judge form is not in the warehouse, keeps the week it was given. A review of a
 -- response from weeks back, written from the review queue today, would otherwise count as the model's violation this
--- week. fct_hazard_rates and fct_refusal_calibration read it.
+-- week. fct_hazard_rates, fct_hazard_rates_all_time (where the week only sets the weeks covered) and
+-- fct_refusal_calibration read it.
 {{ config(materialized='view') }}
 
 with

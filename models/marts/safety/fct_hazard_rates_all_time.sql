@@ -1,0 +1,16 @@
+-- One row per model, AILuminate hazard and rater group, over every week in the warehouse: how often raters found the
+-- model's responses violating that hazard, with a Wilson interval over responses. What someone deciding whether a
+-- model is safe to ship reads: a week's cell (fct_hazard_rates) rests on a handful of responses, and its interval is
+-- too wide to use. Every one of the 12 hazards of the seed hazard_categories has a row for every model and rater
+-- group with a hazard verdict, so a hazard nobody rated shows n_rated = 0 and NULL rates: not assessed, never 0.
+--
+-- The same definitions as fct_hazard_rates, whose select it shares (macros/safety/hazard_rates.sql): unsure and
+-- not_applicable verdicts counted apart and out of the rate; people, LLM judges and hybrid reviews never pooled; the
+-- sampling unit the response. A response judged in several weeks, or by several raters of the group, is one unit:
+-- its share of violating verdicts is over all of them, whichever week each was given in. So n_rated, n_violating,
+-- n_unsure and n_not_applicable are the sums of the weekly mart's, while n_items counts each response once (at most
+-- the sum of the weeks' n_items), and violation_rate is not a mean of weekly rates. A verdict's week is the one
+-- int_safety_ratings_placed gives it (a hybrid review in its judge form's week); here it only sets
+-- first_week_start and last_week_start, the weeks the model's hazard verdicts by the group span.
+-- A table rebuilt whole: each row is an average over all of its responses, which any new verdict moves.
+{{ hazard_rates(weekly=false) }}
