@@ -446,6 +446,16 @@ def show_chart(chart: alt.Chart) -> None:
     st.altair_chart(chart, width="stretch")
 
 
+TABLE_ROW_PX = 35  # st.dataframe's row height, the header's too
+TABLE_MAX_ROWS = 15
+
+
+def table_height(n_rows: int, max_rows: int = TABLE_MAX_ROWS) -> int:
+    """A st.dataframe's height in pixels for `n_rows`: a short table without blank rows under it, a long one
+    scrolling past `max_rows` (Streamlit's own default shows ten rows whatever the table holds)."""
+    return (max(1, min(n_rows, max_rows)) + 1) * TABLE_ROW_PX + 3  # the header, and the border's pixels
+
+
 def show_text(label: str, text: Any, *, container: Any = st) -> None:
     """Record text (prompts, responses, rationales) as text: never parsed as Markdown or HTML."""
     container.caption(label)

@@ -200,7 +200,8 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
             "items rated 2+ times": frame["n_units"], "ratings": frame["n_ratings"], "raters": frame["n_raters"],
             "level": frame["agreement_level"],
         }),
-        hide_index=True, width="stretch", height=300,
+        # Sized to its rows: every dimension of a week at once (19 on the demo), a longer list scrolls.
+        hide_index=True, width="stretch", height=c.table_height(len(frame), max_rows=20),
         column_config={"target": st.column_config.NumberColumn("target", format="%.1f")},
     )
     st.caption("Raw agreement can look high on skewed data: compare it with the most common value's share, which "
@@ -333,7 +334,7 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
             "item agreement, people": fl["item_agreement"], "people": fl["n_ratings"],
             "week": [c.iso_week(c.to_date(w)) if not c.is_na(w) else c.NA for w in fl["week_start"]],
         }).head(1000),
-        hide_index=True, width="stretch", height=320,
+        hide_index=True, width="stretch", height=c.table_height(min(len(fl), 1000)),
         column_config={
             "people's ratings, side by side": st.column_config.TextColumn(width="large"),
             "item agreement, people": st.column_config.NumberColumn(
@@ -385,7 +386,7 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
             for column in ("confidence", "rationale"):
                 shown_detail[column] = shown_detail[column].fillna("")
             st.dataframe(
-                shown_detail, hide_index=True, width="stretch",
+                shown_detail, hide_index=True, width="stretch", height=c.table_height(len(shown_detail)),
                 column_config={
                     "rater_id": "rater", "rater_group": "group", "label": "rating",
                     "rationale": st.column_config.TextColumn("rationale", width="large"),

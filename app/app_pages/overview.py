@@ -11,6 +11,7 @@ import components as c
 import db
 from evalhouse.report import changes as model_changes
 from evalhouse.report.fmt import plural
+from evalhouse.report.sections.safety import no_hazard_applied
 
 # The minimums rpt_weekly_model_changes was built with (marts.rpt_build_settings), as the report quotes them.
 MINIMUMS = db.build_settings()
@@ -75,8 +76,10 @@ agreement = db.query(
 hazards = db.query(
     """
     -- n_verdicts: the violating and non-violating verdicts the count is among (unsure and not applicable are
-    -- not in n_rated); none is a week nobody assessed, not one without violations.
+    -- not in n_rated); none is a week nobody assessed, not one without violations, unless people judged every
+    -- hazard not applicable (n_not_applicable): assessed, and no hazard concerned the responses, as the report says.
     select week_start, sum(n_violating) as n_violating, sum(n_rated) as n_verdicts, sum(n_unsure) as n_unsure,
+           sum(n_not_applicable) as n_not_applicable,
            count(distinct case when n_violating > 0 then model_id end) as n_models,
            count(distinct case when n_violating > 0 then hazard end) as n_hazards
     from marts.fct_hazard_rates
@@ -283,7 +286,12 @@ with bottom[1].container(border=True):
         this, last = _row(hazards.frame, week), _row(hazards.frame, previous)
         now, before = _value(this, "n_violating"), _value(last, "n_violating")
         verdicts, verdicts_last = _value(this, "n_verdicts"), _value(last, "n_verdicts")
-        if not verdicts:
+        not_applicable = _value(this, "n_not_applicable")
+        if not verdicts and not_applicable:
+            st.metric(label, "0", delta=_delta(now, before, verdicts_last), delta_color="inverse", help=about)
+            st.caption(f"People: {no_hazard_applied(week_param, not_applicable, _value(this, 'n_unsure'))} "
+                       + (f"{before} last week." if verdicts_last else "Last week not assessed."))
+        elif not verdicts:
             unsure = _value(this, "n_unsure")
             _not_assessed(label, f"people gave no violating or non-violating hazard verdict in {week_param}"
                                  + (f" ({plural(unsure, 'unsure verdict')}, which decide nothing)" if unsure else "")

@@ -153,3 +153,26 @@ def people_then_judge_warehouse(tmp_path_factory) -> Warehouse:
         build_warehouse(directory / "w.duckdb", [write_lines(directory / "records.jsonl", people_then_judge_records())])
 
     return Warehouse(built_once(tmp_path_factory, "people_then_judge_warehouse", build) / "w.duckdb")
+
+
+# -- a small warehouse: people's ratings one week, one person's second look at one of those items the next ---------
+
+def rerated_records() -> list[dict]:
+    """RATED_WEEK: people h-ana and h-bo rate the same three responses (no hazard violated). JUDGED_WEEK: h-ana rates
+    one of them again, every hazard not applicable: her rating counts in the item's first week for agreement, so
+    people have ratings that week and no agreement of it; and their only hazard verdicts that week are not applicable.
+    """
+    people = ({"type": "human", "id": "h-ana"}, {"type": "human", "id": "h-bo"})
+    records = [_form(person, RATED_WEEK + dt.timedelta(days=1), f"a{i}", score, {"specialized_advice": "non_violating"})
+               for i, score in enumerate((1, 3, 5), start=1) for person in people]
+    records.append(_form(people[0], JUDGED_WEEK + dt.timedelta(days=1), "a1", 2, {}))
+    return records
+
+
+@pytest.fixture(scope="session")
+def rerated_warehouse(tmp_path_factory) -> Warehouse:
+    """rerated_records, ingested and built once per test session (built_once). Read it; never write to it."""
+    def build(directory: Path) -> None:
+        build_warehouse(directory / "w.duckdb", [write_lines(directory / "records.jsonl", rerated_records())])
+
+    return Warehouse(built_once(tmp_path_factory, "rerated_warehouse", build) / "w.duckdb")

@@ -101,3 +101,41 @@ def test_a_dimension_with_no_weekly_alpha_says_why_not_to_build(people_then_judg
     assert any(i == f"No weekly alpha for {dimension}: {cause}" or i.startswith(f"No weekly alpha for {dimension}: "
                                                                                f"{cause}") for i in infos), infos
     assert not any("evalhouse build" in i for i in infos), infos
+
+
+def test_a_week_whose_ratings_are_of_items_first_rated_earlier_says_where_they_count(rerated_warehouse, app_env):
+    warehouse = rerated_warehouse
+    rated = warehouse.scalar("select count(*) from marts.fct_ratings where week_start = ? and rater_group = 'human'",
+                             [JUDGED_WEEK])
+    assert rated > 0 and warehouse.scalar("select count(*) from marts.fct_rater_agreement where week_start = ?",
+                                          [JUDGED_WEEK]) == 0
+    app_env(warehouse.path)
+    at = run_page("agreement")  # people, on the latest complete week: JUDGED_WEEK
+    assert not problems(at), problems(at)
+    assert at.selectbox(key="agreement.week").value == iso_week(JUDGED_WEEK)
+    said = (f"No agreement for people in {iso_week(JUDGED_WEEK)}: their {rated} ratings that week are of items first "
+            "rated in an earlier week, where agreement counts them.")
+    assert said in _infos(at), _infos(at)
+
+
+def test_the_agreement_tables_are_as_tall_as_their_rows_up_to_a_cap(demo_warehouse, app_env, monkeypatch):
+    """Fixed heights left blank rows under a short table (the ratings of one item) and scrolled a long one."""
+    import streamlit
+
+    shown = []
+    original = streamlit.dataframe
+
+    def recording(data=None, *args, **kwargs):
+        shown.append((len(data), kwargs.get("height")))
+        return original(data, *args, **kwargs)
+
+    monkeypatch.setattr(streamlit, "dataframe", recording)
+    app_env(demo_warehouse.path)
+    at = run_page("agreement")
+    assert not problems(at), problems(at)
+    assert len(shown) == 3, shown  # the dimensions, the flagged items, one item's ratings
+    row, header_and_border = 35, 35 + 3
+    (dimensions, dimensions_height), (flagged, flagged_height), (ratings, ratings_height) = shown
+    assert dimensions <= 20 and dimensions_height == header_and_border + dimensions * row  # every dimension at once
+    assert flagged > 15 and flagged_height == header_and_border + 15 * row  # scrolls past 15
+    assert ratings < 10 and ratings_height == header_and_border + ratings * row  # no blank rows under it

@@ -114,3 +114,28 @@ def test_an_empty_warehouse_names_no_latest_ingest_run(empty_warehouse, app_env)
     captions = _captions(at)
     assert not any("in the latest ingest run" in t for t in captions), captions
     assert any(t.startswith("Not assessed: no ingest run yet") for t in captions), captions
+
+
+def test_a_week_whose_peoples_hazard_verdicts_were_all_not_applicable_says_no_hazard_applied(rerated_warehouse,
+                                                                                             app_env):
+    """People rated for hazards in JUDGED_WEEK and found none applied: assessed, as the weekly report says, not "not
+    assessed" (a week nobody rated)."""
+    from evalhouse.report.build import ReportRequest, build_report, render
+
+    warehouse = rerated_warehouse
+    assert warehouse.rows("select sum(n_rated), sum(n_not_applicable), sum(n_unsure) from marts.fct_hazard_rates "
+                          "where rater_group = 'human' and week_start = ?", [JUDGED_WEEK]) == [(0, 12, 0)]
+    week = iso_week(JUDGED_WEEK)
+    words = (f"No hazard applied to the responses rated in {week}: their hazard verdicts were not applicable "
+             "(12 verdicts), so none was violating.")
+    report = render(build_report(ReportRequest(warehouse.path, week=JUDGED_WEEK,
+                                               generated_at=dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc))), "md")
+    assert words in report and "hazards not assessed" not in report
+    app_env(warehouse.path)
+    at = run_page("overview")  # opens on JUDGED_WEEK
+    assert not problems(at), problems(at)
+    card = _card(at, VIOLATING)
+    assert card.value == "0"
+    captions = _captions(at)
+    assert f"People: {words} 0 last week." in captions, captions
+    assert not any(t.startswith("Not assessed: people gave no") for t in captions), captions

@@ -21,9 +21,10 @@ where week_start = ?
 order by model_id, hazard, case rater_group when 'human' then 0 when 'hybrid' then 1 else 2 end
 """
 
-# Responses rated for hazards this week at all, by any rater group: tells "none violated" from "none rated".
+# Responses rated for hazards this week at all, by any rater group: tells "none violated" from "none rated", and
+# from "none applied" (every verdict not applicable: the responses were rated, and no hazard concerned them).
 _RATED_SQL = """
-select sum(n_rated) as n_rated
+select sum(n_rated) as n_rated, sum(n_not_applicable) as n_not_applicable, sum(n_unsure) as n_unsure
 from marts.fct_hazard_rates
 where week_start = ?
 """
@@ -51,7 +52,11 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
         return Subsection(HAZARDS_TITLE, (Paragraph(text, "muted"),)), ("hazard rates not available.", None)
     rows = context.reader.rows(_HAZARDS_SQL, [context.week])
     if not rows:
-        rated = context.reader.one(_RATED_SQL, [context.week]) or {"n_rated": 0}
+        rated = context.reader.one(_RATED_SQL, [context.week]) or {"n_rated": 0, "n_not_applicable": 0, "n_unsure": 0}
+        if not rated["n_rated"] and rated["n_not_applicable"]:
+            text = no_hazard_applied(context.label, int(rated["n_not_applicable"]), int(rated["n_unsure"] or 0))
+            return (Subsection(HAZARDS_TITLE, (Paragraph(text, "good"),)),
+                    ("no hazard applied to the responses rated.", "good"))
         if not rated["n_rated"]:
             # Nothing rated is not "nothing violated": the hazards were not looked at.
             text = f"Not assessed: no response was rated for hazards in {context.label}."
@@ -101,6 +106,15 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
             for r in rows if (r["model_id"], r["hazard"]) == (model, hazard))
         for model, hazard in cells) + "."
     return Subsection(HAZARDS_TITLE, tuple(blocks)), (line, "bad")
+
+
+def no_hazard_applied(label: str, n_not_applicable: int, n_unsure: int = 0) -> str:
+    """A week whose hazard verdicts were all not applicable (or unsure): assessed, and nothing to violate, not "not
+    assessed", which is a week nobody rated. The Overview's card on people's verdicts says the same."""
+    unsure = (f", and {fmt.plural(n_unsure, 'unsure verdict')}, which decide{'s' if n_unsure == 1 else ''} nothing"
+              if n_unsure else "")
+    return (f"No hazard applied to the responses rated in {label}: their hazard verdicts were not applicable "
+            f"({fmt.plural(n_not_applicable, 'verdict')}{unsure}), so none was violating.")
 
 
 def _verdicts(row: Row, noun: str = "") -> str:
