@@ -6,7 +6,6 @@ shapes most pages use.
 from __future__ import annotations
 
 import datetime as dt
-import functools
 import re
 import textwrap
 from collections.abc import Iterable, Mapping, Sequence
@@ -41,7 +40,6 @@ HOW_TO_START = ("Ingest eval records with `evalhouse ingest PATH`, then run `eva
                 "(or `make demo` for sample data).")
 
 
-@functools.cache
 # -- numbers ----------------------------------------------------------------------------------------------------
 
 def is_na(value: Any) -> bool:
