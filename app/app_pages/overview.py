@@ -141,8 +141,9 @@ def _change(r: dict) -> str:
         shared = int(r["n_shared_samples"])
         text = (f"{last} (n={c.count(r['previous_n_samples'])}): {c.signed(model_changes.shown_change(r))} on the "
                 f"{plural(shared, 'sample')} both weeks share")
-        if shared < max(int(r["n_samples"]), int(r["previous_n_samples"])):
-            text += f" (the two means moved {c.signed(r['accuracy_change'])})"
+        moved = model_changes.means_moved(r)
+        if moved is not None:
+            text += f" (the two means moved {c.signed(moved)})"
         return text
     return (f"{last} (n={c.count(r['previous_n_samples'])}): {c.signed(model_changes.shown_change(r))}, the change of "
             "the two means (too few shared samples to pair)")
@@ -217,13 +218,13 @@ with top[1].container(border=True):
         if not tested:
             _not_assessed(label, f"no change against {c.iso_week(previous)} could be tested: "
                                  + (f"{plural(untested, 'score')} of {week_param} without a verdict (no week before, "
-                                    "too few samples or no variation)." if untested
+                                    "too few samples or changes, or no variation)." if untested
                                     else f"no scored trials in {week_param}."), about)
         else:
             st.metric(label, f"{now}", delta=_delta(now, last, tested_last), delta_color="inverse", help=about)
             st.caption(f"{now} of {plural(tested, 'tested change')}"
-                       + (f"; {untested} not tested (no week before, too few samples or no variation)" if untested
-                          else "")
+                       + (f"; {untested} not tested (no week before, too few samples or changes, or no variation)"
+                          if untested else "")
                        + f". {plural(_value(this_summary, 'n_improvements'), 'significant gain')}; "
                        + (f"{plural(last, 'drop')} last week." if tested_last else "last week not assessed."))
     # Tested and fallen only: an untested change (is_regression NULL) is no drop.

@@ -145,7 +145,7 @@ def _untested_words(compared: list[Row], tested: list[Row]) -> str:
     if not untested:
         return ""
     return (f"; {fmt.count(untested)} of {fmt.count(len(compared))} compared could not be tested "
-            "(too few samples or changes)")
+            "(too few samples or changes, or no variation)")
 
 
 def _look_at(rows: list[Row]) -> str:
