@@ -1,7 +1,8 @@
-"""What a test reads off a page run by AppTest: the problems it shows, and its charts' titles and specs, walked."""
+"""What a test reads off a page run by AppTest: the problems it shows, and its charts' titles, specs and data."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import Any
 
@@ -22,6 +23,17 @@ def chart_subtitle(spec: dict) -> str:
     title = spec.get("title") or {}
     subtitle = title.get("subtitle", "") if isinstance(title, dict) else ""
     return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
+
+
+def chart_asking(at, question: str) -> tuple[dict, list]:
+    """The chart whose title starts with `question`: its spec and its datasets, as pandas frames."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        if chart_title(spec).startswith(question):
+            return spec, [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
+    raise AssertionError(f"no chart asks {question!r}")
 
 
 def walk(node: Any) -> Iterator[dict]:

@@ -11,7 +11,7 @@ import pytest
 
 from evalhouse.report import fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_subtitle, chart_title, problems
+from tests.app.page_parts import chart_asking, chart_subtitle, chart_title, problems
 from tests.conftest import Warehouse, instance_record
 
 pytestmark = pytest.mark.slow
@@ -38,13 +38,8 @@ def _comparison_chart(at) -> dict:
 
 
 def _comparison_data(at):
-    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-
-    for chart in at.get("vega_lite_chart"):
-        if chart_title(json.loads(chart.proto.spec)).startswith("On the same samples, is "):
-            frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
-            return next(f for f in frames if "mean_difference" in f.columns)
-    raise AssertionError("no comparison chart")
+    _, frames = chart_asking(at, "On the same samples, is ")
+    return next(f for f in frames if "mean_difference" in f.columns)
 
 
 def _pairs_table(at):

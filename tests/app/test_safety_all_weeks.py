@@ -4,13 +4,12 @@ violating or non-violating verdict in any week, never 0."""
 
 from __future__ import annotations
 
-import json
 
 import pandas as pd
 import pytest
 
 from tests.app.conftest import LAST_WEEK, RATED_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_title, problems
+from tests.app.page_parts import chart_asking, chart_title, problems
 
 pytestmark = pytest.mark.slow
 
@@ -20,14 +19,8 @@ RATE = "violation rate [95% interval]"
 
 def _chart(at, question: str) -> tuple[dict, pd.DataFrame]:
     """The chart whose title starts with `question`: its spec and its largest dataset."""
-    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-
-    for chart in at.get("vega_lite_chart"):
-        spec = json.loads(chart.proto.spec)
-        if chart_title(spec).startswith(question):
-            frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
-            return spec, max(frames, key=len)
-    raise AssertionError(f"no chart asks {question!r}")
+    spec, frames = chart_asking(at, question)
+    return spec, max(frames, key=len)
 
 
 def _table(at) -> pd.DataFrame:

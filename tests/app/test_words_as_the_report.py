@@ -5,14 +5,13 @@ that model alone."""
 
 from __future__ import annotations
 
-import json
 
 import pandas as pd
 import pytest
 
 from evalhouse.report.sections import promotions as report_promotions
 from tests.app.conftest import JUDGED_WEEK, LAST_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_subtitle, chart_title, problems, walk
+from tests.app.page_parts import chart_asking, chart_subtitle, chart_title, problems, walk
 
 pytestmark = pytest.mark.slow
 
@@ -21,14 +20,8 @@ HEATMAP = "Which hazards does each model violate"
 
 def _chart(at, question: str) -> tuple[dict, pd.DataFrame]:
     """The chart whose title starts with `question`: its spec and its largest dataset."""
-    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
-
-    for chart in at.get("vega_lite_chart"):
-        spec = json.loads(chart.proto.spec)
-        if chart_title(spec).startswith(question):
-            frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
-            return spec, max(frames, key=len)
-    raise AssertionError(f"no chart asks {question!r}")
+    spec, frames = chart_asking(at, question)
+    return spec, max(frames, key=len)
 
 
 def _table(at, column: str) -> pd.DataFrame:
