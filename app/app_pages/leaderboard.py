@@ -188,9 +188,11 @@ def comparison_verdict(r: dict, *, named: bool = True) -> str:
 
 
 def statistic(r: dict) -> str:
-    """'p = 0.03' (sign test) or 't = +2.13', in brackets when untested: the report's test_statistic."""
-    return model_changes.test_statistic({"change_test": r["comparison_test"], "change_z": r["t_statistic"],
-                                         "sign_test_p": r["sign_test_p"], "is_significant": r["is_significant"]})
+    """The test and its statistic: 'sign test, p = 0.03' or 'paired t, t = +2.13', the statistic in brackets when
+    the pair was not tested ('sign test (p = 0.50)'), as the report's test_statistic gives it."""
+    shown = model_changes.test_statistic({"change_test": r["comparison_test"], "change_z": r["t_statistic"],
+                                          "sign_test_p": r["sign_test_p"], "is_significant": r["is_significant"]})
+    return f"{r['comparison_test']}{' ' if shown.startswith('(') else ', '}{shown}"
 
 
 def compare_two_models() -> None:
@@ -310,7 +312,7 @@ def compare_two_models() -> None:
         word = ("Better" if r["is_better"] is True else "Worse" if r["is_worse"] is True
                 else "Not tested" if r["is_significant"] is None else "Not significant")
         cards[3].metric("Verdict", word, help="The weekly report's test at the 5% level.")
-        cards[3].caption(f"{verdict}; {r['comparison_test']}, {statistic(r)}")
+        cards[3].caption(f"{verdict}; {statistic(r)}")
         shown = found.assign(
             pair="A - B", models=f"{model_a} - {model_b}",
             shown=c.with_interval(r["mean_difference"], r["difference_ci_low"], r["difference_ci_high"], digits=3),
@@ -346,11 +348,12 @@ def compare_two_models() -> None:
             "against": [r["other_model_id"] for r in rows],
             "difference [95% interval]": [c.with_interval(r["mean_difference"], r["difference_ci_low"],
                                                           r["difference_ci_high"], digits=3) for r in rows],
-            "verdict": [comparison_verdict(r, named=False) for r in rows],
+            # the counts and the test before the verdict, whose reason can be longer than the table leaves it
             "shared samples": [c.count(r["n_shared_samples"]) for r in rows],
             "differ (ahead / behind)": [f"{c.count(r['n_better'] + r['n_worse'])} ({c.count(r['n_better'])} / "
                                         f"{c.count(r['n_worse'])})" for r in rows],
-            "test": [f"{r['comparison_test']}, {statistic(r)}" for r in rows],
+            "test": [statistic(r) for r in rows],
+            "verdict": [comparison_verdict(r, named=False) for r in rows],
         }),
         hide_index=True, width="stretch", height=c.table_height(len(rows)),
     )

@@ -127,7 +127,7 @@ def test_an_untested_pair_says_which_minimum_of_the_build_it_missed(demo_warehou
     assert not problems(at), problems(at)
     n_differ = row["n_better"] + row["n_worse"]
     assert _metric(at, "Samples that differ") == str(n_differ)
-    assert (f"too few samples that differ to test ({n_differ} differ; a verdict needs {settings[1]}); sign test, "
+    assert (f"too few samples that differ to test ({n_differ} differ; a verdict needs {settings[1]}); sign test "
             "(p = ") in _captions(at)  # the statistic in brackets: no evidence of anything
 
 
