@@ -582,6 +582,16 @@ class RawStore:
         ).fetchall()
         return dict(rows)
 
+    def refused_in_smaller_loads(self, source_path: str, file_sha256: str, smaller_than: int) -> bool:
+        """Whether a completed load of another path and other bytes, smaller than `smaller_than` bytes, refused lines:
+        only such a load's refusals can be the same as a file's that begins with its bytes (same_refusals_elsewhere).
+        One look at the manifest per file: false for the first files of a warehouse, and for most others."""
+        return self.con.execute(
+            "select exists (select 1 from raw.ingest_files where status in ('loaded', 'empty') and n_quarantined > 0 "
+            "and file_bytes < $size and source_path <> $path and file_sha256 <> $sha)",
+            {"size": smaller_than, "path": source_path, "sha": file_sha256},
+        ).fetchone()[0]
+
     def same_refusals_elsewhere(self, source_path: str, file_sha256: str,
                                 refused: Sequence[tuple[int, str, str]]) -> list[EarlierSameRefusal]:
         """The refusals of other paths and other bytes of these (line, sha256 of the line, error_kind), oldest first:

@@ -433,6 +433,7 @@ class _FileLoad:
         # the checksums of this file's first bytes, by size, and the earlier loads it was found to continue
         self.prefix_shas: dict[int, str] = {}
         self.continues: set[str] = set()
+        self.may_continue: bool | None = None  # whether a smaller load elsewhere refused lines (looked up once)
         self.status, self.message = "loaded", None
         self.now = _now()
 
@@ -520,9 +521,14 @@ class _FileLoad:
         file begins with the bytes of a load that held it (a file renamed, then appended to): the same bytes at the
         same line, refused for the same reason, are then that refusal, and the load counts them refused again
         (RawStore.load_staged), not as new rows. A file that merely holds the same bad line at the same place is
-        another file: its refusal is its own row. One lookup when lines are refused; the file's first bytes are
-        hashed again only when an earlier refusal matches."""
+        another file: its refusal is its own row. One look at the manifest per file, then one lookup per batch with
+        refused lines only where a smaller load elsewhere refused lines; the file's first bytes are hashed again
+        only when an earlier refusal matches."""
         if rejected.num_rows == 0:
+            return rejected
+        if self.may_continue is None:
+            self.may_continue = self.store.refused_in_smaller_loads(self.source_path, self.file_sha, self.file_bytes)
+        if not self.may_continue:
             return rejected
         refused = [(line, sha, kind) for line, sha, kind in zip(
             rejected.column("source_line").to_pylist(), rejected.column("raw_sha256").to_pylist(),
