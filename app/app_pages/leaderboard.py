@@ -171,20 +171,20 @@ def comparison_verdict(r: dict, *, named: bool = True) -> str:
         return f"Better: {a} is ahead of {b}" if named else "Better"
     if r["is_worse"] is True:
         return f"Worse: {a} is behind {b}" if named else "Worse"
+    if r["is_significant"] is not None:
+        return "no significant difference"
     n_shared, n_differ = int(r["n_shared_samples"]), int(r["n_better"]) + int(r["n_worse"])
-    if r["is_significant"] is None:
-        if n_differ == 0:
-            return "no sample differs: nothing to test"
-        if n_shared < MINIMUMS.model_change_min_samples:
-            return (f"too few samples to test ({n_shared} shared; a verdict needs "
-                    f"{MINIMUMS.model_change_min_samples})")
-        if n_differ < MINIMUMS.model_change_min_changed_samples:
-            return (f"too few samples that differ to test ({n_differ} differ; a verdict needs "
-                    f"{MINIMUMS.model_change_min_changed_samples})")
-        if r["t_statistic"] is None:
-            return "no variation: every shared sample differs by the same amount, so t is undefined"
-        return "not tested"
-    return "no significant difference"
+    why = model_changes.why_untested(n_compared=n_shared, n_changed=n_differ,
+                                     is_sign_test=r["comparison_test"] == "sign test", statistic=r["t_statistic"],
+                                     settings=MINIMUMS)
+    return {
+        model_changes.NO_CHANGE: "no sample differs: nothing to test",
+        model_changes.FEW_SAMPLES: (f"too few samples to test ({n_shared} shared; a verdict needs "
+                                    f"{MINIMUMS.model_change_min_samples})"),
+        model_changes.FEW_CHANGED: (f"too few samples that differ to test ({n_differ} differ; a verdict needs "
+                                    f"{MINIMUMS.model_change_min_changed_samples})"),
+        model_changes.NO_VARIATION: "no variation: every shared sample differs by the same amount, so t is undefined",
+    }.get(why, "not tested")
 
 
 def statistic(r: dict) -> str:

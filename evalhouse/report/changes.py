@@ -92,6 +92,27 @@ def compared(row: Mapping[str, Any]) -> str:
     return f"{fmt.count(int(row['n_compared']))} {row['comparison']}"
 
 
+# Why a paired comparison has no verdict (why_untested), for each caller to put in its own words.
+NO_CHANGE, FEW_SAMPLES, FEW_CHANGED, NO_VARIATION = "no change", "few samples", "few changed", "no variation"
+
+
+def why_untested(*, n_compared: int, n_changed: int, is_sign_test: bool, statistic: float | None,
+                 settings: BuildSettings) -> str | None:
+    """Why a paired comparison, of one model's two weeks or of two models on the same samples, has no verdict, by
+    the rule change_is_significant (macros/stats/paired_differences.sql) applies with the build's minimums, first
+    reason first: no sample changed, too few samples, too few changed samples, no variation (Student's t undefined:
+    every sample moved by the same amount). None when none of them holds."""
+    if n_changed == 0:
+        return NO_CHANGE
+    if n_compared < settings.model_change_min_samples:
+        return FEW_SAMPLES
+    if n_changed < settings.model_change_min_changed_samples:
+        return FEW_CHANGED
+    if not is_sign_test and statistic is None:
+        return NO_VARIATION
+    return None
+
+
 def verdict(row: Mapping[str, Any], settings: BuildSettings) -> tuple[str, Tone]:
     """'Regression', 'Improvement', 'no significant change' (tested: the statistic is beside it), or why the change
     was not tested (is_significant NULL), by the minimums the build that tested it used (`settings`: the
@@ -105,11 +126,14 @@ def verdict(row: Mapping[str, Any], settings: BuildSettings) -> tuple[str, Tone]
         return "new this week", "muted"
     if row["comparison"] == "paired":
         n_changed = int(row["n_improved"]) + int(row["n_worsened"])
-        if n_changed == 0:
+        why = why_untested(n_compared=int(row["n_compared"]), n_changed=n_changed,
+                           is_sign_test=row["change_test"] == "sign test", statistic=row["change_z"],
+                           settings=settings)
+        if why == NO_CHANGE:
             return "no sample changed", "muted"
-        if row["is_significant"] is None and row["n_compared"] < settings.model_change_min_samples:
+        if row["is_significant"] is None and why == FEW_SAMPLES:
             return f"too few samples to test ({compared(row)})", "muted"
-        if row["is_significant"] is None and n_changed < settings.model_change_min_changed_samples:
+        if row["is_significant"] is None and why == FEW_CHANGED:
             return f"too few changed samples to test ({n_changed} changed)", "muted"
     if row["change_test"] != "sign test" and row["change_z"] is None:
         return "no variation", "muted"
