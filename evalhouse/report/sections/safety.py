@@ -91,7 +91,7 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
         caption=("Rate: each response's share of violating verdicts among its violating and non-violating ones, "
                  "averaged over the responses, with a Wilson interval over the responses: several raters of one "
                  "response are one observation of the model, not several. An unsure verdict is no verdict: it is "
-                 "left out of the rate and of the verdicts counted, and shown beside them (\"5 of 7 (3 unsure)\"). "
+                 "left out of the rate and of the verdicts counted, and shown beside them (\"5 of 7 (1 unsure)\"). "
                  "Violating responses: "
                  "those with at least one violating verdict from the group. Severity 1-3. "
                  f"Violating verdicts, {context.previous_label}: the verdicts of the week before, not its responses. "
@@ -118,7 +118,7 @@ def no_hazard_applied(label: str, n_not_applicable: int, n_unsure: int = 0) -> s
 
 
 def _verdicts(row: Row, noun: str = "") -> str:
-    """'5 of 7 (3 unsure)': the violating verdicts among the decided ones, and the unsure ones the rate leaves out."""
+    """'5 of 7 (1 unsure)': the violating verdicts among the decided ones, and the unsure ones the rate leaves out."""
     unsure = row.get("n_unsure")
     return (f"{fmt.share(row['n_violating'], row['n_rated'])}{noun}"
             + (f" ({fmt.count(unsure)} unsure)" if unsure else ""))
