@@ -241,6 +241,19 @@ def link(page: str, label: str, *, params: Mapping[str, Any] | None = None, icon
 
 # -- filters, kept in the URL ----------------------------------------------------------------------------------------
 
+def literal(text: str) -> str:
+    """`text` shown as itself in Markdown (st.warning, st.caption): every character Markdown could read as markup is
+    escaped, so a value from a link or a record is never a link, emphasis or code."""
+    return re.sub(r"([\\`*_{}\[\]<>()#+\-.!|~$])", r"\\\1", text)
+
+
+def _not_offered(label: str, values: Sequence[str], multi: bool) -> None:
+    shown = ", ".join(f"\u201c{literal(v)}\u201d" for v in values)
+    instead = "left out" if multi else "the page shows its default instead"
+    st.warning(f"This link asks for {label.lower()} {shown}, which this page does not offer (no data for "
+               f"{'them' if len(values) > 1 else 'it'} here): {instead}.", icon=":material/link_off:")
+
+
 class Filters:
     """A page's filters, kept in its URL.
 
@@ -255,26 +268,29 @@ class Filters:
     def key(self, param: str) -> str:
         return f"{self.page}.{param}"
 
-    def _preset(self, param: str, options: Sequence[Any], multi: bool) -> bool:
-        """Seed the widget from the URL when the page is entered; True when the widget has a value already."""
+    def _preset(self, param: str, options: Sequence[Any], multi: bool, label: str) -> bool:
+        """Seed the widget from the URL when the page is entered; True when the widget has a value already. A link
+        asking for what the page does not offer (a week with no data yet, a model since renamed) is said, once, as
+        the page opens: it shows its default, and the reader knows it is not what the link meant."""
         key = self.key(param)
-        if key in st.session_state:
+        entering = key not in st.session_state
+        if not entering:
             current = st.session_state[key]
             valid = all(v in options for v in current) if multi else current in options
             if valid:
                 return True
             del st.session_state[key]  # the options changed under it (another eval, another week)
         by_text = {str(o): o for o in options}
-        if multi:
-            wanted = [by_text[v] for v in st.query_params.get_all(param) if v in by_text]
-            if wanted:
-                st.session_state[key] = wanted
-                return True
-        else:
-            wanted = st.query_params.get(param)
-            if wanted in by_text:
-                st.session_state[key] = by_text[wanted]
-                return True
+        asked = st.query_params.get_all(param) if multi else [v for v in [st.query_params.get(param)] if v]
+        offered = [by_text[v] for v in asked if v in by_text]
+        if entering and len(offered) < len(asked):
+            _not_offered(label, [v for v in asked if v not in by_text], multi)
+        if multi and offered:
+            st.session_state[key] = offered
+            return True
+        if not multi and offered:
+            st.session_state[key] = offered[0]
+            return True
         return False
 
     def _publish(self, param: str, value: Any, default: Any) -> None:
@@ -290,7 +306,7 @@ class Filters:
         if not options:
             return None
         index = min(index, len(options) - 1)
-        preset = self._preset(param, options, multi=False)
+        preset = self._preset(param, options, multi=False, label=label)
         extra = {} if preset else {"index": index}
         value = container.selectbox(label, options, key=self.key(param), help=help, format_func=format_func, **extra)
         self._publish(param, value, options[index])
@@ -300,7 +316,7 @@ class Filters:
                     help: str | None = None, placeholder: str = "All", default: list[Any] | None = None) -> list[Any]:
         """Choosing nothing means everything (the placeholder says so), unless a default is given."""
         options = list(options)
-        preset = self._preset(param, options, multi=True)
+        preset = self._preset(param, options, multi=True, label=label)
         extra = {} if preset or not default else {"default": default}
         value = container.multiselect(label, options, key=self.key(param), help=help, placeholder=placeholder,
                                       **extra)
@@ -310,7 +326,7 @@ class Filters:
     def segmented(self, label: str, options: Iterable[Any], *, param: str, default: Any, container: Any = st,
                   help: str | None = None, format_func: Any = str) -> Any:
         options = list(options)
-        preset = self._preset(param, options, multi=False)
+        preset = self._preset(param, options, multi=False, label=label)
         extra = {} if preset else {"default": default}
         value = container.segmented_control(label, options, key=self.key(param), help=help, format_func=format_func,
                                             required=True, **extra)
