@@ -166,7 +166,8 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
                      alt.Tooltip("n_tasks:Q", title="n tasks")],
         )
         band = base.mark_area(opacity=0.1).encode(
-            y=alt.Y("low:Q", title="chance of success", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format="%")),
+            # A share, 0 to 1, as the table beside it and the report write pass@k (0.78 [0.62, 0.88]), not a percent.
+            y=alt.Y("low:Q", title="chance of success", scale=alt.Scale(domain=[0, 1]), axis=alt.Axis(format=".1f")),
             y2="high:Q", detail="measure:N")
         # Lines and dots apart: a line with point=True makes its legend a dot, the same for solid and dashed.
         lines = base.mark_line().encode(
@@ -258,7 +259,8 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
     st.dataframe(
         table,
         hide_index=True, width="stretch", height="auto",
-        column_config={"pass rate": st.column_config.ProgressColumn("pass rate", format="percent", min_value=0,
+        # A pass rate as the app and the report write it (0.47), not "46.88%".
+        column_config={"pass rate": st.column_config.ProgressColumn("pass rate", format="%.2f", min_value=0,
                                                                     max_value=1)},
     )
     labels = [f"{m} · sample {s} · {int(a)} of {int(b)} passed" for m, s, a, b in

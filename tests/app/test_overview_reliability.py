@@ -268,3 +268,17 @@ def test_a_past_week_says_the_backlog_and_quarantine_are_counted_now(demo_wareho
     said = f"No judge drifted past its threshold: 0 of {tested} tested judge × dimension pairs"
     assert any(t.startswith(said) for t in captions), captions
     assert not any("From 0 judge" in t for t in captions)
+
+
+def test_reliability_writes_pass_at_k_and_pass_rates_as_shares_as_its_tables_and_the_report_do(demo_warehouse,
+                                                                                               app_env):
+    """The pass@k chart's axis read 0% to 100% beside a table of 0.78 [0.62, 0.88], and the flaky tasks' pass rate
+    read 46.88%: every pass@k and pass rate on the page is now a share with two decimals, as elsewhere."""
+    app_env(demo_warehouse.path)
+    at = run_page("reliability")
+    assert not problems(at)
+    curve = next(spec for spec in _specs(at) if "more attempts" in chart_title(spec))
+    axes = [layer["encoding"]["y"].get("axis", {}) for layer in curve["layer"] if "y" in layer["encoding"]]
+    assert {axis.get("format") for axis in axes if axis} == {".1f"}, axes
+    flaky = [json.loads(frame.proto.columns) for frame in at.dataframe if "pass rate" in frame.value.columns]
+    assert flaky and flaky[0]["pass rate"]["type_config"]["format"] == "%.2f", flaky
