@@ -34,14 +34,6 @@ def test_a_week_the_page_does_not_offer_is_said_and_the_page_opens_on_its_defaul
     assert not [w for w in _warnings(at) if "This link asks for" in w]
 
 
-def test_a_week_the_page_offers_is_opened_without_a_word(demo_warehouse, app_env):
-    app_env(demo_warehouse.path)
-    earlier = iso_week(LAST_WEEK - dt.timedelta(weeks=1))
-    at = run_page("safety", {"week": earlier})
-    assert at.selectbox(key="safety.week").value == earlier
-    assert not [w for w in _warnings(at) if "This link asks for" in w]
-
-
 def test_models_a_link_asks_for_that_are_not_offered_are_named_and_left_out(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("leaderboard", {"model": ["acme/chat-7b", "acme/renamed-model"]})

@@ -258,6 +258,7 @@ def test_agreement_opens_on_the_latest_complete_week_and_keeps_all_time_as_an_op
     at = run_page("agreement", {"week": "all time"})
     assert not problems(at)
     assert at.selectbox(key="agreement.week").value == "all time"
+    assert not [w for w in at.warning if "This link asks for" in w.value]  # offered: opened without a word
     assert any(t.value.startswith("All time: every week's ratings pooled") for t in at.caption)
 
 
