@@ -23,6 +23,18 @@ COUNTED = {"human": ("human",), "all": ("human", "llm_judge"), "llm_judge": ("ll
 RATED_BY = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews (left out of agreement)"}
 KAPPA_COLOUR = "Fleiss' kappa (no target)"
 BELOW_WITHIN = "alpha below target, within its interval"
+# Each kind of point with its colour and shape, as the legend draws it: alpha's circles in its verdict's colour,
+# kappa's diamonds light grey (opaque: the legend draws no opacity, and a faint dark grey read dark there).
+POINT_KINDS = {"alpha meets target": (c.GOOD, "circle"), BELOW_WITHIN: (c.WARN, "circle"),
+               "alpha below target": (c.BAD, "circle"), KAPPA_COLOUR: ("#b4b4b4", "diamond")}
+# Why a dimension has no alpha, as its cell says it.
+NO_PAIRS, ALL_ALIKE = "n/a: no item rated twice", "n/a: every rating the same"
+# fct_item_disagreement.item_agreement, on the scale a reader needs for "-3.86".
+ITEM_AGREEMENT_HELP = (
+    "1 minus the people's disagreement on the item over the disagreement expected between two of the dimension's "
+    "ratings drawn at random. 1: they agree; 0: chance level; below 0, no lower bound: -3.86 means their ratings "
+    "are 4.86 times as far apart as chance would put them. Flagged below 0.4. Compare items within a dimension: on "
+    "one whose ratings are nearly all one label, one dissenting rater takes an item far below 0.")
 
 st.title("Do our raters agree?")
 st.caption(
@@ -119,12 +131,9 @@ if agreement.frame.empty and not (agreement.missing or agreement.busy or ratings
     st.info(why_no_agreement(rating_counts, scope), icon=":material/info:")
 elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench records, then build."):
     frame = agreement.frame.copy()
-    frame["why_na"] = [
-        "" if not c.is_na(a) else
-        f"n/a: no item rated by two or more raters{'' if week is None else ' in ' + week_label}" if units == 0 else
-        "n/a: every rating is the same, so agreement beyond chance is undefined"
-        for a, units in zip(frame["alpha"], frame["n_units"])
-    ]
+    # Short enough to read whole in the alpha column; its help and the caption above say what they mean.
+    frame["why_na"] = ["" if not c.is_na(a) else NO_PAIRS if units == 0 else ALL_ALIKE
+                       for a, units in zip(frame["alpha"], frame["n_units"])]
     # A verdict whose 95% interval holds the target is no firm one: the week's items cannot tell the two apart.
     frame["verdict"] = [
         "n/a" if c.is_na(m) else ("meets target" if m else "below target")
@@ -135,12 +144,13 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
                          zip(frame["alpha_ci_low"], frame["alpha_ci_high"])]
     # Only alpha has a target: its points take their colour from the verdict, kappa's are grey. A shortfall whose
     # interval reaches the target is amber, as the weekly report marks it: no firm failure.
+    # Kappa's rows first: its diamonds are drawn under alpha's points where the two meet.
     long = pd.concat([
+        frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"], colour=KAPPA_COLOUR),
         frame.assign(statistic="Krippendorff's alpha", value=frame["alpha"],
                      colour=["alpha n/a" if c.is_na(m) else "alpha meets target" if m
                              else BELOW_WITHIN if not c.is_na(w) and w else "alpha below target"
                              for m, w in zip(frame["meets_target"], frame["is_target_within_interval"])]),
-        frame.assign(statistic="Fleiss' kappa", value=frame["fleiss_kappa"], colour=KAPPA_COLOUR),
     ]).dropna(subset=["value"])
     if long.empty:
         st.info(f"No alpha is defined for {GROUPS[group]} in {scope}: "
@@ -154,19 +164,16 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
                    alt.Tooltip("interval:N", title="95% interval (people's weekly alpha)"), alt.Tooltip("target:Q"),
                    "verdict", alt.Tooltip("n_units:Q", title="items rated 2+ times"),
                    alt.Tooltip("n_raters:Q", title="raters")]
+        # Colour and shape on one field make one legend whose entries look like the points: a dark circle stood
+        # for kappa's light grey diamonds when the shape had a legend of its own.
         points = alt.Chart(long).mark_point(filled=True, size=90).encode(
             y=y, x=alt.X("value:Q", title="agreement (1 = perfect, 0 = chance)", scale=alt.Scale(domain=[-0.5, 1],
                                                                                               clamp=True)),
-            # Room for every label whole ("alpha below target, within its interval"), in two columns so that the
-            # shape legend beside it stays within the chart's width.
+            # Room for every label whole ("alpha below target, within its interval"), in two columns.
             color=alt.Color("colour:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400, columns=2),
-                            scale=alt.Scale(domain=["alpha meets target", BELOW_WITHIN, "alpha below target",
-                                                    KAPPA_COLOUR],
-                                            range=[c.GOOD, c.WARN, c.BAD, "#555555"])),
-            shape=alt.Shape("statistic:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400),
-                            scale=alt.Scale(domain=["Krippendorff's alpha", "Fleiss' kappa"],
-                                            range=["circle", "diamond"])),
-            opacity=alt.condition(alt.datum.statistic == "Krippendorff's alpha", alt.value(1), alt.value(0.45)),
+                            scale=alt.Scale(domain=list(POINT_KINDS), range=[k for k, _ in POINT_KINDS.values()])),
+            shape=alt.Shape("colour:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400, columns=2),
+                            scale=alt.Scale(domain=list(POINT_KINDS), range=[s for _, s in POINT_KINDS.values()])),
             tooltip=tooltip,
         )
         targets = alt.Chart(frame).mark_tick(color="black", thickness=2, size=16).encode(
@@ -179,7 +186,7 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
         chart = (bars + targets + points).properties(
             height={"step": 20},
             title=c.title(f"Which dimensions do {GROUPS[group]} agree on well enough ({scope})?",
-                          "Black tick: the dimension's alpha target; kappa has none, so its diamonds are grey. "
+                          "Black tick: the dimension's alpha target; kappa has none, so its diamonds are light grey. "
                           + ("Grey bar: people's alpha's 95% interval over the week's items; an amber point is "
                              "below target but within it. "
                              if frame["alpha_ci_low"].notna().any() else "")
@@ -187,22 +194,41 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
         c.show_chart(chart)
     st.dataframe(
         pd.DataFrame({
-            "dimension": frame["dimension"], "group": frame["dimension_group"],
+            # The verdict and what it is on first, then the two shares the caption below compares: ninth, the most
+            # common value's share was past the table's edge at 1400 px. Kappa, AC1 and the counts follow.
+            "dimension": frame["dimension"], "verdict": frame["verdict"],
             # Three decimals: at two, 0.5976 read "0.60" beside its target 0.6 and "below target".
             "alpha": [c.with_interval(a, lo, hi, digits=3) if not c.is_na(a) else why
                       for a, lo, hi, why in zip(frame["alpha"], frame["alpha_ci_low"], frame["alpha_ci_high"],
                                                 frame["why_na"])],
-            "target": frame["target"], "verdict": frame["verdict"],
-            "Fleiss' kappa": [c.num(v) for v in frame["fleiss_kappa"]],
-            "Gwet's AC1": [c.num(v) for v in frame["gwet_ac1"]],
+            "target": frame["target"],
             "raw agreement": [c.pct(v) for v in frame["percent_agreement"]],
             "most common value's share": [c.pct(v) for v in frame["top_value_share"]],
-            "items rated 2+ times": frame["n_units"], "ratings": frame["n_ratings"], "raters": frame["n_raters"],
-            "level": frame["agreement_level"],
+            "Fleiss' kappa": [c.num(v) for v in frame["fleiss_kappa"]],
+            "Gwet's AC1": [c.num(v) for v in frame["gwet_ac1"]],
+            "items rated 2+ times": frame["n_units"], "raters": frame["n_raters"], "ratings": frame["n_ratings"],
+            "group": frame["dimension_group"], "level": frame["agreement_level"],
         }),
         # Sized to its rows: every dimension of a week at once (19 on the demo), a longer list scrolls.
         hide_index=True, width="stretch", height=c.table_height(len(frame), max_rows=20),
-        column_config={"target": st.column_config.NumberColumn("target", format="%.1f")},
+        column_config={
+            "verdict": st.column_config.TextColumn(
+                help="Krippendorff's alpha against the dimension's target; \"but within its interval\" where "
+                     "people's weekly alpha has a 95% interval that holds the target: no firm verdict."),
+            "alpha": st.column_config.TextColumn(
+                width=180, help="Krippendorff's alpha, its 95% interval in brackets where it has one. n/a where "
+                     + ("no item was rated by two or more raters" if week is None else
+                        f"no item first rated in {week_label} was rated by two or more raters")
+                     + " (no item rated twice), or where every rating was the same, so agreement beyond chance is "
+                       "undefined."),
+            "target": st.column_config.NumberColumn("target", format="%.1f"),
+            "raw agreement": st.column_config.TextColumn(
+                help="The share of pairs of ratings of an item that match. Compare it with the most common "
+                     "value's share."),
+            "most common value's share": st.column_config.TextColumn(
+                help="The share of ratings that give the dimension's most common value: the raw agreement a "
+                     "rater who always gave that value would come close to."),
+        },
     )
     st.caption("Raw agreement can look high on skewed data: compare it with the most common value's share, which "
                "a rater who always gave that value would reach.")
@@ -320,27 +346,34 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
     chosen_dims = filters.multiselect("Dimensions to list", dims, param="flagged", placeholder="All dimensions")
     if chosen_dims:
         fl = fl[fl["dimension"].isin(chosen_dims)]
-    st.caption(f"{len(fl):,} flagged item x dimension pairs "
+    # The Overview counts items (rpt_weekly_summary.n_flagged_items); a row here is an item on one dimension.
+    st.caption(f"{fl['item_id'].nunique():,} items ({len(fl):,} item x dimension pairs) flagged "
                f"({'all time' if week is None else 'first rated in ' + week_label}), the least agreed first.")
     st.dataframe(
         pd.DataFrame({
+            # The item's agreement and people's ratings after what identifies it: fifth and seventh, the ratings
+            # and the agreement were past the table's edge at 1400 px. The judges' ratings, not counted, come last.
             "task": fl["task_id"], "model": fl["model_id"], "dimension": fl["dimension"],
+            "item agreement, people": fl["item_agreement"],
             "people's ratings, side by side": fl["ratings"],
-            "LLM judges' ratings (not counted)": fl["judge_ratings"].fillna(""),
             # On a nominal scale the labels have no distance, though some carry a score (a violating hazard
             # verdict 1, non-violating 0): a spread of 1 there means labels that differ, not one point.
             "spread (points)": c.cells(fl["spread"].where(fl["agreement_level"] != "nominal"), "n/a (label scale)",
                                        lambda v: f"{v:g}"),
-            "item agreement, people": fl["item_agreement"], "people": fl["n_ratings"],
+            "people": fl["n_ratings"],
             "week": [c.iso_week(c.to_date(w)) if not c.is_na(w) else c.NA for w in fl["week_start"]],
+            "LLM judges' ratings (not counted)": fl["judge_ratings"].fillna(""),
         }).head(1000),
         hide_index=True, width="stretch", height=c.table_height(min(len(fl), 1000)),
         column_config={
-            "people's ratings, side by side": st.column_config.TextColumn(width="large"),
-            "item agreement, people": st.column_config.NumberColumn(
-                format="%.2f", help="1 perfect, 0 chance level, below 0 worse than chance (no lower bound)."),
+            "task": st.column_config.TextColumn(width=120),
+            "people's ratings, side by side": st.column_config.TextColumn(
+                width=280, help="Each person's latest rating of the item, by rater id."),
+            "item agreement, people": st.column_config.NumberColumn(format="%.2f", help=ITEM_AGREEMENT_HELP),
             "spread (points)": st.column_config.TextColumn(
                 help="Highest score minus lowest; n/a on scales of labels (hazard verdicts, refusals)."),
+            "LLM judges' ratings (not counted)": st.column_config.TextColumn(
+                width="large", help="Shown beside the people's, not counted in the item's agreement."),
             "week": st.column_config.TextColumn(
                 help="The ISO week of the item's first rating; its later ratings count in that week too."),
         },

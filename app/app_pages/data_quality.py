@@ -8,6 +8,15 @@ import streamlit as st
 import components as c
 import db
 
+COUNT = "%,d"  # counts with thousands separators in tables, as the cards print them (18,370)
+# Quarantined lines in rows of three lines: st.dataframe wraps text only in rows taller than 4rem (64 px), and what
+# is wrong, on one line, was cut off at 1400 px.
+WRAPPED_ROW_PX, ROWS_IN_VIEW = 76, 8
+
+
+def _count_columns(*labels: str) -> dict[str, st.column_config.NumberColumn]:
+    return {label: st.column_config.NumberColumn(format=COUNT) for label in labels}
+
 
 def _pointer(pointer: object) -> str:
     """No pointer (the line is not JSON) and the empty pointer (RFC 6901: the whole document) both mean the line."""
@@ -39,20 +48,31 @@ def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) 
         mask &= q["source_path"].isin(files)
     shown = q[mask].copy()
     shown["error_pointer"] = [_pointer(p) for p in shown["error_pointer"]]
+    shown["file_name"] = shown["source_path"].str.rsplit("/", n=1).str[-1]
     st.caption(f"{len(shown):,} line(s). The raw text is the line exactly as it was read, shown as text.")
-    # st.dataframe shows text as text: record text is never rendered as HTML.
-    columns = ["source_path", "source_line", "error_kind", "source_format", "error_pointer", "error_message",
-               "raw_text", "quarantined_at"] + (["loaded_later_at"] if with_loaded else [])
+    # st.dataframe shows text as text: record text is never rendered as HTML. What is wrong right after the line it
+    # is about (the file's name; its path comes last): sixth, after the whole path, it was past the table's edge.
+    columns = ["file_name", "source_line", "error_kind", "error_message", "error_pointer", "source_format",
+               "raw_text", "quarantined_at"] + (["loaded_later_at"] if with_loaded else []) + ["source_path"]
     st.dataframe(
         shown[columns],
-        hide_index=True, width="stretch",
+        hide_index=True, width="stretch", row_height=WRAPPED_ROW_PX,
+        height=max(1, min(len(shown), ROWS_IN_VIEW)) * WRAPPED_ROW_PX + c.TABLE_ROW_PX + 3,
         column_config={
-            "source_path": "file", "source_line": st.column_config.NumberColumn("line", format="%d"),
-            "error_kind": "reason", "source_format": "format", "error_pointer": "JSON pointer",
-            "error_message": st.column_config.TextColumn("what is wrong", width="large"),
+            "file_name": st.column_config.TextColumn("file", help="The file's name; its path is the last column."),
+            "source_line": st.column_config.NumberColumn("line", format=COUNT),
+            "error_kind": "reason",
+            "error_message": st.column_config.TextColumn(
+                "what is wrong", width="large",
+                help="The ingester's message: what failed, where, and what to do. Pick the line below to read it "
+                     "with its raw text in full."),
+            "error_pointer": st.column_config.TextColumn(
+                "JSON pointer", help="The failing part of the record; whole line where the line is not JSON."),
+            "source_format": "format",
             "raw_text": st.column_config.TextColumn("raw text", width="large"),
             "quarantined_at": st.column_config.DatetimeColumn("refused (UTC)", format="YYYY-MM-DD HH:mm"),
             "loaded_later_at": st.column_config.DatetimeColumn("loaded later (UTC)", format="YYYY-MM-DD HH:mm"),
+            "source_path": "path",
         },
     )
     if not shown.empty:
@@ -160,17 +180,23 @@ if not c.empty_state(runs, "ingest runs", "Run `evalhouse ingest PATH` (or `make
     r = runs.frame
     st.dataframe(
         pd.DataFrame({
-            "started (UTC)": r["started_at"], "run": r["batch_id"], "files": r["n_files"],
-            "loaded": r["n_loaded"], "failed": r["n_failed"], "empty or unreadable": r["n_other"],
-            "records loaded": r["n_accepted"], "repaired": r["n_repaired"], "quarantined": r["n_quarantined"],
-            "already loaded (skipped)": r["n_skipped"], "MB": r["n_bytes"] / 1e6, "strict": r["was_strict"],
-            "seconds": r["duration_ms"] / 1000,
+            # What each run loaded and refused first; its id, for the manifest and the logs, last.
+            "started (UTC)": r["started_at"], "records loaded": r["n_accepted"], "quarantined": r["n_quarantined"],
+            "repaired": r["n_repaired"], "already loaded (skipped)": r["n_skipped"], "files": r["n_files"],
+            "files loaded": r["n_loaded"], "failed": r["n_failed"], "empty or unreadable": r["n_other"],
+            "MB": r["n_bytes"] / 1e6, "seconds": r["duration_ms"] / 1000, "strict": r["was_strict"],
+            "run": r["batch_id"],
         }),
         hide_index=True, width="stretch",
         column_config={
             "started (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
+            **_count_columns("records loaded", "repaired", "already loaded (skipped)", "files",
+                             "files loaded", "failed", "empty or unreadable"),
+            "quarantined": st.column_config.NumberColumn(
+                format=COUNT, help="Lines refused by the run, with their reasons under Quarantined lines."),
             "MB": st.column_config.NumberColumn(format="%.1f"),
             "seconds": st.column_config.NumberColumn(format="%.1f"),
+            "run": st.column_config.TextColumn(help="The run's batch id, as the ingest manifest names it."),
         },
     )
     failed = db.query(
@@ -234,13 +260,17 @@ else:
         "Which compatibility repairs did real files need?",
         "Without --strict, these named repairs decide the verdict; the stored text is never changed.")))
     st.caption(f"{n_repairs:,} repairs applied to {n_repaired:,} records: a record can need more than one.")
+    # The repair and its share of the file after the file's name: after the whole path, they were past the edge.
     st.dataframe(
-        rp[["source_path", "source_format", "repair", "n_records", "n_accepted_in_file", "share_of_accepted",
-            "ingested_at"]],
+        rp.assign(file_name=rp["source_path"].str.rsplit("/", n=1).str[-1])[
+            ["file_name", "repair", "n_records", "n_accepted_in_file", "share_of_accepted", "source_format",
+             "ingested_at", "source_path"]],
         hide_index=True, width="stretch",
         column_config={
-            "source_path": "file", "source_format": "format", "n_records": "records repaired",
-            "n_accepted_in_file": "records in file",
+            "file_name": st.column_config.TextColumn("file", help="The file's name; its path is the last column."),
+            "source_path": "path", "source_format": "format",
+            "n_records": st.column_config.NumberColumn("records repaired", format=COUNT),
+            "n_accepted_in_file": st.column_config.NumberColumn("records in file", format=COUNT),
             "share_of_accepted": st.column_config.ProgressColumn("share of the file", format="percent",
                                                                  min_value=0, max_value=1),
             "ingested_at": st.column_config.DatetimeColumn("ingested (UTC)", format="YYYY-MM-DD HH:mm"),

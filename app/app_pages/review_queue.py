@@ -13,6 +13,19 @@ import review
 
 REASONS = {"violating hazard": "violating hazard", "low score": "score <=", "low confidence": "confidence"}
 FLASH = "review.flash"
+# Rows of two lines: st.dataframe wraps text only in rows taller than 4rem (64 px), and the reasons on one line were
+# cut off at 1400 px. Six rows in view, the rest scroll.
+WRAPPED_ROW_PX, ROWS_IN_VIEW = 66, 6
+
+
+def waits_said(items: pd.DataFrame) -> str:
+    """Which wait is which: the list's first rows are the violating hazards, not the oldest of all (the card)."""
+    hazard = items["reasons"].fillna("").str.contains("violating hazard")
+    parts = [f"{len(group):,} {label} (the longest waiting {c.count(group['age_days'].max())} days)"
+             for label, group in (("violating hazard(s) first", items[hazard]), ("other(s)", items[~hazard]))
+             if not group.empty]
+    return ", then ".join(parts) + ", each the oldest first."
+
 
 st.title("Review queue: confirm or correct the judge")
 st.caption(
@@ -63,7 +76,13 @@ cards[0].metric("Judge forms waiting", f"{len(forms):,}",
 cards[1].metric("Submitted, waiting for a build", f"{int((forms['submitted_by'] != '').sum()):,}",
                 help="Items whose review is loaded into the warehouse: they leave the queue at the next "
                      "`evalhouse build`.")
-cards[2].metric("Oldest wait", f"{c.count(forms['age_days'].max())} days" if not forms.empty else c.NA)
+# The oldest of any reason: the list below puts violating hazards first, so its first row may have waited less.
+oldest = forms.sort_values(["age_days", "record_id"], ascending=[False, True]).head(1)
+cards[2].metric("Oldest wait", f"{c.count(forms['age_days'].max())} days" if not forms.empty else c.NA,
+                help=None if oldest.empty else
+                f"The longest any judge form has waited, whatever its reason: {oldest['task_id'].iloc[0]} · "
+                f"{oldest['model_id'].iloc[0]} ({oldest['reasons'].iloc[0]}). The list below puts violating hazards "
+                "first, so its first row may have waited less.")
 cards[3].metric("CogniBench records waiting", f"{len(cognibench):,}",
                 help="Reviewed in CogniBench itself: listed at the bottom of the page.")
 
@@ -75,6 +94,7 @@ if not unloaded.empty:
     st.warning(f"{len(unloaded):,} item(s) have a review saved in {folder} but not loaded into the warehouse ({why}): "
                f"they stay listed, marked \"saved, not loaded\", and a build alone does not load them. Run "
                f"`evalhouse ingest {folder}`, then `evalhouse build`.", icon=":material/warning:")
+
 
 # -- pick an item ----------------------------------------------------------------------------------------------------
 filters = c.Filters("review_queue")
@@ -104,15 +124,29 @@ if forms.empty:
 elif shown.empty:
     st.info("No item matches these filters.", icon=":material/filter_alt_off:")
 else:
+    st.caption(waits_said(shown))
     st.dataframe(
         pd.DataFrame({
+            # Why it waits after the item, whole on two lines: fifth, on one line, it was cut off at 1400 px. The
+            # judge, in the picker's label and the item's heading below, comes last.
             "waiting (days)": shown["age_days"], "task": shown["task_id"], "model": shown["model_id"],
-            "judge": shown["judge_id"], "why it waits": shown["reasons"],
+            "why it waits": shown["reasons"],
             "submitted by": [b or (f"saved, not loaded ({v})" if v else "not yet")
                              for b, v in zip(shown["submitted_by"], shown["saved_by"])],
+            "judge": shown["judge_id"],
         }),
-        hide_index=True, width="stretch", height=240,
-        column_config={"why it waits": st.column_config.TextColumn(width="large")},
+        hide_index=True, width="stretch", row_height=WRAPPED_ROW_PX,
+        height=min(len(shown), ROWS_IN_VIEW) * WRAPPED_ROW_PX + c.TABLE_ROW_PX + 3,
+        column_config={
+            "waiting (days)": st.column_config.NumberColumn(
+                help="Days since the judge's form was created, counted to now."),
+            "why it waits": st.column_config.TextColumn(
+                width="large", help="A violating hazard verdict, the dimensions scored 3 or lower, and those the "
+                                    "judge rated with low confidence."),
+            "submitted by": st.column_config.TextColumn(
+                help="Who reviewed the item: loaded, it leaves the queue at the next build; \"saved, not loaded\" "
+                     "waits for an ingest of the reviews folder; not yet: nobody."),
+        },
     )
     ids = list(shown["record_id"])
     labels = {

@@ -33,6 +33,14 @@ NORMALISED = {"scale": "from its scale's bounds", "pass_rate": "a pass rate",
               "latency_budget": "1 within its latency budget, else the budget over the latency"}
 # A component chart shares a row with another: its subtitle lines are half as long as a page-wide chart's.
 HALF_LINE = c.SUBTITLE_LINE // 2 - 5
+# A row tall enough for three lines: st.dataframe wraps text only in rows taller than 4rem (64 px), and a reason on
+# one line was cut off at 1400 px. The review queue and data quality pages wrap theirs the same way.
+WRAPPED_ROW_PX = 76
+
+
+def wrapped_table_height(n_rows: int, max_rows: int = 8) -> int:
+    """A table of wrapped rows as tall as its rows, scrolling past `max_rows`: the header is one line high."""
+    return max(1, min(n_rows, max_rows)) * WRAPPED_ROW_PX + c.TABLE_ROW_PX + 3
 
 
 def no_interval_said(frame: pd.DataFrame, drawn: str) -> str:
@@ -273,21 +281,27 @@ else:
             f"Which models may be promoted on {spec_id} ({c.iso_week(week)})?",
             f"Dashed: the promotion threshold; {no_interval_said(scored, BLACK_INTERVAL)}. A model above the "
             "threshold is still not promoted when a component misses its own threshold (see why).")))
+    threshold_said = (f"The spec's promotion threshold is {c.num(spec['promotion_threshold'])}."
+                      if not c.is_na(spec["promotion_threshold"]) else "The spec sets no promotion threshold.")
     st.dataframe(
         pd.DataFrame({
-            # The reason third: seventh, it was past the table's edge at 1400 px.
+            # The reason third, whole: seventh, then 500 px on one line, it was cut off at 1400 px. The threshold is
+            # the spec's (the card above, each reason, the composite's help), not a column of its own.
             "model": now["model_id"], "decision": now["decision"], "why": now["why"],
             "composite [95% interval]": now["composite_shown"],
-            "threshold": [c.num(v) for v in now["promotion_threshold"]],
             "against the threshold": now["noise"], "component gates within noise": now["gates_noise"],
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
             "n samples": now["n_composite_samples"],
         }),
-        # The reason as wide as the page lets it be with the next column in view at 1400 px (a cell shows one line).
-        hide_index=True, width="stretch",
-        column_config={"why": st.column_config.TextColumn(
-            width=500, help="The composite against the threshold first, then each component that misses its own "
-                            "threshold, then what is within noise."),
+        hide_index=True, width="stretch", row_height=WRAPPED_ROW_PX,
+        height=wrapped_table_height(len(now)),
+        column_config={
+            "why": st.column_config.TextColumn(
+                width="large", help="The composite against the threshold first, then each component that misses "
+                                    "its own threshold, then what is within noise. " + threshold_said),
+            "composite [95% interval]": st.column_config.TextColumn(
+                width=170, help="The composite score over the week's samples, its 95% interval in brackets where "
+                                "it has one. " + threshold_said),
             "n samples": st.column_config.NumberColumn(help="The samples the composite and its interval are over.")},
     )
 
@@ -415,22 +429,35 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
                     c.show_chart(component_chart(plotted[plotted["component_id"] == component], component))
     st.dataframe(
         pd.DataFrame({
-            "component": s["component_id"], "kind": s["component_kind"], "scored by": s["scored_by"],
-            "model": s["model_id"],
+            # The verdict and what it compares (the raw value against the threshold) after the component and model:
+            # ninth, the threshold was cut to its first letter at 1400 px. What the component is comes last.
+            "component": s["component_id"], "model": s["model_id"], "verdict": s["verdict"],
             # A telemetry metric that is not a latency (cost, tokens) has results but no value the warehouse reads.
             "raw value": [c.num(v, 3) if not c.is_na(v) else "n/a: no results" if not n_results
                           else "n/a: not measured (not a latency)" for v, n_results in zip(s["raw_value"],
                                                                                           s["n_results"])],
-            "normalised [95% interval]": s["shown"],
-            "normalisation": s["normalization"].fillna("n/a: not normalisable"),
-            "weight": [c.num(v) for v in s["weight"]],
             "threshold": [("n/a" if c.is_na(t) else f"{'>=' if dirn == 'at_least' else '<='} {c.num(t, 3)}")
                           for t, dirn in zip(s["threshold"], s["threshold_direction"])],
-            "verdict": s["verdict"], "against its threshold": s["gate_noise"], "n": s["n"],
+            "normalised [95% interval]": s["shown"], "against its threshold": s["gate_noise"],
+            "weight": [c.num(v) for v in s["weight"]], "n": s["n"],
+            "kind": s["component_kind"], "scored by": s["scored_by"],
+            "normalisation": s["normalization"].fillna("n/a: not normalisable"),
             "recomputed": [c.num(v, 3) for v in s["computed_raw_value"]],
             "reported vs recomputed disagreements": s["n_disagreements"],
         }),
         hide_index=True, width="stretch",
+        column_config={
+            "verdict": st.column_config.TextColumn(
+                help="The week's raw value against the component's own threshold; out of scale where a result lies "
+                     "outside the component's scale (no verdict then)."),
+            "raw value": st.column_config.TextColumn(help="In the component's own unit: the threshold's."),
+            "threshold": st.column_config.TextColumn(
+                help="The component's own threshold in its own unit (>= at least, <= at most); n/a where it has "
+                     "none."),
+            "against its threshold": st.column_config.TextColumn(
+                help="Within noise where the threshold lies inside the component's 95% interval: the week's "
+                     "samples do not establish its pass or fail."),
+        },
     )
     if int(s["n_disagreements"].fillna(0).sum()) > 0:
         rescores = db.query(
