@@ -470,6 +470,16 @@ def table_height(n_rows: int, max_rows: int = TABLE_MAX_ROWS) -> int:
     return (max(1, min(n_rows, max_rows)) + 1) * TABLE_ROW_PX + 3  # the header, and the border's pixels
 
 
+# Rows of two and of three lines, for a table whose long text (a reason, what is wrong) would be cut off on one line:
+# st.dataframe wraps a cell's text only in rows taller than 4rem (64 px).
+TWO_LINE_ROW_PX, THREE_LINE_ROW_PX = 66, 76
+
+
+def wrapped_table_height(n_rows: int, row_px: int, max_rows: int = 8) -> int:
+    """table_height for rows of `row_px` (TWO_LINE_ROW_PX, THREE_LINE_ROW_PX) under a header of one line."""
+    return max(1, min(n_rows, max_rows)) * row_px + TABLE_ROW_PX + 3
+
+
 def show_text(label: str, text: Any, *, container: Any = st) -> None:
     """Record text (prompts, responses, rationales) as text: never parsed as Markdown or HTML."""
     container.caption(label)

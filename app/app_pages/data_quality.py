@@ -9,9 +9,6 @@ import components as c
 import db
 
 COUNT = "%,d"  # counts with thousands separators in tables, as the cards print them (18,370)
-# Quarantined lines in rows of three lines: st.dataframe wraps text only in rows taller than 4rem (64 px), and what
-# is wrong, on one line, was cut off at 1400 px.
-WRAPPED_ROW_PX, ROWS_IN_VIEW = 76, 8
 
 
 def _count_columns(*labels: str) -> dict[str, st.column_config.NumberColumn]:
@@ -56,8 +53,8 @@ def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) 
                "raw_text", "quarantined_at"] + (["loaded_later_at"] if with_loaded else []) + ["source_path"]
     st.dataframe(
         shown[columns],
-        hide_index=True, width="stretch", row_height=WRAPPED_ROW_PX,
-        height=max(1, min(len(shown), ROWS_IN_VIEW)) * WRAPPED_ROW_PX + c.TABLE_ROW_PX + 3,
+        hide_index=True, width="stretch", row_height=c.THREE_LINE_ROW_PX,  # what is wrong, on one line, was cut off at 1400 px
+        height=c.wrapped_table_height(len(shown), c.THREE_LINE_ROW_PX),
         column_config={
             "file_name": st.column_config.TextColumn("file", help="The file's name; its path is the last column."),
             "source_line": st.column_config.NumberColumn("line", format=COUNT),

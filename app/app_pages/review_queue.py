@@ -13,16 +13,15 @@ import review
 
 REASONS = {"violating hazard": "violating hazard", "low score": "score <=", "low confidence": "confidence"}
 FLASH = "review.flash"
-# Rows of two lines: st.dataframe wraps text only in rows taller than 4rem (64 px), and the reasons on one line were
-# cut off at 1400 px. Six rows in view, the rest scroll.
-WRAPPED_ROW_PX, ROWS_IN_VIEW = 66, 6
 
 
 def waits_said(items: pd.DataFrame) -> str:
     """Which wait is which: the list's first rows are the violating hazards, not the oldest of all (the card)."""
     hazard = items["reasons"].fillna("").str.contains("violating hazard")
-    parts = [f"{len(group):,} {label} (the longest waiting {c.count(group['age_days'].max())} days)"
-             for label, group in (("violating hazard(s) first", items[hazard]), ("other(s)", items[~hazard]))
+    parts = [f"{len(group):,} {label if len(group) == 1 else labels} (the longest waiting "
+             f"{c.count(group['age_days'].max())} days)"
+             for label, labels, group in (("violating hazard first", "violating hazards first", items[hazard]),
+                                          ("other", "others", items[~hazard]))
              if not group.empty]
     return ", then ".join(parts) + ", each the oldest first."
 
@@ -135,8 +134,8 @@ else:
                              for b, v in zip(shown["submitted_by"], shown["saved_by"])],
             "judge": shown["judge_id"],
         }),
-        hide_index=True, width="stretch", row_height=WRAPPED_ROW_PX,
-        height=min(len(shown), ROWS_IN_VIEW) * WRAPPED_ROW_PX + c.TABLE_ROW_PX + 3,
+        hide_index=True, width="stretch", row_height=c.TWO_LINE_ROW_PX,  # the reasons on one line were cut off at 1400 px; six rows in view
+        height=c.wrapped_table_height(len(shown), c.TWO_LINE_ROW_PX, max_rows=6),
         column_config={
             "waiting (days)": st.column_config.NumberColumn(
                 help="Days since the judge's form was created, counted to now."),

@@ -33,14 +33,6 @@ NORMALISED = {"scale": "from its scale's bounds", "pass_rate": "a pass rate",
               "latency_budget": "1 within its latency budget, else the budget over the latency"}
 # A component chart shares a row with another: its subtitle lines are half as long as a page-wide chart's.
 HALF_LINE = c.SUBTITLE_LINE // 2 - 5
-# A row tall enough for three lines: st.dataframe wraps text only in rows taller than 4rem (64 px), and a reason on
-# one line was cut off at 1400 px. The review queue and data quality pages wrap theirs the same way.
-WRAPPED_ROW_PX = 76
-
-
-def wrapped_table_height(n_rows: int, max_rows: int = 8) -> int:
-    """A table of wrapped rows as tall as its rows, scrolling past `max_rows`: the header is one line high."""
-    return max(1, min(n_rows, max_rows)) * WRAPPED_ROW_PX + c.TABLE_ROW_PX + 3
 
 
 def no_interval_said(frame: pd.DataFrame, drawn: str) -> str:
@@ -293,8 +285,8 @@ else:
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
             "n samples": now["n_composite_samples"],
         }),
-        hide_index=True, width="stretch", row_height=WRAPPED_ROW_PX,
-        height=wrapped_table_height(len(now)),
+        hide_index=True, width="stretch", row_height=c.THREE_LINE_ROW_PX,  # a reason on one line was cut off at 1400 px
+        height=c.wrapped_table_height(len(now), c.THREE_LINE_ROW_PX),
         column_config={
             "why": st.column_config.TextColumn(
                 width="large", help="The composite against the threshold first, then each component that misses "
