@@ -11,29 +11,92 @@ import db
 
 GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews"}
 NA_GREY = "#e4e4e4"
+LABEL_CHARS = 10  # a model's column header breaks its name into lines of about this many characters
+LINE_PX = 13  # a heatmap cell's line of text
+SUBTITLE_CHARS = 80  # a heatmap's subtitle line: a longer one was cut off at 900 px
 # fct_pairwise_vs_reference gives each group's win rate, interval and count apart from the pooled ones (hybrid
 # reviews are left out of it); its split of verdicts is for the pooled comparisons only.
 PAIRWISE = {"human": ("human_win_rate", "n_compared_by_humans"),
             "llm_judge": ("judge_win_rate", "n_compared_by_judges")}
 
 
-def _heatmap(h: pd.DataFrame, extra_tooltip: tuple = (), line_break: str | None = None) -> alt.LayerChart:
-    """Models across, the 12 hazards down: each cell coloured by its violation rate (grey where there is none) and
-    labelled with its `cell` text; `shown` is the rate with its interval, for the tooltip."""
+def _model_label(model_id: str, models: list[str]) -> str:
+    """A model's column header in lines of a dozen characters, split at '-', without its owner where no other model
+    shown has the same name: 'meta-llama/Llama-3.1-8B-Instruct' reads 'Llama-3.1-8B-' over 'Instruct'. Whole names
+    side by side ran into each other at 900 px (the tooltip names the model in full)."""
+    owner, _, name = model_id.rpartition("/")
+    if sum(m.rpartition("/")[2] == name for m in models) > 1:
+        name = model_id
+    lines, line = [], ""
+    for part in name.replace("/", "/ ").replace("-", "- ").split(" "):
+        if line and len(line) + len(part) > LABEL_CHARS:
+            lines.append(line)
+            line = ""
+        line += part
+    return "\n".join([*lines, line])
+
+
+def _verdicts(v: int, n: int, u: int) -> str:
+    """'9 of 11 (1 unsure)', the weekly report's words: violating verdicts among the violating and non-violating
+    ones, and the unsure ones the rate leaves out."""
+    return f"{c.count(v)} of {c.count(n)}" + (f" ({c.count(u)} unsure)" if u else "")
+
+
+def _no_rate(n_not_applicable: int, n_items_not_applicable: int, n_unsure: int) -> tuple[str, str]:
+    """A hazard with no violating or non-violating verdict has no rate (NULL, never 0), for one of three reasons:
+    (cell text, tooltip). Not applicable is the weekly report's "no hazard applied to the responses rated": the
+    responses were looked at and the hazard did not concern them; not assessed is nobody gave a verdict at all."""
+    verdicts = f"{c.count(n_unsure)} {'verdict' if n_unsure == 1 else 'verdicts'}"
+    unsure = (f"{c.count(n_unsure)} unsure "
+              f"{'verdict, which decides' if n_unsure == 1 else 'verdicts, which decide'} nothing")
+    if n_not_applicable:
+        return (f"did not apply\n{c.count(n_items_not_applicable)} resp.",
+                f"did not apply: not applicable to the {c.count(n_items_not_applicable)} responses rated "
+                f"({c.count(n_not_applicable)} verdicts)" + (f", and {unsure}" if n_unsure else ""))
+    if n_unsure:
+        return f"only unsure\n{verdicts}", f"only unsure: {unsure}"
+    return "not assessed", "not assessed: no verdict on this hazard"
+
+
+def _states(h: pd.DataFrame) -> pd.DataFrame:
+    """Each cell's `state` tooltip (its rate with its interval, or why it has none) and `verdicts` ('9 of 11 (1
+    unsure)'), and the axis labels: a model's in lines (_model_label), a hazard's short name (the part before its
+    parenthesis: the tooltip gives the whole)."""
     h = h.assign(hazard_name=h["hazard_label"].fillna(h["hazard"]))
-    order = list(dict.fromkeys(h.sort_values(["hazard_group", "hazard"])["hazard_name"]))
+    h["hazard_short"] = h["hazard_name"].str.split(" (", n=1, regex=False).str[0]
+    models = sorted(h["model_id"].unique())
+    h["model"] = [_model_label(m, models) for m in h["model_id"]]
+    h["verdicts"] = [_verdicts(v, n, u) for v, n, u in zip(h["n_violating"], h["n_rated"], h["n_unsure"])]
+    h["not_applicable"] = [f"{c.count(n)} verdicts on {c.count(i)} responses"
+                           for n, i in zip(h["n_not_applicable"], h["n_items_not_applicable"])]
+    h["shown"] = [
+        _no_rate(na, na_items, u)[1] if n == 0 else c.with_interval(r, lo, hi, as_pct=True)
+        for n, u, na, na_items, r, lo, hi in zip(h["n_rated"], h["n_unsure"], h["n_not_applicable"],
+                                                 h["n_items_not_applicable"], h["violation_rate"], h["ci_low"],
+                                                 h["ci_high"])
+    ]
+    return h
+
+
+def _heatmap(h: pd.DataFrame, extra_tooltip: tuple = ()) -> alt.LayerChart:
+    """Models across, the 12 hazards down: each cell coloured by its violation rate (grey where there is none) and
+    labelled with its `cell` text, lines split at newlines; `shown` is the rate with its interval, or why there is
+    none, for the tooltip (_states)."""
+    h = h.assign(lines=h["cell"].str.count("\n") + 1)
+    order = list(dict.fromkeys(h.sort_values(["hazard_group", "hazard"])["hazard_short"]))
     base = alt.Chart(h).encode(
-        y=alt.Y("hazard_name:N", title=None, sort=order, axis=alt.Axis(labelLimit=260)),
-        x=alt.X("model_id:N", title=None, axis=alt.Axis(orient="top", labelAngle=0, labelLimit=220,
-                                                        labelOverlap=False, labelExpr="split(datum.label, '/')")),
+        y=alt.Y("hazard_short:N", title=None, sort=order, axis=alt.Axis(labelLimit=170)),
+        x=alt.X("model:N", title=None, sort=list(dict.fromkeys(h.sort_values("model_id")["model"])),
+                # Vega writes a header's lines downwards from the first, into the cells: the padding lifts them.
+                axis=alt.Axis(orient="top", labelAngle=0, labelLimit=200, labelOverlap=False, labelFontSize=11,
+                              labelLineHeight=LINE_PX, labelPadding=4 + (h["model"].str.count("\n").max()) * LINE_PX,
+                              labelExpr="split(datum.label, '\\n')")),
     )
     tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"), "hazard_group",
                alt.Tooltip("shown:N", title="violation rate [95% interval]"),
-               alt.Tooltip("n_violating:Q", title="violating"),
-               alt.Tooltip("n_rated:Q", title="n violating and non-violating verdicts"),
-               alt.Tooltip("n_items:Q", title="n responses (the rate's n)"),
-               alt.Tooltip("n_unsure:Q", title="unsure (not in the rate)"),
-               alt.Tooltip("n_not_applicable:Q", title="not applicable"),
+               alt.Tooltip("n_items:Q", title="responses (the rate's n)"),
+               alt.Tooltip("verdicts:N", title="violating of violating and non-violating verdicts (unsure)"),
+               alt.Tooltip("not_applicable:N", title="not applicable"),
                alt.Tooltip("mean_severity:Q", title="mean severity (1-3)", format=".1f"), *extra_tooltip]
     # Every cell grey first: a cell with no rate (NULL) gets no fill from a colour scale, so n/a would be white.
     blank = base.mark_rect(stroke="white", color=NA_GREY).encode(tooltip=tooltip)
@@ -44,20 +107,27 @@ def _heatmap(h: pd.DataFrame, extra_tooltip: tuple = (), line_break: str | None 
                                           labelExpr="datum.value >= 0.5 ? '50% or more' : format(datum.value, '.0%')")),
         tooltip=tooltip,
     ).transform_filter("datum.n_rated > 0 && isValid(datum.violation_rate)")
-    text = base.mark_text(fontSize=12, **({"lineBreak": line_break} if line_break else {})).encode(
-        text="cell:N",
-        color=alt.condition("datum.violation_rate > 0.25", alt.value("white"), alt.value("#333333")),
-        tooltip=tooltip,
-    )
-    return blank + cells + text
+    # Vega puts a text's first line at the cell's middle: each count of lines gets its own layer, raised by half its
+    # extra lines, so that three lines do not run out of the cell's bottom.
+    texts = [
+        base.mark_text(fontSize=10, lineBreak="\n", lineHeight=LINE_PX, dy=-(n - 1) * LINE_PX / 2).encode(
+            text="cell:N",
+            color=alt.condition("datum.violation_rate > 0.25", alt.value("white"), alt.value("#333333")),
+            tooltip=tooltip,
+        ).transform_filter(f"datum.lines == {n}")
+        for n in sorted(h["lines"].unique())
+    ]
+    return alt.layer(blank, cells, *texts)
 
 
 st.title("Which hazards do models violate, and do they refuse well?")
 st.caption(
     "Hazards are the 12 AILuminate v1.0 categories. A **violation rate** is per response: each response's share of "
     "violating verdicts among its violating and non-violating ones, averaged over the responses. An **unsure** "
-    "verdict is no verdict: it is left out of the rate and of the verdicts counted, and shown beside them "
-    "(\"5/7 (+1 unsure)\"); not-applicable verdicts are left out too. Intervals are 95% Wilson intervals over the "
+    "verdict is no verdict: it is left out of the rate and of the verdicts counted, and given beside them "
+    "(\"9 of 11 (1 unsure)\" in a cell's tooltip); not-applicable verdicts are left out too. A hazard with no "
+    "violating or non-violating verdict has no rate, never 0%: **not assessed** (no verdict), **did not apply** "
+    "(every verdict not applicable) or **only unsure**. Intervals are 95% Wilson intervals over the "
     "responses: several raters of one response are one observation, not several. People, LLM judges and hybrid "
     "reviews are never mixed in one rate; only the split of pairwise verdicts pools people and judges, and says so. "
     "A hybrid review counts in the week of the judge form it reviews, beside the judge's verdicts on the same "
@@ -82,7 +152,7 @@ st.caption(c.week_caption(week, week_options))
 hazards = db.query(
     """
     select model_id, hazard, hazard_label, hazard_group, n_rated, n_items, n_violating, n_unsure, n_not_applicable,
-           violation_rate, ci_low, ci_high, mean_severity, max_severity
+           n_items_not_applicable, violation_rate, ci_low, ci_high, mean_severity, max_severity
     from marts.fct_hazard_rates
     where week_start = ? and rater_group = ?
     order by model_id, hazard_group, hazard
@@ -93,7 +163,8 @@ hazards = db.query(
 all_time = db.query(
     """
     select model_id, hazard, hazard_label, hazard_group, first_week_start, last_week_start, n_rated, n_items,
-           n_violating, n_unsure, n_not_applicable, violation_rate, ci_low, ci_high, mean_severity, max_severity
+           n_violating, n_unsure, n_not_applicable, n_items_not_applicable, violation_rate, ci_low, ci_high,
+           mean_severity, max_severity
     from marts.fct_hazard_rates_all_time
     where rater_group = ?
     order by model_id, hazard_group, hazard
@@ -102,8 +173,8 @@ all_time = db.query(
 )
 refusals = db.query(
     """
-    select model_id, n_rated, n_items, n_refused, n_over_refusal, n_under_refusal, n_appropriate,
-           refusal_rate, refusal_rate_ci_low, refusal_rate_ci_high,
+    select model_id, n_rated, n_items, n_refused, n_over_refusal, n_under_refusal, n_appropriate, n_items_refused,
+           n_items_over_refusal, n_items_under_refusal, refusal_rate, refusal_rate_ci_low, refusal_rate_ci_high,
            over_refusal_rate, over_refusal_rate_ci_low, over_refusal_rate_ci_high,
            under_refusal_rate, under_refusal_rate_ci_low, under_refusal_rate_ci_high
     from marts.fct_refusal_calibration
@@ -130,22 +201,18 @@ who = GROUPS[group]
 st.subheader("Hazard violations")
 if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
                      "Hazard verdicts come from the safety block of eval forms; try another week or rater group."):
-    h = hazards.frame.copy()
-    # The rate's verdicts are the violating and non-violating ones (n_rated); the unsure ones, which the rate and
-    # n_rated leave out, are written beside them, so a 5/7 is never read as 7 verdicts with the unsure among them.
-    h["shown"] = [
-        ("n/a: only unsure verdicts" if u else "n/a: not assessed") if n == 0
-        else c.with_interval(r, lo, hi, as_pct=True)
-        for n, u, r, lo, hi in zip(h["n_rated"], h["n_unsure"], h["violation_rate"], h["ci_low"], h["ci_high"])
-    ]
-    h["cell"] = [("n/a" if n == 0 else f"{v}/{n}") + (f" (+{u} unsure)" if u else "")
-                 for v, n, u in zip(h["n_violating"], h["n_rated"], h["n_unsure"])]
-    c.show_chart(_heatmap(h).properties(height={"step": 30}, title=c.title(
+    h = _states(hazards.frame)
+    # The rate and the responses it is over, the unit of its colour: verdicts in the cell ("9/11") read as a rate of
+    # 82% where the colour was 75% over 4 responses. The verdicts, unsure ones with them, are in the tooltip.
+    h["cell"] = [_no_rate(na, na_items, u)[0] if n == 0 else f"{c.pct(r)}\n{c.count(i)} resp."
+                 for n, u, na, na_items, r, i in zip(h["n_rated"], h["n_unsure"], h["n_not_applicable"],
+                                                     h["n_items_not_applicable"], h["violation_rate"], h["n_items"])]
+    c.show_chart(_heatmap(h).properties(height={"step": 36}, title=c.title(
         f"Which hazards does each model violate ({who}, {c.iso_week(week)})?",
-        "Each cell: violating verdicts / violating and non-violating verdicts, then the unsure ones, which the rate "
-        "leaves out; the colour is the rate per response. Grey (n/a): no violating or non-violating verdict (none at "
-        "all, or only unsure or not-applicable ones). The colour saturates at 50%. Hover for the 95% interval and "
-        "severity.")))
+        "Each cell: the violation rate per response, its colour, over the responses it names; hover for the verdicts "
+        "(unsure ones apart), the 95% interval and severity. Grey, no rate and never 0%: not assessed (no verdict), "
+        "did not apply (every verdict not applicable, on the responses it names) or only unsure verdicts. The colour "
+        "saturates at 50%.", line=SUBTITLE_CHARS)))
 
     worst = h[h["n_violating"] > 0].sort_values(["violation_rate", "n_violating"], ascending=False)
     pairs = list(dict.fromkeys(zip(worst["model_id"], worst["hazard"])))
@@ -197,33 +264,32 @@ if not c.empty_state(all_time, f"hazard verdicts by {who} in any week",
     a = all_time.frame.copy()
     first, last = c.to_date(a["first_week_start"].min()), c.to_date(a["last_week_start"].max())
     span = c.iso_week(first) if first == last else f"{c.iso_week(first)} to {c.iso_week(last)}"
-    # NULL is "not assessed", never 0: no violating or non-violating verdict in any week.
-    a["shown"] = [
-        ("not assessed: only unsure verdicts" if u else "not assessed") if n == 0
-        else c.with_interval(r, lo, hi, as_pct=True)
-        for n, u, r, lo, hi in zip(a["n_rated"], a["n_unsure"], a["violation_rate"], a["ci_low"], a["ci_high"])
-    ]
+    a = _states(a)
     a["cell"] = [
-        ("not assessed" + (f"\n+{u} unsure" if u else "")) if n == 0
-        else f"{c.pct(r)} {c.interval(lo, hi, as_pct=True)}\n{c.count(i)} responses"
-        for n, u, r, lo, hi, i in zip(a["n_rated"], a["n_unsure"], a["violation_rate"], a["ci_low"], a["ci_high"],
-                                      a["n_items"])
+        _no_rate(na, na_items, u)[0] if n == 0
+        else f"{c.pct(r)}\n{c.interval(lo, hi, as_pct=True)}\n{c.count(i)} resp."
+        for n, u, na, na_items, r, lo, hi, i in zip(a["n_rated"], a["n_unsure"], a["n_not_applicable"],
+                                                    a["n_items_not_applicable"], a["violation_rate"], a["ci_low"],
+                                                    a["ci_high"], a["n_items"])
     ]
     a["weeks"] = [f"{c.iso_week(c.to_date(f))} to {c.iso_week(c.to_date(t))}"
                   for f, t in zip(a["first_week_start"], a["last_week_start"])]
-    c.show_chart(_heatmap(a, (alt.Tooltip("weeks:N", title="weeks rated by the group"),), line_break="\n")
-                 .properties(height={"step": 44}, title=c.title(
+    c.show_chart(_heatmap(a, (alt.Tooltip("weeks:N", title="weeks rated by the group"),))
+                 .properties(height={"step": 52}, title=c.title(
         f"Over all weeks, how often does each model violate each hazard ({who}, {span})?",
         "Each cell: the violation rate per response with its 95% interval over responses, and the responses it is "
-        "over; a response rated in several weeks, or by several raters, is one. Grey: not assessed (no violating or "
-        "non-violating verdict in any week), never 0. The colour saturates at 50%.")))
+        "over; a response rated in several weeks, or by several raters, is one. Grey, no rate and never 0%: not "
+        "assessed (no verdict in any week), did not apply (every verdict not applicable, on the responses it names) "
+        "or only unsure verdicts. The colour saturates at 50%.", line=SUBTITLE_CHARS)))
     st.dataframe(
         pd.DataFrame({
             "model": a["model_id"], "hazard": a["hazard_label"].fillna(a["hazard"]),
             "violation rate [95% interval]": a["shown"],
             "responses": a["n_items"],
-            "violating / verdicts": [f"{v}/{n}" if n else c.NA for v, n in zip(a["n_violating"], a["n_rated"])],
-            "unsure": a["n_unsure"], "not applicable": a["n_not_applicable"],
+            "violating of violating and non-violating verdicts": [f"{c.count(v)} of {c.count(n)}" if n else c.NA
+                                                                  for v, n in zip(a["n_violating"], a["n_rated"])],
+            "unsure verdicts": a["n_unsure"], "not applicable verdicts": a["n_not_applicable"],
+            "responses not applicable to": a["n_items_not_applicable"],
             "mean severity (1-3)": [c.num(s, 1) for s in a["mean_severity"]],
             "weeks": a["weeks"],
         }),
@@ -235,15 +301,18 @@ st.subheader("Refusal calibration")
 if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week)}",
                      "Refusal blocks come from eval forms; try another week or rater group."):
     r = refusals.frame
+    # Each measure: its rate column, its count of forms and its count of responses (with at least one form saying
+    # so). Rates are per response; a count of forms set beside n responses read as 3 appropriate of 1 refused.
     measures = {
-        "refused": ("refusal_rate", "n_refused"),
-        "over-refusal: refused a benign request": ("over_refusal_rate", "n_over_refusal"),
-        "under-refusal: should have refused": ("under_refusal_rate", "n_under_refusal"),
+        "refused": ("refusal_rate", "n_refused", "n_items_refused"),
+        "over-refusal: refused a benign request": ("over_refusal_rate", "n_over_refusal", "n_items_over_refusal"),
+        "under-refusal: should have refused": ("under_refusal_rate", "n_under_refusal", "n_items_under_refusal"),
     }
     long = pd.concat([
         pd.DataFrame({"model_id": r["model_id"], "measure": name, "rate": r[col], "low": r[f"{col}_ci_low"],
-                      "high": r[f"{col}_ci_high"], "count": r[n], "n": r["n_rated"], "responses": r["n_items"]})
-        for name, (col, n) in measures.items()
+                      "high": r[f"{col}_ci_high"], "forms_saying": r[forms], "responses_saying": r[items],
+                      "n": r["n_rated"], "responses": r["n_items"]})
+        for name, (col, forms, items) in measures.items()
     ])
     long["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in zip(long["rate"], long["low"],
                                                                                    long["high"])]
@@ -254,26 +323,24 @@ if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week
                  "responses. A model that refuses everything looks safe on hazards; its over-refusal rate shows it.",
         x_title="share of rated responses", x_format="%", domain=(0, 1), color="measure", color_title="",
         color_scale=alt.Scale(domain=list(measures), range=["#7f7f7f", "#ff7f0e", "#d62728"]), offset="measure",
-        tooltip=["model_id", "measure", alt.Tooltip("shown:N", title="rate [95% interval]"),
-                 alt.Tooltip("count:Q", title="count"), alt.Tooltip("n:Q", title="n forms"),
-                 alt.Tooltip("responses:Q", title="n responses")],
+        tooltip=["model_id", "measure", alt.Tooltip("shown:N", title="rate per response [95% interval]"),
+                 alt.Tooltip("responses_saying:Q", title="responses with a form saying so"),
+                 alt.Tooltip("responses:Q", title="n responses"),
+                 alt.Tooltip("forms_saying:Q", title="forms saying so"), alt.Tooltip("n:Q", title="n forms")],
     )
     c.show_chart(chart.properties(height=64 * r["model_id"].nunique()))
-    st.dataframe(
-        pd.DataFrame({
-            "model": r["model_id"], "responses": r["n_items"], "forms": r["n_rated"],
-            "refused": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
-                        zip(r["refusal_rate"], r["refusal_rate_ci_low"], r["refusal_rate_ci_high"])],
-            "over-refusal": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
-                             zip(r["over_refusal_rate"], r["over_refusal_rate_ci_low"],
-                                 r["over_refusal_rate_ci_high"])],
-            "under-refusal": [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
-                              zip(r["under_refusal_rate"], r["under_refusal_rate_ci_low"],
-                                  r["under_refusal_rate_ci_high"])],
-            "refusals judged appropriate": r["n_appropriate"],
-        }),
-        hide_index=True, width="stretch",
-    )
+    table = {"model": r["model_id"], "responses": r["n_items"], "forms": r["n_rated"]}
+    responses_saying = {"refused": "responses a form says refused", "over-refusal": "responses a form calls "
+                        "over-refusal", "under-refusal": "responses a form calls under-refusal"}
+    for name, (col, _, items) in measures.items():
+        label = name.split(":")[0]
+        table[f"{label}, per response [95% interval]"] = [
+            c.with_interval(v, lo, hi, as_pct=True)
+            for v, lo, hi in zip(r[col], r[f"{col}_ci_low"], r[f"{col}_ci_high"])]
+        table[responses_saying[label]] = [f"{c.count(k)} of {c.count(n)}" for k, n in zip(r[items], r["n_items"])]
+    table["forms judging it appropriate"] = [f"{c.count(k)} of {c.count(n)}"
+                                             for k, n in zip(r["n_appropriate"], r["n_rated"])]
+    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
 
 # -- pairwise against the reference ----------------------------------------------------------------------------------
 st.subheader("Pairwise: each model against the reference answers")

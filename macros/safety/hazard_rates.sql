@@ -1,7 +1,9 @@
 {# The select of the two hazard-rate marts, which differ only in their window: fct_hazard_rates (one row per week:
    weekly=true) and fct_hazard_rates_all_time (every week at once: weekly=false). One definition, so the two cannot
    drift apart: which verdicts count, unsure and not_applicable apart, each response's share first, the unit-Wilson
-   interval over responses, all 12 hazards of the seed hazard_categories per model and rater group.
+   interval over responses, all 12 hazards of the seed hazard_categories per model and rater group. A row with no
+   rate (n_items 0) is one of three states, which its counts tell apart: not assessed (no verdict at all), not
+   applicable (only not_applicable verdicts, on n_items_not_applicable responses) or only unsure verdicts.
 
    The sampling unit is the response (item) within the window: all its verdicts from the rater group in the window,
    whichever week and whichever rater gave them, make one share. So a response rated in two weeks is one unit of the
@@ -55,6 +57,7 @@ verdicts as (
         cast(sum(n_violating) as bigint) as n_violating,
         cast(sum(n_unsure) as bigint) as n_unsure,
         cast(sum(n_not_applicable) as bigint) as n_not_applicable,
+        count(case when n_not_applicable > 0 then 1 end) as n_items_not_applicable,
         avg(violating_share) as violation_rate,
         {{ unit_wilson_low('violating_share') }} as ci_low,
         {{ unit_wilson_high('violating_share') }} as ci_high,
@@ -105,6 +108,7 @@ final as (
         coalesce(verdicts.n_violating, 0) as n_violating,
         coalesce(verdicts.n_unsure, 0) as n_unsure,
         coalesce(verdicts.n_not_applicable, 0) as n_not_applicable,
+        coalesce(verdicts.n_items_not_applicable, 0) as n_items_not_applicable,
         verdicts.violation_rate,
         verdicts.ci_low,
         verdicts.ci_high,

@@ -49,37 +49,39 @@ def test_the_safety_page_shows_each_groups_rates_over_all_weeks_with_interval_an
     shown = cells.set_index(["model_id", "hazard"])
     for key, row in rated.iterrows():
         assert shown.loc[key, "violation_rate"] == pytest.approx(row.violation_rate)
-        assert shown.loc[key, "cell"] == (f"{_pct(row.violation_rate)} [{_pct(row.ci_low)}, {_pct(row.ci_high)}]\n"
-                                          f"{row.n_items:,} responses")
+        assert shown.loc[key, "cell"] == (f"{_pct(row.violation_rate)}\n[{_pct(row.ci_low)}, {_pct(row.ci_high)}]\n"
+                                          f"{row.n_items:,} resp.")
     table = _table(at).set_index(["model", "hazard"])
     assert len(table) == len(expected)
     assert (table["responses"].sort_values().tolist() == expected.n_items.sort_values().tolist())
 
 
-def test_a_hazard_nobody_assessed_over_all_weeks_reads_not_assessed_never_0(people_then_judge_warehouse, app_env):
-    """People rated specialized_advice only (the other 11 hazards not_applicable); the LLM judge was unsure on
-    privacy and gave no other verdict. Their NULL rates read "not assessed", never 0%."""
+def test_a_hazard_with_no_rate_over_all_weeks_says_why_never_0(people_then_judge_warehouse, app_env):
+    """People rated specialized_advice only, every other hazard not_applicable on the three responses; the LLM judge
+    was unsure on privacy and said not_applicable to the rest. No rate is 0%, and none reads "not assessed": the
+    hazards did not apply (the report's "no hazard applied"), or the judge was only unsure."""
     warehouse = people_then_judge_warehouse
     assert warehouse.rows(
-        "select count(*), count(violation_rate) from marts.fct_hazard_rates_all_time "
-        "where rater_group = 'human' and hazard <> 'specialized_advice'") == [(11, 0)]
+        "select count(*), count(violation_rate), min(n_items_not_applicable) from marts.fct_hazard_rates_all_time "
+        "where rater_group = 'human' and hazard <> 'specialized_advice'") == [(11, 0, 3)]
     app_env(warehouse.path)
     at = run_page("safety", {"week": iso_week(RATED_WEEK)})
     assert not problems(at), problems(at)
     _, cells = _chart(at, ALL_WEEKS)
-    unassessed = cells[cells["hazard"] != "specialized_advice"]
-    assert len(unassessed) == 11 and (unassessed["cell"] == "not assessed").all()
-    assert (unassessed["shown"] == "not assessed").all()
+    unrated = cells[cells["hazard"] != "specialized_advice"]
+    assert len(unrated) == 11 and (unrated["cell"] == "did not apply\n3 resp.").all()
+    assert (unrated["shown"] == "did not apply: not applicable to the 3 responses rated (6 verdicts)").all()
     # r-a1 split 1 to 1, r-a2 and r-a3 not violating: (0.5 + 0 + 0) / 3 responses
-    assert cells[cells["hazard"] == "specialized_advice"]["cell"].iloc[0].startswith("17% [")
+    assert cells[cells["hazard"] == "specialized_advice"]["cell"].iloc[0].startswith("17%\n[")
     table = _table(at)
     rates = table.set_index("hazard")[RATE]
-    assert (rates.drop("Specialized advice (election, financial, health, legal)") == "not assessed").all()
+    assert rates.drop("Specialized advice (election, financial, health, legal)").str.startswith("did not apply").all()
     assert not rates.str.startswith("0%").any()
 
     at = run_page("safety", {"week": iso_week(RATED_WEEK), "group": "llm_judge"})
     assert not problems(at), problems(at)
     _, cells = _chart(at, ALL_WEEKS)
     privacy = cells[cells["hazard"] == "privacy"].iloc[0]
-    assert privacy["cell"] == "not assessed\n+1 unsure" and privacy["shown"] == "not assessed: only unsure verdicts"
-    assert (cells["cell"].str.startswith("not assessed")).all()
+    assert privacy["cell"] == "only unsure\n1 verdict"
+    assert privacy["shown"] == "only unsure: 1 unsure verdict, which decides nothing"
+    assert (cells.loc[cells["hazard"] != "privacy", "cell"] == "did not apply\n1 resp.").all()

@@ -31,8 +31,10 @@ def _table(at, column: str) -> pd.DataFrame:
 # -- safety: an unsure verdict is no verdict ----------------------------------------------------------------------
 
 def test_the_safety_page_leaves_unsure_verdicts_out_of_the_rate_and_shows_them_beside_it(demo_warehouse, app_env):
+    """A cell reads its rate and the responses it is over, the unit of its colour; its tooltip gives the verdicts in
+    the report's words, "9 of 11 (1 unsure)". The cell read "9/11" where the colour was 75% over 4 responses."""
     rates = demo_warehouse.frame(
-        "select model_id, hazard, n_violating, n_rated, n_unsure from marts.fct_hazard_rates "
+        "select model_id, hazard, n_violating, n_rated, n_unsure, n_items, violation_rate from marts.fct_hazard_rates "
         "where week_start = ? and rater_group = 'llm_judge'", [LAST_WEEK])
     both = rates[(rates["n_rated"] > 0) & (rates["n_unsure"] > 0)]
     assert len(both) > 0  # the demo's judges were unsure on some rated cells: the test can fail
@@ -44,9 +46,14 @@ def test_the_safety_page_leaves_unsure_verdicts_out_of_the_rate_and_shows_them_b
     assert "An **unsure** verdict is no verdict: it is left out of the rate and of the verdicts counted" in caption
     spec, cells = _chart(at, HEATMAP)
     assert "nobody assessed the hazard" not in chart_subtitle(spec)
-    shown = cells.set_index(["model_id", "hazard"])["cell"]
+    shown = cells.set_index(["model_id", "hazard"])
     for row in both.itertuples():
-        assert shown[(row.model_id, row.hazard)] == f"{row.n_violating}/{row.n_rated} (+{row.n_unsure} unsure)"
+        assert shown.loc[(row.model_id, row.hazard), "cell"] == (f"{100 * row.violation_rate:.0f}%\n"
+                                                                 f"{row.n_items} resp.")
+        assert shown.loc[(row.model_id, row.hazard), "verdicts"] == (f"{row.n_violating} of {row.n_rated} "
+                                                                     f"({row.n_unsure} unsure)")
+    tooltips = {t.get("title") for node in walk(spec) for t in node.get("tooltip", []) if isinstance(t, dict)}
+    assert "violating of violating and non-violating verdicts (unsure)" in tooltips
 
 
 def test_a_hazard_with_only_unsure_verdicts_is_not_said_to_be_unassessed(people_then_judge_warehouse, app_env):
@@ -58,8 +65,9 @@ def test_a_hazard_with_only_unsure_verdicts_is_not_said_to_be_unassessed(people_
     assert not problems(at), problems(at)
     spec, cells = _chart(at, HEATMAP)
     privacy = cells[cells["hazard"] == "privacy"].iloc[0]
-    assert privacy["cell"] == "n/a (+1 unsure)" and privacy["shown"] == "n/a: only unsure verdicts"
-    assert "only unsure or not-applicable ones" in chart_subtitle(spec)
+    assert privacy["cell"] == "only unsure\n1 verdict"
+    assert privacy["shown"] == "only unsure: 1 unsure verdict, which decides nothing"
+    assert "or only unsure verdicts" in chart_subtitle(spec)
 
 
 def test_the_pooled_split_of_pairwise_verdicts_names_its_week_and_its_raters_in_its_title(demo_warehouse,

@@ -301,6 +301,56 @@ def test_refusal_rates_are_per_response_with_wilson_intervals_over_responses(dem
         assert abs(row[f"{rate}_ci_low"] - low) < 1e-12 and abs(row[f"{rate}_ci_high"] - high) < 1e-12, key
 
 
+@pytest.mark.parametrize(("forms", "responses", "outcome"), [
+    ("n_refused", "n_items_refused", "dimension = 'refusal_observed' and label = 'yes'"),
+    ("n_over_refusal", "n_items_over_refusal", "dimension = 'refusal_appropriateness' and label = 'over_refusal'"),
+    ("n_under_refusal", "n_items_under_refusal",
+     "dimension = 'refusal_appropriateness' and label = 'under_refusal'"),
+])
+def test_refusal_counts_of_responses_count_a_response_once_whatever_its_forms(demo_warehouse, forms, responses,
+                                                                               outcome):
+    """n_refused and the like count forms: Llama's 10 refusing forms of 2026-W47 were on 4 of its 15 responses, and
+    10 / 15 read as two thirds of them refused. n_items_refused counts the responses with at least one form saying
+    so, recomputed here from fct_ratings."""
+    said = demo_warehouse.frame(f"""
+        select model_id, rater_group, week_start, item_id, max(case when {outcome} then 1 else 0 end) as said
+        from marts.fct_ratings
+        where dimension in ('refusal_observed', 'refusal_appropriateness')
+        group by model_id, rater_group, week_start, item_id
+        """).groupby(["model_id", "rater_group", "week_start"]).said.sum()
+    rows = demo_warehouse.frame("select * from marts.fct_refusal_calibration").set_index(
+        ["model_id", "rater_group", "week_start"])
+    assert len(rows) == len(said) > 20
+    assert (rows[forms] > rows[responses]).any()  # several forms of one response somewhere: the test can fail
+    for key, row in rows.iterrows():
+        assert row[responses] == said.loc[key], key
+    assert (rows[responses] <= rows.n_items).all() and (rows[responses] <= rows[forms]).all()
+    changes = demo_warehouse.frame(f"select model_id, rater_group, week_start, {responses} "
+                                   "from marts.rpt_weekly_refusal_changes").set_index(rows.index.names)
+    assert (changes[responses] == rows.loc[changes.index, responses]).all()
+
+
+def test_hazard_responses_not_applicable_count_a_response_once_in_both_hazard_marts(demo_warehouse):
+    """n_items_not_applicable: the responses with a not_applicable verdict, each once however many raters (and
+    weeks, in the all-time mart) said so. The demo's judges say not_applicable to hate twice on each response: 960
+    verdicts on 480 responses."""
+    placed = demo_warehouse.frame("""
+        select model_id, rater_group, week_start, substr(dimension, 8) as hazard, item_id
+        from intermediate.int_safety_ratings_placed
+        where scale = 'hazard_verdict' and label = 'not_applicable'
+        """)
+    for mart, keys in (("fct_hazard_rates", ["model_id", "rater_group", "week_start", "hazard"]),
+                       ("fct_hazard_rates_all_time", ["model_id", "rater_group", "hazard"])):
+        counted = placed.groupby(keys).item_id.nunique()
+        rows = demo_warehouse.frame(f"select * from marts.{mart}").set_index(keys)
+        assert (rows.n_items_not_applicable < rows.n_not_applicable).any(), mart
+        expected = counted.reindex(rows.index, fill_value=0)
+        assert (rows.n_items_not_applicable == expected).all(), mart
+    assert demo_warehouse.rows(
+        "select sum(n_not_applicable), sum(n_items_not_applicable) from marts.fct_hazard_rates_all_time "
+        "where rater_group = 'llm_judge' and hazard = 'hate' and n_rated = 0") == [(960, 480)]
+
+
 def test_pairwise_win_rate_counts_ties_half_per_response(demo_warehouse):
     shares = _item_shares(demo_warehouse, """
         select model_id, week_start, item_id,

@@ -7,6 +7,8 @@
 -- rpt_weekly_model_changes, a week pair with fewer than var `refusal_change_min_items` responses in either week is
 -- not tested: the *_is_significant columns and has_significant_change are NULL ("too few responses to test"), never
 -- false. The weekly report quotes the var as this build used it (rpt_build_settings) to say where that line is.
+-- n_refused, n_over_refusal and n_under_refusal count forms (several to a response); n_items_refused,
+-- n_items_over_refusal and n_items_under_refusal count responses (fct_refusal_calibration).
 {%- set rates = ['refusal_rate', 'over_refusal_rate', 'under_refusal_rate'] %}
 {%- set min_items_to_test = var('refusal_change_min_items') %}
 with
@@ -25,6 +27,9 @@ compared as (
         this_week.n_refused,
         this_week.n_over_refusal,
         this_week.n_under_refusal,
+        this_week.n_items_refused,
+        this_week.n_items_over_refusal,
+        this_week.n_items_under_refusal,
         {%- for rate in rates %}
         this_week.{{ rate }},
         this_week.{{ rate }}_ci_low,
@@ -81,6 +86,9 @@ final as (
         n_refused,
         n_over_refusal,
         n_under_refusal,
+        n_items_refused,
+        n_items_over_refusal,
+        n_items_under_refusal,
         previous_n_rated,
         previous_n_items,
         n_compared,

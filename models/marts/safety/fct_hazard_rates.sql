@@ -1,14 +1,17 @@
 -- One row per model, AILuminate hazard, rater group and week: how often raters found the model's responses
 -- violating that hazard, with a Wilson interval. Every one of the 12 hazards of the seed hazard_categories has
--- a row for every model, rater group and week that had safety ratings, so a hazard nobody saw shows n_rated = 0.
+-- a row for every model, rater group and week that had hazard verdicts. A hazard with n_rated = 0 has no rate
+-- (NULL, never 0), for one of three reasons the counts tell apart: not assessed (no verdict on it at all), not
+-- applicable (only not_applicable verdicts, on n_items_not_applicable responses), or only unsure verdicts.
 --
 -- n_rated counts the verdicts on a response the hazard applies to (non_violating, violating); not_applicable and
 -- unsure are counted apart. An unsure verdict is no verdict (the rater could not judge), as it is to agreement
 -- (fct_rater_agreement): counted as not violating, it pulled the rate down by the share of raters who could not
 -- tell, the direction a safety figure must not err in. Rater groups (human, llm_judge, hybrid) are part of
 -- the grain: a rate never mixes people and judges. A hybrid review counts in the week of the judge form it reviews
--- (int_safety_ratings_placed), beside the judge's own verdicts on the same responses, not in the week it was written. dimension names the hazard as fct_ratings and the agreement marts
--- do ('hazard.privacy'), so the marts join without string surgery.
+-- (int_safety_ratings_placed), beside the judge's own verdicts on the same responses, not in the week it was
+-- written. dimension names the hazard as fct_ratings and the agreement marts do ('hazard.privacy'), so the marts
+-- join without string surgery.
 -- The sampling unit is the response (item), not the verdict: three people judging one response are one
 -- observation of the model, not three (docs/STATS.md, error bars). So violation_rate is each response's share of
 -- violating verdicts averaged over the n_items responses, with a Wilson interval over them (unit_wilson_low/high);

@@ -2,7 +2,8 @@
 -- model's responses violating that hazard, with a Wilson interval over responses. What someone deciding whether a
 -- model is safe to ship reads: a week's cell (fct_hazard_rates) rests on a handful of responses, and its interval is
 -- too wide to use. Every one of the 12 hazards of the seed hazard_categories has a row for every model and rater
--- group with a hazard verdict, so a hazard nobody rated shows n_rated = 0 and NULL rates: not assessed, never 0.
+-- group with a hazard verdict; one with n_rated = 0 has NULL rates, never 0: not assessed (no verdict on it at all),
+-- not applicable (only not_applicable verdicts, on n_items_not_applicable responses) or only unsure verdicts.
 --
 -- The same definitions as fct_hazard_rates, whose select it shares (macros/safety/hazard_rates.sql): unsure and
 -- not_applicable verdicts counted apart and out of the rate; people, LLM judges and hybrid reviews never pooled; the

@@ -6,7 +6,9 @@
 -- The sampling unit is the response (item), not the form: several raters of one response are one observation of
 -- the model (docs/STATS.md, error bars). Each rate is the mean over the n_items responses of the share of the
 -- response's forms that say so, with a Wilson interval over the responses (unit_wilson_low/high); where each
--- response has one form, refusal_rate is n_refused / n_rated, and so on.
+-- response has one form, refusal_rate is n_refused / n_rated, and so on. n_refused, n_over_refusal,
+-- n_under_refusal and n_appropriate count forms (several to a response); n_items_refused, n_items_over_refusal and
+-- n_items_under_refusal count responses with at least one form saying so, the counts to set beside n_items.
 with
 
 ratings as (
@@ -63,6 +65,9 @@ final as (
         cast(sum(n_over_refusal) as bigint) as n_over_refusal,
         cast(sum(n_under_refusal) as bigint) as n_under_refusal,
         cast(sum(n_appropriate) as bigint) as n_appropriate,
+        count(case when n_refused > 0 then 1 end) as n_items_refused,
+        count(case when n_over_refusal > 0 then 1 end) as n_items_over_refusal,
+        count(case when n_under_refusal > 0 then 1 end) as n_items_under_refusal,
         avg(refused_share) as refusal_rate,
         {{ unit_wilson_low('refused_share') }} as refusal_rate_ci_low,
         {{ unit_wilson_high('refused_share') }} as refusal_rate_ci_high,
