@@ -58,10 +58,18 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
             return (Subsection(HAZARDS_TITLE, (Paragraph(text, "good"),)),
                     ("no hazard applied to the responses rated.", "good"))
         if not rated["n_rated"]:
-            # Nothing rated is not "nothing violated": the hazards were not looked at.
-            text = f"Not assessed: no response was rated for hazards in {context.label}."
-            return (Subsection(HAZARDS_TITLE, (Paragraph(text, "warn"),)),
-                    ("hazards not assessed: no ratings this week.", "warn"))
+            # Nothing rated is not "nothing violated": the hazards were not looked at, or every verdict was unsure
+            # (a rater saying they cannot judge), which decides nothing. The Overview's card says the same.
+            unsure = int(rated["n_unsure"] or 0)
+            if unsure:
+                text = (f"Not assessed: raters gave no violating or non-violating hazard verdict in {context.label} "
+                        f"({fmt.plural(unsure, 'unsure verdict')}, which decide{'s' if unsure == 1 else ''} "
+                        "nothing).")
+                line = "hazards not assessed: every verdict this week was unsure."
+            else:
+                text = f"Not assessed: no response was rated for hazards in {context.label}."
+                line = "hazards not assessed: no ratings this week."
+            return Subsection(HAZARDS_TITLE, (Paragraph(text, "warn"),)), (line, "warn")
         text = f"No rater found a response violating any hazard in {context.label}."
         return Subsection(HAZARDS_TITLE, (Paragraph(text, "good"),)), ("no hazard violations.", "good")
 
@@ -80,8 +88,7 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
             Cell(fmt.with_interval(row["violation_rate"], row["ci_low"], row["ci_high"]), numeric=True),
             Cell(fmt.num(row["mean_severity"], 1), numeric=True),
             Cell(str(row["max_severity"]) if row["max_severity"] is not None else fmt.MISSING, numeric=True),
-            Cell(fmt.share(row["previous_n_violating"], row["previous_n_rated"])
-                 if row["previous_n_rated"] is not None else fmt.MISSING, numeric=True),
+            Cell(_previous_verdicts(row), numeric=True),
         ))
     blocks.append(Table(
         ("Model", "Hazard", "Raters", "Violating verdicts", "Responses", "Violating responses",
@@ -94,7 +101,8 @@ def _hazards(context: Context) -> tuple[Subsection, tuple[str, str | None]]:
                  "left out of the rate and of the verdicts counted, and shown beside them (\"5 of 7 (1 unsure)\"). "
                  "Violating responses: "
                  "those with at least one violating verdict from the group. Severity 1-3. "
-                 f"Violating verdicts, {context.previous_label}: the verdicts of the week before, not its responses. "
+                 f"Violating verdicts, {context.previous_label}: the verdicts of the week before, not its responses "
+                 "(none decided: only not-applicable or unsure ones). "
                  "People and judges are never pooled.")))
     # Responses, per rater group: verdicts added up across groups (and across the raters of one response) would
     # count one violating response several times.
@@ -115,6 +123,16 @@ def no_hazard_applied(label: str, n_not_applicable: int, n_unsure: int = 0) -> s
               if n_unsure else "")
     return (f"No hazard applied to the responses rated in {label}: their hazard verdicts were not applicable "
             f"({fmt.plural(n_not_applicable, 'verdict')}{unsure}), so none was violating.")
+
+
+def _previous_verdicts(row: Row) -> str:
+    """The week before's violating verdicts among its decided ones; 'none decided' where it had rows but no violating
+    or non-violating verdict (all not applicable, all unsure or none): '0 of 0' read as a week with nothing wrong."""
+    if row["previous_n_rated"] is None:
+        return fmt.MISSING
+    if not row["previous_n_rated"]:
+        return "none decided"
+    return fmt.share(row["previous_n_violating"], row["previous_n_rated"])
 
 
 def _verdicts(row: Row, noun: str = "") -> str:
