@@ -1,6 +1,7 @@
 """Judge drift: per LLM judge and dimension, its weekly bias against people with the band outside which a change
-alerts, its exact agreement and quadratic kappa over time, its alerts with the item that shows each best, and how
-often people reviewing its verdicts overrode them. The chosen week is marked on every chart."""
+alerts and the weeks its version changed, its exact agreement and quadratic kappa over time, its alerts with the
+judge's version and the item that shows each best, and how often people reviewing its verdicts overrode them. The
+chosen week is marked on every chart."""
 
 import altair as alt
 import pandas as pd
@@ -16,6 +17,72 @@ BASELINE_WEEKS = SETTINGS.drift_baseline_weeks
 MIN_ITEMS = SETTINGS.drift_min_items
 # fct_judge_drift has no z where every item's bias is the same within each window: the change is exact
 EXACT_CHANGE = "n/a: exact (no spread)"
+# Charts come in panels of a fixed width that wrap onto more rows in a narrow window: a faceted chart's panels have
+# a fixed width and ran past the page's right edge at 900 px (Streamlit fits a single or layered chart to its
+# container, never a faceted one). Three small panels fill the page at 1400 px (930 px of content), one at 900.
+PANEL_PX, WIDE_PANEL_PX = 290, 420
+PANEL_LINE, WIDE_PANEL_LINE = 44, 64  # subtitle characters a panel's line holds
+VERSION_CHANGED = "judge version changed"
+STATE_COLOURS = {"baseline week": c.MUTED, "within the band": "#1f77b4", "too few items to test": c.WARN,
+                 "alert": c.BAD, VERSION_CHANGED: "#9467bd"}
+# The legend's words, short enough for two columns under a panel's plot (the tooltips keep the long ones)
+SHORT_STATES = ("({'baseline week': 'baseline', 'within the band': 'within band', 'too few items to test': 'too few "
+                "to test', 'judge version changed': 'version changed'})[datum.label] || datum.label")
+
+
+def flag(value: object) -> bool | None:
+    """A nullable boolean cell as True, False or None (NULL reaches a frame as None, NaN or pd.NA)."""
+    return None if c.is_na(value) else bool(value)
+
+
+def versions(value: object) -> list[str]:
+    """A varchar[] cell (DuckDB gives an array) as a list; [] for NULL, no version recorded."""
+    if value is None or isinstance(value, float):
+        return []
+    return [str(v) for v in value]
+
+
+def version_text(week: object, baseline: object, is_new: object) -> str:
+    """The week's judge versions against its baseline's: "judge-prompt-v2.1: new (baseline: judge-prompt-v2)",
+    "judge-prompt-v2, as its baseline", the versions alone in a baseline week, "not recorded" without any."""
+    now = ", ".join(versions(week))
+    if not now:
+        return "not recorded"
+    new = flag(is_new)
+    if new is None:
+        return now
+    return f"{now}: new (baseline: {', '.join(versions(baseline))})" if new else f"{now}, as its baseline"
+
+
+def version_change(changed: object, new: object) -> str:
+    """An alert's version against the week before and the baseline, in a few words for a table cell."""
+    changed, new = flag(changed), flag(new)
+    if changed and new:
+        return "new this week"
+    if changed:
+        return "changed this week (back to the baseline's)" if new is False else "changed this week"
+    if new:
+        return "new since the baseline"
+    return "no" if changed is False and new is False else "not known"
+
+
+def panels(charts: list[alt.LayerChart], width: int) -> None:
+    """Charts side by side, each `width` px wide and fitted to it, wrapping onto more rows where the page is
+    narrower."""
+    row = st.container(horizontal=True)
+    for chart in charts:
+        with row.container(width=width):
+            c.show_chart(chart)
+
+
+def weeks_axis(weeks: pd.Series) -> alt.X:
+    """The week axis of c.week_x over the weeks of every panel of a section, so that their weeks line up."""
+    x = c.week_x(weeks)
+    days = sorted({c.to_date(w) for w in weeks if not c.is_na(w)})
+    if len(days) < 2:
+        return x
+    return x.scale(domain=[alt.DateTime(year=d.year, month=d.month, date=d.day) for d in (days[0], days[-1])])
+
 
 st.title("Has an LLM judge drifted away from people?")
 st.caption(
@@ -23,9 +90,13 @@ st.caption(
     f"points (positive: the judge rates higher); a hybrid review of the judge's own form is not counted. Each "
     f"judge's first {BASELINE_WEEKS} weeks on a dimension, and more until they hold {MIN_ITEMS} items, are its "
     f"**baseline**: those weeks are not tested, having nothing to be held against. A later week raises an "
-    f"**alert** when its bias has moved from the baseline by more standard errors of the change than Student's t "
-    f"allows at the tail of a normal {ALERT_Z:g} ({SETTINGS.drift_cutoff_text()}). A later week with fewer than "
-    f"{MIN_ITEMS} items is **too few items to test**: no verdict, not \"no drift\"."
+    f"**alert** when its bias has moved from the baseline's by more than a cutoff, counted in standard errors of the "
+    f"change (|z|). The cutoff is {ALERT_Z:g} when the week and its baseline hold many items and more when they hold "
+    f"few ({SETTINGS.drift_cutoff_text()}): it is Student's t, which keeps the false-alarm rate of {ALERT_Z:g} "
+    f"standard errors on a normal curve when a few items must estimate the spread. Where every item's bias moved by "
+    f"exactly the same amount there is no z, and any move alerts. A later week with fewer than {MIN_ITEMS} items is "
+    f"**too few items to test**: no verdict, not \"no drift\". The judge's **version** (its prompt or model, as its "
+    f"forms name it) is shown beside each week: a new version can move the bias as drift does."
 )
 
 judges = db.query(
@@ -45,7 +116,11 @@ if c.whole_warehouse_missing(judges) or c.empty_state(
     st.stop()
 
 filters = c.Filters("judge_drift")
-left, middle, right = st.columns([2, 2, 4])
+# Fixed widths that wrap in a narrow window: in three columns, the week picker was 115 px wide at 900 px and showed
+# "2026-W4" for both 2026-W45 and 2026-W47. The week's width holds "2026-W47 (in progress)"; the three fit in a row
+# at 1400 px (930 px of content) and each has a row of its own at 900 (430 px).
+pickers = st.container(horizontal=True)
+left, middle, right = pickers.container(width=240), pickers.container(width=210), pickers.container(width=440)
 judge = filters.selectbox("Judge", list(judges.frame["judge_id"]), param="judge", container=left,
                           help="Judges with the most recent alert first.")
 week = filters.week("Week", container=middle)
@@ -56,7 +131,8 @@ series = db.query(
     select dimension, dimension_group, scale, week_start, week_number, is_baseline_week, n_pairs,
            n_agreement_pairs, n_humans, n_items, exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias,
            bias_se, bias_ci_low, bias_ci_high, baseline_bias, drift_z, alert_band_low, alert_band_high,
-           is_drift_alert, no_test_reason, judge_model
+           is_drift_alert, no_test_reason, judge_model, judge_versions, baseline_judge_versions,
+           is_judge_version_changed, has_new_judge_version
     from marts.fct_judge_drift
     where judge_id = ?
     order by dimension, week_start
@@ -70,6 +146,11 @@ frame = series.frame
 # NULL is "not tested" (too few items), neither an alert nor a quiet week.
 frame["alerted"] = frame["is_drift_alert"].astype("boolean").fillna(False).astype(bool)
 frame["untested"] = frame["no_test_reason"].notna()
+frame["version_changed"] = [flag(v) is True for v in frame["is_judge_version_changed"]]
+# The versions of the judge's previous week on the dimension, which is_judge_version_changed compares with
+frame["previous_versions"] = frame.groupby("dimension")["judge_versions"].shift()
+frame["version"] = [version_text(v, b, n) for v, b, n in
+                    zip(frame["judge_versions"], frame["baseline_judge_versions"], frame["has_new_judge_version"])]
 alerting = sorted(frame.loc[frame["alerted"], "dimension"].unique())
 with_bias = sorted(frame.loc[frame["mean_bias"].notna(), "dimension"].unique())
 default = alerting or [d for d in UNIVERSAL if d in with_bias] or with_bias[:5]
@@ -77,6 +158,34 @@ dimensions = filters.multiselect("Dimensions", sorted(frame["dimension"].unique(
                                  default=default, container=right, placeholder="Choose dimensions",
                                  help="By default the dimensions that alerted, else the five universal ones.")
 chosen = frame[frame["dimension"].isin(dimensions or default)].copy()
+
+
+def version_sentence(week_rows: pd.DataFrame) -> str:
+    """What the judge's version did in the chosen week: "**The judge's version changed this week**: judge-prompt-v2 →
+    judge-prompt-v2.1 (on every dimension it rated), a version its baseline did not use.", or that it still rates
+    with one its baseline did not use; '' when neither. A version is its forms', so one sentence mostly holds for
+    every dimension; where it does not, the dimensions are named."""
+    said: dict[str, list[str]] = {}
+    for _, row in week_rows.iterrows():
+        now, new = ", ".join(versions(row["judge_versions"])), flag(row["has_new_judge_version"]) is True
+        if row["version_changed"]:
+            before = ", ".join(versions(row["previous_versions"]))
+            text = f"**The judge's version changed this week**: {before} → {now}"
+        elif new:
+            text = f"**The judge rates with a version its baseline did not use**: {now}"
+        else:
+            continue
+        said.setdefault(text, []).append(row["dimension"])
+    out = []
+    for text, dims in said.items():
+        where = ("on every dimension it rated" if len(dims) == len(week_rows)
+                 else f"on {', '.join(sorted(dims))}")
+        rows = week_rows[week_rows["dimension"].isin(dims)]
+        is_new = [flag(v) for v in rows["has_new_judge_version"]]
+        # new to the baseline wherever a baseline says (a dimension still forming one has nothing to compare)
+        newness = ", a version its baseline did not use" if True in is_new and False not in is_new else ""
+        out.append(f"{text} ({where}){newness if 'changed' in text else ''}. ")
+    return "".join(out)
 
 
 def week_rule() -> list[alt.Chart]:
@@ -119,6 +228,7 @@ if week is not None:
                                    & ~this_week.index.isin(too_few_now.index)]
     summary = (f"In {week_label}: {len(alerts_now)} alert(s) for {judge}"
                + (f" ({', '.join(sorted(alerts_now['dimension']))})" if len(alerts_now) else "") + ". ")
+    summary += version_sentence(this_week)
     if len(too_few_now):
         summary += (f"**Too few items to test** on {', '.join(sorted(too_few_now['dimension']))} "
                     f"(fewer than {MIN_ITEMS} items this week): not known to be steady. ")
@@ -167,32 +277,57 @@ else:
     biased["z"] = ["n/a: part of the baseline" if b else f"n/a: {r}" if isinstance(r, str)
                    else EXACT_CHANGE if c.is_na(z) else c.num(z, 1)
                    for b, z, r in zip(biased["is_baseline_week"], biased["drift_z"], biased["no_test_reason"])]
-    x = c.week_x(biased["week_start"])
+    biased["version_change"] = [f"{', '.join(versions(p))} → {', '.join(versions(v))}" if changed else "none"
+                                for p, v, changed in zip(biased["previous_versions"], biased["judge_versions"],
+                                                         biased["version_changed"])]
+    x = weeks_axis(biased["week_start"])
+    # one bias scale for every panel, as a facet had: the dimensions' biases compare at a glance
+    ends = pd.concat([biased[col] for col in ("low", "high", "alert_band_low", "alert_band_high")]).dropna()
+    y_scale = alt.Scale(domain=[min(0.0, float(ends.min())), max(0.0, float(ends.max()))], nice=True)
     tooltip = ["dimension", c.week_tooltip(), "state",
                alt.Tooltip("shown:N", title="bias [95% interval]"),
                alt.Tooltip("baseline_bias:Q", title="baseline bias", format=".2f"),
                alt.Tooltip("z:N", title="change in SEs (z)"), alt.Tooltip("n_items:Q", title="n items"),
-               alt.Tooltip("n_humans:Q", title="people compared")]
-    base = alt.Chart().encode(x=x)
-    band = base.mark_area(opacity=0.18, color="#4c78a8").encode(
-        y=alt.Y("alert_band_low:Q", title="bias: judge minus people (points)"), y2="alert_band_high:Q")
-    zero = alt.Chart().mark_rule(color="gray", strokeDash=[2, 2]).encode(y=alt.datum(0))
-    bars = base.mark_rule(strokeWidth=2).encode(y="low:Q", y2="high:Q", color=alt.Color(
-        "state:N", title=None, legend=alt.Legend(orient="bottom"),
-        scale=alt.Scale(domain=["baseline week", "within the band", "too few items to test", "alert"],
-                        range=[c.MUTED, "#1f77b4", c.WARN, c.BAD])),
-        tooltip=tooltip)
-    points = base.mark_point(filled=True, size=70).encode(y="mean_bias:Q", color="state:N", tooltip=tooltip)
-    chart = alt.layer(band, zero, *week_rule(), bars, points, data=biased).properties(width=260, height=190).facet(
-        facet=alt.Facet("dimension:N", title=None, header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
-        columns=3,
-    ).properties(title=c.title(
-        f"Is {judge} drifting away from people?",
-        f"Weekly bias with its 95% interval (Student's t on the week's items). The shaded band is how far the bias "
-        f"may move from the baseline before it alerts (the t cutoff in standard errors of the change), from the week "
-        f"after the baseline; a red point is an alert, an orange one a week with too few items to test (no band)."
-        f"{marked}"))
-    c.show_chart(chart)
+               alt.Tooltip("n_humans:Q", title="people compared"),
+               alt.Tooltip("version:N", title="judge version"),
+               alt.Tooltip("version_change:N", title="version change from the week before")]
+
+    def bias_panel(rows: pd.DataFrame, dimension: str) -> alt.LayerChart:
+        """One dimension's weekly bias with its band, alerts and the weeks the judge's version changed."""
+        changes = rows[rows["version_changed"]].assign(state=VERSION_CHANGED)
+        drawn = [s for s in STATE_COLOURS if s in set(rows["state"]) or (s == VERSION_CHANGED and len(changes))]
+        colour = alt.Color("state:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelExpr=SHORT_STATES),
+                           scale=alt.Scale(domain=drawn, range=[STATE_COLOURS[s] for s in drawn]))
+        base = alt.Chart().encode(x=x)
+        band = base.mark_area(opacity=0.18, color="#4c78a8").encode(
+            y=alt.Y("alert_band_low:Q", title="bias: judge minus people (points)", scale=y_scale),
+            y2="alert_band_high:Q")
+        zero = alt.Chart().mark_rule(color="gray", strokeDash=[2, 2]).encode(y=alt.datum(0))
+        marks = [band, zero]
+        if len(changes):
+            # a line, and a triangle at the top that stays visible where the chosen week's dashed line covers it
+            changed = alt.Chart(changes).encode(
+                x=x, color=colour, tooltip=["dimension", c.week_tooltip(),
+                                            alt.Tooltip("version_change:N", title="judge version changed"),
+                                            alt.Tooltip("version:N", title="judge version")])
+            marks += [changed.mark_rule(strokeWidth=2, opacity=0.7),
+                      changed.mark_point(shape="triangle-down", filled=True, size=90, opacity=1).encode(
+                          y=alt.value(0))]
+        bars = base.mark_rule(strokeWidth=2).encode(y=alt.Y("low:Q", scale=y_scale), y2="high:Q", color=colour,
+                                                    tooltip=tooltip)
+        points = base.mark_point(filled=True, size=70).encode(y=alt.Y("mean_bias:Q", scale=y_scale), color=colour,
+                                                              tooltip=tooltip)
+        return alt.layer(*marks, *week_rule(), bars, points, data=rows).properties(
+            height=190, title=c.title(f"Drifting on {dimension}?", line=PANEL_LINE))
+
+    st.subheader(f"Is {judge} drifting away from people?")
+    st.caption(
+        "Weekly bias with its 95% interval (Student's t on the week's items), one panel per dimension. The shaded "
+        "band is how far the bias may move from the baseline before it alerts (the cutoff in standard errors of the "
+        "change), from the week after the baseline; a red point is an alert, an orange one a week with too few items "
+        "to test (no band). A purple line and triangle mark a week whose judge version differs from the week before "
+        f"(a new prompt or model, or back to an old one); the tooltips name the versions.{marked}")
+    panels([bias_panel(biased[biased["dimension"] == d], d) for d in sorted(biased["dimension"].unique())], PANEL_PX)
 
 # -- agreement over time ---------------------------------------------------------------------------------------------
 long = pd.concat([
@@ -202,22 +337,25 @@ long = pd.concat([
 if long.empty:
     st.info("No exact agreement or kappa for these dimensions yet.", icon=":material/info:")
 else:
-    lines = alt.Chart().mark_line(point=True).encode(
-        x=c.week_x(long["week_start"]),
-        y=alt.Y("value:Q", title="agreement with people", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
-        color=alt.Color("dimension:N", title=None, scale=alt.Scale(scheme="tableau10"),
-                        legend=alt.Legend(orient="bottom", columns=3, labelLimit=300)),
-        tooltip=["dimension", "statistic", c.week_tooltip(),
-                 alt.Tooltip("value:Q", format=".2f"),
-                 alt.Tooltip("n_agreement_pairs:Q", title="judge-person pairs compared")],
-    )
-    c.show_chart(alt.layer(lines, *week_rule(), data=long).properties(width=390, height=220).facet(
-        column=alt.Column("statistic:N", title=None, header=alt.Header(labelFontWeight="bold")),
-    ).properties(title=c.title(
-        f"Does {judge} still agree with people, week by week?",
-        "Exact agreement: share of judge-person pairs with the same label (on a hazard, pairs where either answered "
-        "unsure are left out). Quadratic kappa: agreement beyond chance that counts near misses on ordered scales "
-        f"(1 perfect, 0 chance).{marked}")))
+    x = weeks_axis(long["week_start"])
+    colour = alt.Color("dimension:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=200),
+                       scale=alt.Scale(domain=sorted(long["dimension"].unique()), scheme="tableau10"))
+
+    def agreement_panel(statistic: str, question: str, subtitle: str) -> alt.LayerChart:
+        lines = alt.Chart().mark_line(point=True).encode(
+            x=x, y=alt.Y("value:Q", title=statistic, scale=alt.Scale(domain=[-0.2, 1], clamp=True)), color=colour,
+            tooltip=["dimension", "statistic", c.week_tooltip(), alt.Tooltip("value:Q", format=".2f"),
+                     alt.Tooltip("n_agreement_pairs:Q", title="judge-person pairs compared")])
+        return alt.layer(lines, *week_rule(), data=long[long["statistic"] == statistic]).properties(
+            height=220, title=c.title(question, subtitle + marked, line=WIDE_PANEL_LINE))
+
+    panels([agreement_panel(statistic, question, subtitle) for statistic, question, subtitle in (
+        ("exact agreement", f"Does {judge} still give people's labels?",
+         "Exact agreement: share of judge-person pairs with the same label (on a hazard, pairs where either answered "
+         "unsure are left out)."),
+        ("quadratic-weighted kappa", f"Does {judge} still agree beyond chance?",
+         "Quadratic kappa: agreement beyond chance that counts near misses on ordered scales (1 perfect, 0 chance)."),
+    ) if (long["statistic"] == statistic).any()], WIDE_PANEL_PX)
     undefined = chosen[chosen["kappa_quadratic"].isna()]["dimension"].unique()
     if len(undefined):
         st.caption("Kappa is n/a where judge and people used a single category that week (agreement beyond chance "
@@ -230,6 +368,7 @@ alerts = db.query(
     """
     select judge_id, dimension, week_start, mean_bias, bias_ci_low, bias_ci_high, baseline_bias, bias_delta,
            bias_delta_se, drift_z, drift_critical_value, n_items, n_humans, exact_agreement, kappa_quadratic,
+           judge_versions, baseline_judge_versions, is_judge_version_changed, has_new_judge_version,
            example_task_id, example_model_id, example_judge_score, example_human_score, example_n_humans,
            example_judge_version, example_prompt, example_response
     from marts.rpt_weekly_drift_alerts
@@ -245,6 +384,9 @@ if not c.empty_state(alerts, f"drift alerts of {judge}{up_to}",
     st.dataframe(
         pd.DataFrame({
             "week": a["week_start"].map(lambda d: c.iso_week(c.to_date(d))), "dimension": a["dimension"],
+            "judge version": [", ".join(versions(v)) or "not recorded" for v in a["judge_versions"]],
+            "version changed?": [version_change(ch, n) for ch, n in
+                                 zip(a["is_judge_version_changed"], a["has_new_judge_version"])],
             "bias [95% interval]": [c.with_interval(v, lo, hi) for v, lo, hi in
                                     zip(a["mean_bias"], a["bias_ci_low"], a["bias_ci_high"])],
             "baseline bias": [c.num(v) for v in a["baseline_bias"]],
@@ -254,7 +396,7 @@ if not c.empty_state(alerts, f"drift alerts of {judge}{up_to}",
             "n items": a["n_items"],
             "people": a["n_humans"],
             "quadratic kappa": [c.num(v) for v in a["kappa_quadratic"]],
-            "judge prompt version": a["example_judge_version"],
+            "baseline's version": [", ".join(versions(v)) or "not recorded" for v in a["baseline_judge_versions"]],
         }),
         hide_index=True, width="stretch",
     )
@@ -309,20 +451,23 @@ if not c.empty_state(overrides, f"reviews of {judge}'s verdicts",
                    alt.Tooltip("n_overridden:Q", title="reviews that changed it"),
                    alt.Tooltip("n_reviewers:Q", title="reviewers")]
         y_scale = alt.Scale(domain=[0, 1])
-        base = alt.Chart().encode(x=c.week_x(reviewed["week_start"]))
-        bars = base.mark_rule(strokeWidth=2).encode(
-            y=alt.Y("override_rate_ci_low:Q", title="reviewed ratings changed (%)", scale=y_scale,
-                    axis=alt.Axis(format="%")),
-            y2="override_rate_ci_high:Q", tooltip=tooltip)
-        points = base.mark_point(filled=True, size=70).encode(y=alt.Y("override_rate:Q", scale=y_scale),
-                                                              tooltip=tooltip)
-        c.show_chart(alt.layer(bars, points, *week_rule(), data=reviewed).properties(width=260, height=160).facet(
-            facet=alt.Facet("dimension:N", title=None, header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
-            columns=3,
-        ).properties(title=c.title(
-            f"How often do reviewers overrule {judge}?",
-            f"Share of the judge's reviewed ratings whose label a reviewer changed, per week, with its 95% Wilson "
-            f"interval.{marked}")))
+        x = weeks_axis(reviewed["week_start"])
+
+        def override_panel(rows: pd.DataFrame, dimension: str) -> alt.LayerChart:
+            base = alt.Chart().encode(x=x)
+            bars = base.mark_rule(strokeWidth=2).encode(
+                y=alt.Y("override_rate_ci_low:Q", title="reviewed ratings changed (%)", scale=y_scale,
+                        axis=alt.Axis(format="%")),
+                y2="override_rate_ci_high:Q", tooltip=tooltip)
+            points = base.mark_point(filled=True, size=70).encode(y=alt.Y("override_rate:Q", scale=y_scale),
+                                                                  tooltip=tooltip)
+            return alt.layer(bars, points, *week_rule(), data=rows).properties(
+                height=160, title=c.title(f"Overruled on {dimension}?", line=PANEL_LINE))
+
+        st.caption(f"**How often do reviewers overrule {judge}?** Share of the judge's reviewed ratings whose label a "
+                   f"reviewer changed, per week and dimension, with its 95% Wilson interval.{marked}")
+        panels([override_panel(reviewed[reviewed["dimension"] == d], d)
+                for d in sorted(reviewed["dimension"].unique())], PANEL_PX)
         # The chosen week, or, as reviews lag, the latest week before it with reviews.
         reviewed_weeks = reviewed["week_start"].map(c.to_date)
         earlier = sorted(w for w in reviewed_weeks.unique() if week is None or w <= week)

@@ -1,6 +1,7 @@
 """The Judge drift page applies its judge and week: the alerts are the chosen judge's, the chosen week is marked on
 every chart, a judge still forming its baseline is told so (for as many weeks as it takes), the alert cutoff it states
-follows the vars the build used (marts.rpt_build_settings), and reviewers' override rate is shown with its interval.
+follows the vars the build used (marts.rpt_build_settings), the judge's version is said beside its alerts and marked
+where it changed, its charts are panels that fit the page, and reviewers' override rate is shown with its interval.
 The warehouse holds the hand-computed forms of tests/models/test_judge_drift.py."""
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ import shutil
 
 import duckdb
 import pytest
+from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from tests.app.conftest import run_page
 from tests.app.page_parts import problems
@@ -130,7 +132,10 @@ def test_the_chosen_week_is_marked_on_every_chart_and_bounds_the_alerts(drifting
     specs = _specs(at)
     for spec in specs:
         assert _marked_weeks(spec) == [{"year": 2026, "month": 11, "date": 9}], _title(spec)
-    assert len(specs) == 3  # bias, agreement, override rate
+    # the bias and the override rate on helpfulness (the dimension that alerted), exact agreement and kappa
+    assert sorted(_title(spec) for spec in specs) == [
+        "Does judge-y#1 still agree beyond chance?", "Does judge-y#1 still give people's labels?",
+        "Drifting on helpfulness?", "Overruled on helpfulness?"]
     # The alert of 2026-W47 comes after the chosen week.
     assert "No drift alerts of judge-y#1 up to 2026-W46 yet." in _said(at)
 
@@ -146,10 +151,56 @@ def test_the_override_rate_is_shown_per_dimension_with_its_wilson_interval(drift
     app_env(drifting.path)
     at = run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W45"})
     assert not problems(at)
-    assert "How often do reviewers overrule judge-y#1?" in [_title(s) for s in _specs(at)]
+    assert "Overruled on helpfulness?" in [_title(s) for s in _specs(at)]
+    assert "**How often do reviewers overrule judge-y#1?**" in _said(at)
     overrides = at.dataframe[-1].value
     # One of two reviewed ratings changed: Wilson (1 + 1.96^2/2 -/+ 1.96 sqrt(1/2 + 1.96^2/4)) / (2 + 1.96^2).
     assert overrides.to_dict("records") == [{
         "dimension": "helpfulness", "override rate [95% interval]": "50% [9%, 91%]", "reviewed ratings": 2,
         "reviews": 2, "changed": 1, "reviewers": 1, "mean score change": "-1.00",
     }]
+
+
+def test_an_alert_in_the_week_the_judges_version_changed_says_so_and_the_chart_marks_it(drifting, app_env):
+    """judge-y#1 rates as v1 in 2026-W45 and W46 (its baseline) and as v2 in W47, the week it alerts: the week's
+    summary and the alerts table say the version is new, and each bias panel marks W47 (and only W47) as a change.
+    Before, the table showed the example form's version alone and nothing said it had changed."""
+    app_env(drifting.path)
+    at = run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"})
+    assert not problems(at)
+    said = _said(at)
+    assert ("**The judge's version changed this week**: v1 → v2 (on every dimension it rated), a version its "
+            "baseline did not use.") in said
+    alerts = at.dataframe[0].value
+    assert alerts[["judge version", "version changed?", "baseline's version"]].to_dict("records") == [
+        {"judge version": "v2", "version changed?": "new this week", "baseline's version": "v1"}]
+    panels = [chart for chart in at.get("vega_lite_chart")
+              if _title(json.loads(chart.proto.spec)).startswith("Drifting on ")]
+    assert [_title(json.loads(chart.proto.spec)) for chart in panels] == ["Drifting on helpfulness?"]
+    for chart in panels:
+        # the change's line: a rule on the weeks of its own data, from top to bottom (no y)
+        changes = [layer for layer in json.loads(chart.proto.spec)["layer"]
+                   if layer.get("mark", {}).get("type") == "rule" and "data" in layer and "y" not in layer["encoding"]]
+        assert len(changes) == 1
+        data = {d.name: convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets}
+        rows = data[changes[0]["data"]["name"]]
+        assert [str(w)[:10] for w in rows["week_start"]] == ["2026-11-16"]
+        assert set(rows["version_change"]) == {"v1 → v2"}
+    # a week without a change says nothing of versions
+    summary = [c.value for c in run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W46"}).caption
+               if c.value.startswith("In 2026-W46: ")]
+    assert len(summary) == 1 and "version" not in summary[0]
+
+
+def test_the_charts_are_panels_that_fit_the_page_and_the_alert_rule_is_said_plainly(drifting, app_env):
+    """A faceted chart's panels have a fixed width that ran past the right edge at 900 px: every chart is a single
+    or layered one, which Streamlit fits to its panel. The intro says the cutoff in standard errors as a number."""
+    app_env(drifting.path)
+    at = run_page("judge_drift", {"judge": "growing#1", "week": "2026-W49"})
+    assert not problems(at)
+    specs = _specs(at)
+    assert specs and not [_title(spec) for spec in specs if "facet" in spec or "width" in spec.get("spec", {})]
+    intro = at.caption[0].value
+    assert "more than a cutoff, counted in standard errors of the change (|z|)" in intro
+    assert "The cutoff is 4 when the week and its baseline hold many items and more when they hold few" in intro
+    assert "at the tail of a normal" not in intro

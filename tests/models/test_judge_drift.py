@@ -163,11 +163,14 @@ def drift_forms(items_per_week: int = 2) -> list[dict]:
     dimensions are rated alike by everyone (bias 0). h-bo reviews judge-y#1's two week-1 forms with them in view:
     helpfulness 5 -> 3 (an override) and 4 kept. With items_per_week above 2, judge-y#1 rates that many items a
     week, the others 5-4 (bias 1) in weeks 1 and 2 and 5-1 (bias 4) in week 3, appended after the forms above:
-    with 10, weeks 1 and 2 hold enough items (var drift_min_items) to be the baseline and week 3 to be tested."""
+    with 10, weeks 1 and 2 hold enough items (var drift_min_items) to be the baseline and week 3 to be tested.
+    judge-y#1 rates as version v1 in weeks 1 and 2 and as v2 in week 3, as the demo's drifting judge changes its
+    prompt in the week it drifts."""
     forms = []
     for week, task, judge, person in [(1, "t1a", 5, 3), (1, "t1b", 4, 4), (2, "t2a", 5, 4), (2, "t2b", 5, 4),
                                       (3, "t3a", 5, 1), (3, "t3b", 5, 1)]:
-        forms += [_rated(DRIFTING, week, task, judge), _rated({"type": "human", "id": "h-ana"}, week, task, person, 10)]
+        forms += [_rated(_drifting_in(week), week, task, judge),
+                  _rated({"type": "human", "id": "h-ana"}, week, task, person, 10)]
     forms += [_rated(SOLO, 3, "t3a", 3, 11), _rated(SOLO, 3, "t3b", 2, 11)]
     for judged, kept in [(forms[0], 3), (forms[2], 4)]:
         review = copy.deepcopy(judged)
@@ -178,8 +181,14 @@ def drift_forms(items_per_week: int = 2) -> list[dict]:
     for week, person in [(1, 4), (2, 4), (3, 1)]:
         for item in range(items_per_week - 2):
             task = f"t{week}x{item}"
-            forms += [_rated(DRIFTING, week, task, 5), _rated({"type": "human", "id": "h-ana"}, week, task, person, 10)]
+            forms += [_rated(_drifting_in(week), week, task, 5),
+                      _rated({"type": "human", "id": "h-ana"}, week, task, person, 10)]
     return forms
+
+
+def _drifting_in(week: int) -> dict:
+    """judge-y#1 as it rated in `week`: version v2 in week 3, v1 before."""
+    return {**DRIFTING, "version": "v2"} if week == 3 else DRIFTING
 
 
 def growing_forms() -> list[dict]:
@@ -203,11 +212,29 @@ def growing_forms() -> list[dict]:
     return forms
 
 
+VERSIONED = {"type": "llm_judge", "id": "versioned#1", "model": "versioned", "version": "p-1"}
+
+
+def versioned_forms() -> list[dict]:
+    """versioned#1 rates 10 items a week in weeks 1 to 6 as people do (helpfulness 4 against 4, bias 0), with prompt
+    p-1 in weeks 1, 2 and 5, p-2 in week 3, five items with p-10 and five with p-1 in week 4, and no version in week
+    6. Its baseline is weeks 1 and 2."""
+    versions = {1: ["p-1"], 2: ["p-1"], 3: ["p-2"], 4: ["p-10", "p-1"], 5: ["p-1"], 6: [None]}
+    forms = []
+    for week, named in versions.items():
+        for n in range(10):
+            version = named[n * len(named) // 10]
+            rater = {key: value for key, value in {**VERSIONED, "version": version}.items() if value is not None}
+            task = f"v{week}-{n}"
+            forms += [_rated(rater, week, task, 4, 13), _rated({"type": "human", "id": "h-dee"}, week, task, 4, 14)]
+    return forms
+
+
 @pytest.fixture(scope="module")
 def drifting(tmp_path_factory) -> Warehouse:
     root = tmp_path_factory.mktemp("judge_drift_baseline")
     warehouse = Warehouse(root / "w.duckdb")
-    summary = warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms() + growing_forms()))
+    summary = warehouse.ingest(write_lines(root / "forms.jsonl", drift_forms() + growing_forms() + versioned_forms()))
     assert warehouse.quarantine() == [], summary
     warehouse.build("--select", "+fct_judge_drift")
     return warehouse
@@ -333,6 +360,44 @@ def test_every_week_after_the_baseline_is_compared_with_a_baseline_of_enough_ite
         where is_baseline_week
             and is_drift_alert is distinct from case when baseline_n_items >= 10 then false end
         """) == 0
+
+
+def test_each_week_names_the_judge_versions_that_rated_and_whether_they_are_new_or_changed(drifting):
+    """versioned#1's versions per week, sorted (p-1 before p-10 whichever rated first), against its baseline's (weeks
+    1 and 2: p-1) and its previous week's. Week 5 is back to p-1: a change from week 4, but nothing new to the
+    baseline; week 6 names no version, so neither question has an answer."""
+    rows = drifting.rows(
+        """
+        select week_number, is_baseline_week, judge_versions, baseline_judge_versions, is_judge_version_changed,
+               has_new_judge_version
+        from marts.fct_judge_drift where judge_id = 'versioned#1' and dimension = 'helpfulness' order by week_start
+        """
+    )
+    baseline = ["p-1"]
+    assert rows == [
+        (1, True, ["p-1"], baseline, None, None),
+        (2, True, ["p-1"], baseline, False, None),
+        (3, False, ["p-2"], baseline, True, True),
+        (4, False, ["p-1", "p-10"], baseline, True, True),
+        (5, False, ["p-1"], baseline, True, False),
+        (6, False, None, baseline, None, None),
+    ]
+    # every dimension of a form carries the form's version
+    assert drifting.scalar(
+        "select count(distinct judge_versions) from marts.fct_judge_drift "
+        "where judge_id = 'versioned#1' and week_number = 3") == 1
+
+
+def test_a_judge_whose_version_changed_in_its_baseline_lists_both_and_flags_no_baseline_week(drifting):
+    """judge-y#1 rates as v1 in weeks 1 and 2 and v2 in week 3, all three its baseline (6 items, still forming): the
+    baseline holds both versions, week 3 changed from week 2, and no baseline week is new to its own baseline."""
+    assert drifting.rows(
+        """
+        select week_number, judge_versions, baseline_judge_versions, is_judge_version_changed, has_new_judge_version
+        from marts.fct_judge_drift where judge_id = 'judge-y#1' and dimension = 'helpfulness' order by week_start
+        """
+    ) == [(1, ["v1"], ["v1", "v2"], None, None), (2, ["v1"], ["v1", "v2"], False, None),
+          (3, ["v2"], ["v1", "v2"], True, None)]
 
 
 # -- hazards: compared on the verdict the violation rates count ------------------------------------------------------

@@ -53,6 +53,20 @@ def test_a_week_of_a_baseline_past_its_first_two_weeks_says_baseline_weeks_and_w
 
 
 @pytest.mark.slow
+def test_an_alert_in_the_week_the_judges_version_changed_says_the_version_is_new(drifting):
+    """judge-y#1 rated as v1 in its baseline weeks (W45, W46) and as v2 in W47, the week it alerts: the alert's
+    sentence and the alerts table say so, as rpt_weekly_drift_alerts carries it."""
+    part = _part(drifting, W47)
+    said = [block.text for block in part.section.blocks if hasattr(block, "text")]
+    assert said[1].endswith("It rated with v2 in this week, a version its baseline did not use (v1).")
+    assert said[1] in part.headline.text
+    alerts = part.section.blocks[-1]
+    assert alerts.columns[-1] == "Judge version"
+    assert [(row[-1].text, row[-1].tone) for row in alerts.rows] == [("v2 (new; baseline: v1)", "bad")]
+    assert "\"new\" when its baseline did not rate with it" in alerts.caption
+
+
+@pytest.mark.slow
 def test_a_week_with_alerts_names_the_pairs_still_in_their_baseline_weeks(drifting):
     part = _part(drifting, W47)
     said = [block.text for block in part.section.blocks if hasattr(block, "text")]

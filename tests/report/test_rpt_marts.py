@@ -7,13 +7,14 @@ test on the changed samples (p from math.comb)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import math
 
 import pandas as pd
 import pytest
 from scipy.stats import t
 
-from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL, SHIFTED_JUDGE_ID
+from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL, SHIFTED_JUDGE_ID, SHIFTED_JUDGE_VERSION
 from tests.report.conftest import LAST_WEEK, SHIFTED_WEEK
 
 pytestmark = pytest.mark.slow
@@ -270,6 +271,27 @@ def test_drift_alerts_carry_the_shifted_judge_and_an_example_in_the_drifts_direc
     assert set(alerts.week_start) == {SHIFTED_WEEK}
     assert (alerts.example_response.notna()).all()
     assert ((alerts.example_judge_score - alerts.example_human_score) * alerts.bias_delta > 0).all()
+
+
+def test_drift_alerts_carry_the_new_judge_version_the_shifted_judge_rated_with_that_week(demo_warehouse):
+    """The demo's judge drifts in the one week it rated with judge-prompt-v2.1, judge-prompt-v2 in every other:
+    each alert names the week's version, new to its baseline and changed from the week before, and its example's
+    version is one of the week's."""
+    alerts = demo_warehouse.frame(
+        "select judge_versions, baseline_judge_versions, is_judge_version_changed, has_new_judge_version, "
+        "example_judge_version from marts.rpt_weekly_drift_alerts")
+    assert len(alerts) > 0
+    for row in alerts.itertuples():
+        assert list(row.judge_versions) == [SHIFTED_JUDGE_VERSION], row
+        assert SHIFTED_JUDGE_VERSION not in list(row.baseline_judge_versions), row
+        assert row.is_judge_version_changed and row.has_new_judge_version, row
+        assert row.example_judge_version == SHIFTED_JUDGE_VERSION
+    # the week after, back on its baseline's version: changed, not new, and no alert
+    after = demo_warehouse.rows(
+        "select distinct is_judge_version_changed, has_new_judge_version, is_drift_alert from marts.fct_judge_drift "
+        "where judge_id = ? and week_start = ? and judge_versions is not null and not is_baseline_week",
+        [SHIFTED_JUDGE_ID, SHIFTED_WEEK + dt.timedelta(weeks=1)])
+    assert after and all(changed and not new and not alert for changed, new, alert in after), after
 
 
 def test_a_drift_examples_people_are_the_independent_raters_of_its_item(demo_warehouse):

@@ -1,4 +1,5 @@
-"""Has an LLM judge drifted from people? This week's drift alerts, each alerting judge's weekly bias, an example."""
+"""Has an LLM judge drifted from people? This week's drift alerts with the judge's version (new to its baseline or
+not), each alerting judge's weekly bias, an example."""
 
 from __future__ import annotations
 
@@ -256,7 +257,41 @@ def _judge_sentence(judge: str, rows: list[Row]) -> str:
     return (f"{judge} ({strongest['judge_model']}) rated {direction} than its baseline against people on "
             f"{fmt.plural(len(rows), 'dimension')}; the largest move is on {strongest['dimension']}, from "
             f"{fmt.signed(strongest['baseline_bias'])} {_baseline_extent(strongest)} to "
-            f"{fmt.signed(strongest['mean_bias'])} (n = {strongest['n_items']:,} items, z = {_z(strongest)}).")
+            f"{fmt.signed(strongest['mean_bias'])} (n = {strongest['n_items']:,} items, z = {_z(strongest)})."
+            + _version_sentence(rows))
+
+
+def _versions(value: list[str] | None) -> str:
+    return ", ".join(value or [])
+
+
+def _version_sentence(rows: list[Row]) -> str:
+    """' It rated with judge-prompt-v2.1 in this week, a version its baseline did not use (judge-prompt-v2).' when
+    an alert came with a new version (the alert may be the version, not the same judge drifting), ' Its version
+    changed this week, to ...' when it changed back to one its baseline used; '' otherwise, and for a warehouse built
+    before the alerts carried versions."""
+    new = [r for r in rows if r.get("has_new_judge_version")]
+    if new:
+        return (f" It rated with {_versions(new[0]['judge_versions'])} in this week, a version its baseline did not "
+                f"use ({_versions(new[0]['baseline_judge_versions'])})"
+                + ("" if len(new) == len(rows) else f", on {fmt.join_words(sorted(r['dimension'] for r in new))}")
+                + ".")
+    changed = [r for r in rows if r.get("is_judge_version_changed")]
+    if changed:
+        return f" Its version changed this week, to {_versions(changed[0]['judge_versions'])}."
+    return ""
+
+
+def _version_cell(row: Row) -> str:
+    """'judge-prompt-v2.1 (new; baseline: judge-prompt-v2)', 'judge-prompt-v2 (as its baseline)', or '' when no
+    rating named a version."""
+    now = _versions(row.get("judge_versions"))
+    if not now:
+        return ""
+    new = row.get("has_new_judge_version")
+    if new is None:
+        return now
+    return f"{now} (new; baseline: {_versions(row['baseline_judge_versions'])})" if new else f"{now} (as its baseline)"
 
 
 def _baseline_extent(row: Row) -> str:
@@ -293,10 +328,12 @@ def _table(alerts: list[Row], settings: BuildSettings) -> Table:
             Cell(fmt.num(row["drift_critical_value"]), numeric=True),
             Cell(_with_pairs(row["exact_agreement"], row["n_agreement_pairs"]), numeric=True),
             Cell(fmt.num(row["kappa_quadratic"]), numeric=True),
+            Cell(_version_cell(row), "bad" if row.get("has_new_judge_version") else None),
         ))
     return Table(
         ("Judge", "Dimension", "Bias this week ± SE", "n items", "Baseline bias ± SE", "n items (baseline)",
-         "Weeks (baseline)", "Change", "z", "Cutoff |z|", "Exact agreement (n pairs)", "Kappa (quadratic)"),
+         "Weeks (baseline)", "Change", "z", "Cutoff |z|", "Exact agreement (n pairs)", "Kappa (quadratic)",
+         "Judge version"),
         tuple(body),
         caption=("Bias: the judge's score minus the mean of the people who rated the same item independently, "
                  "averaged over items; positive means the judge rates higher. A person reviewing the judge's own "
@@ -304,7 +341,9 @@ def _table(alerts: list[Row], settings: BuildSettings) -> Table:
                  "dimension until they hold the items a tested week needs: \"Weeks (baseline)\" says how many it "
                  "took. z = change / sqrt(SE^2 + SE_baseline^2), a Welch t "
                  "(the week's SE at least the baseline's spread over its n); an alert needs |z| beyond Student's t "
-                 f"with the normal tail of {settings.drift_alert_z:g} ({settings.drift_cutoff_text()})."),
+                 f"with the normal tail of {settings.drift_alert_z:g} ({settings.drift_cutoff_text()}). Judge "
+                 "version: the versions (prompt or model) its ratings of the week name; \"new\" when its baseline "
+                 "did not rate with it, so that the alert may be the new version rather than the same judge drifting."),
     )
 
 

@@ -37,6 +37,11 @@
 -- always matched people on), the change is exact, not untested: an alert when the bias moved at all (every item by
 -- the same amount), no drift when it did not; z and its cutoff are NULL (a t of 0/0 or x/0). Calling such weeks
 -- untested painted a judge that always agrees as unknown.
+-- The judge's version (rater.version: its prompt or model version) is what an analyst checks first beside an alert:
+-- judge_versions lists those of the week's compared ratings, baseline_judge_versions those of its baseline weeks.
+-- has_new_judge_version says the week rated with a version its baseline did not (what the alert's comparison rests
+-- on); is_judge_version_changed says its versions differ from its previous week's on the dimension (where a chart
+-- marks a change, and back). dim_raters keeps the latest version only, rpt_weekly_drift_alerts that of its example.
 -- int_rating_pairs_joined is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
 -- (docs/performance.md, "What made it faster").
 {%- set group_by = ['judge_id', 'dimension', 'week_start'] %}
@@ -66,6 +71,7 @@ pair_agreement as (
         dimension_group,
         scale,
         human_rater_id,
+        judge_version,
         score_difference,
         case
             when scale <> 'hazard_verdict' then case when judge_label = human_label then 1.0 else 0.0 end
@@ -90,7 +96,9 @@ weekly_pairs as (
         count(agrees) as n_agreement_pairs,
         count(distinct human_rater_id) as n_humans,
         avg(agrees) as exact_agreement,
-        avg(abs(score_difference)) as mae
+        avg(abs(score_difference)) as mae,
+        -- sorted, so that two weeks with the same versions compare equal; NULL when no rating names one
+        list_sort(list(distinct judge_version) filter (where judge_version is not null)) as judge_versions
     from pair_agreement
     group by judge_id, dimension, week_start
 ),
@@ -155,6 +163,9 @@ week_numbers as (
         dense_rank() over (
             partition by weekly_pairs.judge_id, weekly_pairs.dimension order by weekly_pairs.week_start
         ) as week_number,
+        lag(weekly_pairs.judge_versions) over (
+            partition by weekly_pairs.judge_id, weekly_pairs.dimension order by weekly_pairs.week_start
+        ) as previous_judge_versions,
         -- items of the judge's earlier weeks on the dimension (a week without numeric scores adds 0)
         coalesce(sum(coalesce(weekly_bias.n_items, 0)) over (
             partition by weekly_pairs.judge_id, weekly_pairs.dimension order by weekly_pairs.week_start
@@ -175,6 +186,7 @@ weeks_marked as (
         dimension,
         week_start,
         week_number,
+        previous_judge_versions,
         week_number <= {{ var('drift_baseline_weeks') }}
             or n_items_before < {{ var('drift_min_items') }} as is_baseline_week
     from week_numbers
@@ -199,12 +211,19 @@ baseline as (
 
 baseline_length as (
     select
-        judge_id,
-        dimension,
-        count(*) as n_baseline_weeks
+        weeks_marked.judge_id,
+        weeks_marked.dimension,
+        count(*) as n_baseline_weeks,
+        list_sort(list_distinct(flatten(
+            list(weekly_pairs.judge_versions) filter (where weekly_pairs.judge_versions is not null)
+        ))) as baseline_judge_versions
     from weeks_marked
-    where is_baseline_week
-    group by judge_id, dimension
+    inner join weekly_pairs
+        on weeks_marked.judge_id = weekly_pairs.judge_id
+        and weeks_marked.dimension = weekly_pairs.dimension
+        and weeks_marked.week_start = weekly_pairs.week_start
+    where weeks_marked.is_baseline_week
+    group by weeks_marked.judge_id, weeks_marked.dimension
 ),
 
 compared as (
@@ -231,6 +250,18 @@ compared as (
         baseline.baseline_se,
         coalesce(baseline.baseline_n_items, 0) as baseline_n_items,
         coalesce(baseline_length.n_baseline_weeks, 0) as baseline_weeks,
+        weekly_pairs.judge_versions,
+        baseline_length.baseline_judge_versions,
+        -- NULL in the judge's first week on the dimension, or where either week's ratings name no version
+        case
+            when weeks_marked.previous_judge_versions is not null
+                then weekly_pairs.judge_versions <> weeks_marked.previous_judge_versions
+        end as is_judge_version_changed,
+        -- NULL in a baseline week (it is part of what it would be compared with), as bias_delta is
+        case
+            when not weeks_marked.is_baseline_week
+                then not list_has_all(baseline_length.baseline_judge_versions, weekly_pairs.judge_versions)
+        end as has_new_judge_version,
         -- A baseline week is part of the baseline it would be compared with (and the SE would leave that overlap
         -- out): its change is undefined, not 0, so NULL, as is every change while the baseline is still forming.
         case
@@ -324,6 +355,10 @@ judged as (
         baseline_se,
         baseline_n_items,
         baseline_weeks,
+        judge_versions,
+        baseline_judge_versions,
+        is_judge_version_changed,
+        has_new_judge_version,
         bias_delta,
         bias_delta_se,
         case when no_test_reason is null and not is_baseline_week and bias_delta_se > 0 then welch_df end as drift_df,
