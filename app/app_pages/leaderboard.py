@@ -1,7 +1,9 @@
-"""Leaderboard: benchmark results per model with their 95% intervals, what the harness reported beside what the
-warehouse computed from the trials, filtered by eval, model and date, with a CSV of what is shown; and whether one
-model is ahead of another on the samples both answered in a week (fct_model_comparisons), which scores side by side
-cannot tell."""
+"""Leaderboard: benchmark results per model with their 95% intervals (a chart per eval, on its own scale), what the
+harness reported beside what the warehouse computed from the trials, filtered by eval, model and date, with a CSV of
+what is shown; and whether one model is ahead of another on the samples both answered in a week
+(fct_model_comparisons, app/model_comparison.py), which scores side by side cannot tell."""
+
+import textwrap
 
 import altair as alt
 import pandas as pd
@@ -9,13 +11,11 @@ import streamlit as st
 
 import components as c
 import db
-from evalhouse.report import changes as model_changes
+import model_comparison
 
 # The weekly report's name for the computed accuracy: the share of trials marked as passed, which is accuracy only
 # where the metric is (a latency within budget, a judge's pass verdict...).
-PASS_RATE = "pass rate"
-# The minimums the comparisons were tested with (marts.rpt_build_settings), as the report quotes them.
-MINIMUMS = db.build_settings()
+PASS_RATE = model_comparison.PASS_RATE
 
 st.title("Benchmark results per model")
 st.caption(
@@ -66,7 +66,8 @@ results = db.query(
     """
     select
         evaluation_name, trial_metric, model_id, metric_name, result_origin, run_id, score, standard_error, ci_low,
-        ci_high, interval_method, n_samples, dataset_n_samples, lower_is_better, evaluated_at, week_start
+        ci_high, interval_method, min_score, max_score, n_samples, dataset_n_samples, lower_is_better, evaluated_at,
+        week_start
     from marts.fct_benchmark_results
     where metric_name = ?
         and list_contains(?, evaluation_name)
@@ -104,7 +105,6 @@ runs["origin"] = runs["result_origin"]
 # An eval scored on one metric keeps its name; one scored on several is shown per metric (never averaged together).
 several = runs.groupby("evaluation_name")["trial_metric"].transform("nunique") > 1
 runs["eval"] = runs["evaluation_name"].where(~several, runs["evaluation_name"] + " · " + runs["trial_metric"])
-lower_is_better = bool(runs["lower_is_better"].fillna(False).any())
 
 
 def samples_of(n: object, dataset_n: object) -> str:
@@ -114,27 +114,77 @@ def samples_of(n: object, dataset_n: object) -> str:
 
 runs["samples"] = [samples_of(n, d) for n, d in zip(runs["n_samples"], runs["dataset_n_samples"])]
 
-# -- the latest run in the range, per model and eval (and metric) -----------------------------------------------
+# -- the latest run in the range, per model and eval (and metric): a chart per eval --------------------------------
 latest_run = (runs.sort_values("evaluated_at").groupby(["eval", "model_id"])["run_id"].last()
               .rename("latest_run_id").reset_index())
 latest = runs.merge(latest_run, on=["eval", "model_id"])
 latest = latest[latest["run_id"] == latest["latest_run_id"]].copy()
 latest["shown"] = latest.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
 latest["run_day"] = latest["evaluated_at"].dt.strftime("%Y-%m-%d")
-n_models = latest["model_id"].nunique()
-chart = c.interval_chart(
-    latest, value="score", low="ci_low", high="ci_high", y="model_id", y_title=None,
-    question=f"Which model scores best on each eval ({metric_label})?",
-    subtitle=f"The latest run of each model from {start:%d %b} to {end:%d %b %Y}; bars are 95% intervals. "
-             + ("Lower is better." if lower_is_better else "Higher is better."),
-    x_title=f"{metric_label} (95% interval)", color="origin", color_title="result",
-    color_scale=alt.Scale(domain=["reported", "computed"], range=["#9aa5b1", "#1f77b4"]), offset="origin",
-    facet="eval", facet_title=None, domain=(0, 1) if metric == "accuracy" else None,
-    tooltip=["eval", "model_id", "origin", alt.Tooltip("shown:N", title=metric_label),
-             alt.Tooltip("samples:N", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
-             alt.Tooltip("run_day:N", title="evaluated"), "run_id"],
-)
-c.show_chart(chart)
+
+
+def scale_of(frame: pd.DataFrame) -> tuple[float, float] | None:
+    """The eval's scale (min_score to max_score) when every result shown of it has the same one, else None (the
+    axis then spans the scores): 0 to 1 for a pass rate, 1 to 5 for a rubric's mean_score."""
+    lows, highs = frame["min_score"].dropna().unique(), frame["max_score"].dropna().unique()
+    if len(lows) != 1 or len(highs) != 1 or frame["min_score"].isna().any() or frame["max_score"].isna().any():
+        return None
+    return float(lows[0]), float(highs[0])
+
+
+def latest_runs_said(frame: pd.DataFrame) -> str:
+    """Which run each point is from, by its day, and the samples it is over: "Each model's latest run, of 20 Nov
+    2026, over 10 samples each", or by day where they differ ("Each model's latest run: 20 Nov 2026 (acme/chat-13b,
+    acme/chat-7b); 14 Nov 2026 (meta-llama/Llama-3.1-8B-Instruct), over 4 to 8 samples")."""
+    days = frame.groupby("model_id")["evaluated_at"].max().dt.date
+    by_day: dict = {}
+    for model, day in days.sort_values(ascending=False, kind="stable").items():
+        by_day.setdefault(day, []).append(model)
+    if len(days) == 1:
+        said = f"{days.index[0]}'s latest run, of {days.iloc[0]:%d %b %Y}"
+    elif len(by_day) == 1:
+        said = f"Each model's latest run, of {days.iloc[0]:%d %b %Y}"
+    else:
+        said = "Each model's latest run: " + "; ".join(f"{day:%d %b %Y} ({', '.join(models_of_day)})"
+                                                        for day, models_of_day in by_day.items())
+    n = frame["n_samples"].dropna()
+    if n.empty:
+        return f"{said}; its samples not stated"
+    if n.nunique() == 1:
+        return f"{said}, over {c.count(n.iloc[0])} samples{' each' if len(days) > 1 else ''}"
+    return f"{said}, over {c.count(n.min())} to {c.count(n.max())} samples"
+
+
+st.subheader(f"Which model scores best on each eval ({metric_label})?")
+st.caption(f"A chart per eval, each on the eval's own scale: the latest run in the range ({start:%d %b} to "
+           f"{end:%d %b %Y}) of each model, its score on {metric_label} with the 95% interval; **reported** (grey) "
+           "beside **computed** (blue) where the run has both. Few samples make a wide interval.")
+for evaluation_shown, of_eval in latest.groupby("eval", sort=True):
+    scale = scale_of(of_eval)
+    lower = bool(of_eval["lower_is_better"].fillna(False).any())
+    chart = c.interval_chart(
+        of_eval, value="score", low="ci_low", high="ci_high", y="model_id", y_title=None, question="",  # titled below
+        x_title=f"{metric_label} (95% interval)" if scale in (None, (0.0, 1.0)) else
+        f"{metric_label}, {scale[0]:g} to {scale[1]:g} (95% interval)",  # short: a narrow chart cuts a long one
+        color="origin", color_title="result",
+        color_scale=alt.Scale(domain=["reported", "computed"], range=["#9aa5b1", "#1f77b4"]), offset="origin",
+        domain=scale,
+        tooltip=["eval", "model_id", "origin", alt.Tooltip("shown:N", title=metric_label),
+                 alt.Tooltip("samples:N", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
+                 alt.Tooltip("run_day:N", title="evaluated"), "run_id"],
+    ).properties(title=alt.TitleParams(
+        # The eval first: a narrow page cuts a long title's end, and a dozen charts cut to "Which model scores best
+        # on acme_gr..." could not be told apart. Subtitle lines half a page wide, so that none is cut at 900 px,
+        # broken between words only (c.title's lines broke "meta-llama/..." after its hyphen).
+        f"{evaluation_shown}: which model scores best ({metric_label})?",
+        subtitle=textwrap.wrap(f"{latest_runs_said(of_eval)}; bars are 95% intervals. "
+                               f"{'Lower' if lower else 'Higher'} is better.", c.SUBTITLE_LINE // 2,
+                               break_on_hyphens=False),
+        anchor="start", subtitleColor="gray"))
+    if of_eval["origin"].nunique() == 1:  # a legend only where the eval has both results: the caption says the colours
+        for layer in chart.layer:
+            layer.encoding.color.legend = None
+    c.show_chart(chart)
 
 # -- scores over the range ----------------------------------------------------------------------------------------
 computed = runs[runs["result_origin"] == "computed"]
@@ -159,207 +209,8 @@ if computed["run_id"].nunique() > computed["model_id"].nunique():
         title=c.title(f"Has any model's {eval_for_trend} score moved over time?",
                       "Computed from each run's trials; the band is the 95% interval.")))
 
-# -- two models on the same samples ----------------------------------------------------------------------------------
-
-def comparison_verdict(r: dict, *, named: bool = True) -> str:
-    """The verdict on model A against model B in the weekly report's words (evalhouse/report/changes.py: "no
-    significant change", "too few changed samples to test"), said of two models on the same samples instead of one
-    model's two weeks. An untested pair (is_significant NULL) says why, with the minimum it missed. `named`: the
-    two models named ("Better: A is ahead of B"), which a table's row names already."""
-    a, b = r["model_id"], r["other_model_id"]
-    if r["is_better"] is True:
-        return f"Better: {a} is ahead of {b}" if named else "Better"
-    if r["is_worse"] is True:
-        return f"Worse: {a} is behind {b}" if named else "Worse"
-    if r["is_significant"] is not None:
-        return "no significant difference"
-    n_shared, n_differ = int(r["n_shared_samples"]), int(r["n_better"]) + int(r["n_worse"])
-    why = model_changes.why_untested(n_compared=n_shared, n_changed=n_differ,
-                                     is_sign_test=r["comparison_test"] == "sign test", statistic=r["t_statistic"],
-                                     settings=MINIMUMS)
-    return {
-        model_changes.NO_CHANGE: "no sample differs: nothing to test",
-        model_changes.FEW_SAMPLES: (f"too few samples to test ({n_shared} shared; a verdict needs "
-                                    f"{MINIMUMS.model_change_min_samples})"),
-        model_changes.FEW_CHANGED: (f"too few samples that differ to test ({n_differ} differ; a verdict needs "
-                                    f"{MINIMUMS.model_change_min_changed_samples})"),
-        model_changes.NO_VARIATION: "no variation: every shared sample differs by the same amount, so t is undefined",
-    }.get(why, "not tested")
-
-
-def statistic(r: dict) -> str:
-    """The test and its statistic: 'sign test, p = 0.03' or 'paired t, t = +2.13', the statistic in brackets when
-    the pair was not tested ('sign test (p = 0.50)'), as the report's test_statistic gives it."""
-    shown = model_changes.test_statistic({"change_test": r["comparison_test"], "change_z": r["t_statistic"],
-                                          "sign_test_p": r["sign_test_p"], "is_significant": r["is_significant"]})
-    return f"{r['comparison_test']}{' ' if shown.startswith('(') else ', '}{shown}"
-
-
-def compare_two_models() -> None:
-    """Model A against model B on the samples both answered in a week (fct_model_comparisons), for one eval and
-    trial metric: the paired difference with its 95% interval, its n, the verdict, and every pair of that week."""
-    st.subheader("On the same samples, is one model ahead of another?")
-    st.caption(
-        "Two models' pass rates side by side can overlap while one is clearly ahead, or differ on samples the other "
-        "never answered. This compares them on the samples both answered in the week: each sample's trials of the "
-        "week averaged first, then the difference per sample, A minus B, averaged, with its 95% interval (Student's "
-        "t on n - 1 degrees of freedom). The verdict is the weekly report's test: an exact sign test on the samples "
-        f"that differ where every score is 0 or 1, else Student's t; no verdict on fewer than "
-        f"{MINIMUMS.model_change_min_samples} shared samples or fewer than "
-        f"{MINIMUMS.model_change_min_changed_samples} samples that differ (the build's settings). Its own eval and "
-        "week, whatever the dates above. Many pairs tested at once: about one pair of equal models in twenty reads "
-        "as significant, so a surprising verdict wants a second week.")
-    weekly = db.query(
-        """
-        -- Each model's pass rate per eval, trial metric and week, over the week's runs as fct_model_comparisons
-        -- counts them: what the pickers offer and the order of the models (the best first).
-        select evaluation_name, trial_metric, week_start, model_id, n_samples, accuracy
-        from marts.rpt_weekly_model_changes
-        """
-    )
-    c.notes(weekly)
-    if c.empty_state(weekly, "weekly pass rates to compare models on",
-                     "Comparisons appear when instance-level eval records are ingested and built."):
-        return
-    wf = weekly.frame
-    evaluations_scored = sorted(wf["evaluation_name"].unique())
-    # Open on an eval chosen above, if any has weekly results; else the first.
-    chosen_above = [e for e in evaluations_scored if e in evaluations]
-    pick = st.columns([3, 2, 2])
-    evaluation = filters.selectbox("Eval", evaluations_scored, param="pair_eval", container=pick[0],
-                                   index=evaluations_scored.index(chosen_above[0]) if chosen_above else 0)
-    of_eval = wf[wf["evaluation_name"] == evaluation]
-    trial_metrics = sorted(of_eval["trial_metric"].unique())
-    if len(trial_metrics) > 1:
-        trial_metric = filters.selectbox("Scored on", trial_metrics, param="pair_metric", container=pick[1],
-                                         help="The eval's responses are scored on several metrics (rubrics): "
-                                              "models are compared on one at a time.")
-    else:
-        trial_metric = trial_metrics[0]
-        pick[1].selectbox("Scored on", trial_metrics, disabled=True, key="leaderboard.pair_metric_only",
-                          help="The one metric this eval's trials are scored on.")
-    of_metric = of_eval[of_eval["trial_metric"] == trial_metric]
-    week = filters.week("Week", weeks=sorted({c.to_date(w) for w in of_metric["week_start"]}, reverse=True),
-                        container=pick[2])
-    week_text = c.iso_week(week)
-    of_week = of_metric[of_metric["week_start"].map(c.to_date) == week]
-    ranked = of_week.sort_values(["accuracy", "model_id"], ascending=[False, True], na_position="last")
-    # The leaderboard's best two by default, or the models chosen above first.
-    order = [m for m in ranked["model_id"] if m in models] + [m for m in ranked["model_id"] if m not in models]
-    rate = {m: f"{PASS_RATE} {c.num(a)}, n={c.count(n)}" for m, a, n in
-            zip(ranked["model_id"], ranked["accuracy"], ranked["n_samples"])}
-    if len(order) < 2:
-        st.info(f"No comparison for {evaluation} ({trial_metric}) in {week_text}: only {order[0]} has scored trials "
-                "that week, and a comparison needs two models on the same samples. Pick another week or eval.",
-                icon=":material/info:")
-        return
-    # A row of their own: model names with their pass rate are long, and were cut short beside the eval and week.
-    sides = st.columns(2)
-    model_a = filters.selectbox("Model A", order, param="model_a", container=sides[0],
-                                format_func=lambda m: f"{m} ({rate[m]})",
-                                help=f"Ordered by the week's {PASS_RATE}, the best first (the models chosen above "
-                                     "first).")
-    model_b = filters.selectbox("Model B", [m for m in order if m != model_a], param="model_b", container=sides[1],
-                                format_func=lambda m: f"{m} ({rate[m]})")
-    st.caption(c.week_caption(week, sorted({c.to_date(w) for w in of_metric["week_start"]})))
-
-    pairs = db.query(
-        """
-        -- The week's pairs of this eval and metric. The view is computed when read, whole (its CTEs are materialised,
-        -- so these filters do not reach its scan of the trials): 160 ms on the benchmark's 1,000,000 trials; db.py
-        -- keeps the result until the next build.
-        select model_id, other_model_id, n_shared_samples, score, other_score, mean_difference, difference_se,
-               difference_ci_low, difference_ci_high, paired_correlation, n_better, n_worse, comparison_test,
-               t_statistic, critical_value, sign_test_p, is_significant, is_better, is_worse
-        from marts.fct_model_comparisons
-        where evaluation_name = ? and trial_metric = ? and week_start = ?
-        order by model_id, other_model_id
-        """,
-        [evaluation, trial_metric, week],
-    )
-    c.notes(pairs)
-    if (pairs.missing or pairs.busy) and c.empty_state(pairs, "comparisons of two models on the same samples"):
-        return
-    if pairs.frame.empty:
-        st.info(f"No two models answered the same {evaluation} samples ({trial_metric}) in {week_text}: "
-                f"{len(order)} models have scored trials that week, but no two of them share two or more samples, "
-                "so no paired comparison can be made. Their pass rates above are on different samples.",
-                icon=":material/info:")
-        return
-    pf = pairs.frame
-    found = pf[(pf["model_id"] == model_a) & (pf["other_model_id"] == model_b)]
-    if found.empty:
-        st.info(f"{model_a} and {model_b} answered fewer than two of the same {evaluation} samples in {week_text}: "
-                "no paired comparison of the two. The table below lists the pairs that share samples.",
-                icon=":material/info:")
-    else:
-        r = model_changes.plain(found.iloc[0])
-        n_differ = int(r["n_better"]) + int(r["n_worse"])
-        verdict = comparison_verdict(r)
-        cards = st.columns(4)
-        cards[0].metric("A - B", c.signed(r["mean_difference"], digits=3),
-                        help=f"{PASS_RATE} on the shared samples, A minus B: the mean over them of A's score minus "
-                             "B's (each sample's trials of the week averaged first), a share between -1 and 1.")
-        cards[0].caption("95% interval " + (c.interval(r["difference_ci_low"], r["difference_ci_high"], digits=3)
-                                            or "n/a: every shared sample differs by the same amount (SE 0)"))
-        cards[1].metric("Shared samples", c.count(r["n_shared_samples"]),
-                        help="Samples both models answered that week: the test's n.")
-        cards[1].caption(f"A {c.num(r['score'], 3)}, B {c.num(r['other_score'], 3)} on them")
-        cards[2].metric("Samples that differ", c.count(n_differ),
-                        help="Shared samples on which the two scored differently: what the sign test is on.")
-        cards[2].caption(f"A ahead on {c.count(r['n_better'])}, B ahead on {c.count(r['n_worse'])}")
-        # The card's word is short (a long one is cut off at the card's width); the caption says it in full.
-        word = ("Better" if r["is_better"] is True else "Worse" if r["is_worse"] is True
-                else "Not tested" if r["is_significant"] is None else "Not significant")
-        cards[3].metric("Verdict", word, help="The weekly report's test at the 5% level.")
-        cards[3].caption(f"{verdict}; {statistic(r)}")
-        shown = found.assign(
-            pair="A - B", models=f"{model_a} - {model_b}",
-            shown=c.with_interval(r["mean_difference"], r["difference_ci_low"], r["difference_ci_high"], digits=3),
-            verdict=verdict)
-        c.show_chart(c.interval_chart(
-            shown, value="mean_difference", low="difference_ci_low", high="difference_ci_high", y="pair", y_title=None,
-            question=f"On the same samples, is {model_a} ahead of {model_b}?",
-            subtitle=f"{evaluation} ({trial_metric}), {week_text}: {verdict}. Point: the mean difference in "
-                     f"{PASS_RATE} on the {c.count(r['n_shared_samples'])} samples both answered; bar: its 95% "
-                     "interval. Right of the dashed line at 0, A is ahead.",
-            x_title=f"{PASS_RATE}, A minus B (difference of shares of trials passed, 95% interval)", x_format="+.2f",
-            reference=0.0,
-            tooltip=[alt.Tooltip("models:N", title="A - B"), alt.Tooltip("shown:N", title="A - B [95% interval]"),
-                     alt.Tooltip("n_shared_samples:Q", title="shared samples"), "verdict"],
-        ).properties(height=60))
-
-    # -- every pair of the week: each once, from the side ahead (or the models chosen above, from their side) ----------
-    ahead = (pf["mean_difference"] > 0) | ((pf["mean_difference"] == 0) & (pf["model_id"] < pf["other_model_id"]))
-    if models and pf["model_id"].isin(models).any():
-        # A pair of two chosen models once, from the side ahead, as every pair is when none is chosen.
-        listed = pf[pf["model_id"].isin(models) & (~pf["other_model_id"].isin(models) | ahead)]
-        said = f"The pairs of {', '.join(sorted(set(models)))} (the models chosen above), from their side"
-    else:
-        listed = pf[ahead]
-        said = "Every pair once, from the side ahead"
-    listed = listed.sort_values(["mean_difference", "model_id"], ascending=[False, True])
-    rows = [model_changes.plain(row) for _, row in listed.iterrows()]
-    st.caption(f"{said}: {len(rows)} of the {len(pf) // 2} pairs of models with two or more shared {evaluation} "
-               f"samples in {week_text}.")
-    st.dataframe(
-        pd.DataFrame({
-            "model": [r["model_id"] for r in rows],
-            "against": [r["other_model_id"] for r in rows],
-            "difference [95% interval]": [c.with_interval(r["mean_difference"], r["difference_ci_low"],
-                                                          r["difference_ci_high"], digits=3) for r in rows],
-            # the counts and the test before the verdict, whose reason can be longer than the table leaves it
-            "shared samples": [c.count(r["n_shared_samples"]) for r in rows],
-            "differ (ahead / behind)": [f"{c.count(r['n_better'] + r['n_worse'])} ({c.count(r['n_better'])} / "
-                                        f"{c.count(r['n_worse'])})" for r in rows],
-            "test": [statistic(r) for r in rows],
-            "verdict": [comparison_verdict(r, named=False) for r in rows],
-        }),
-        hide_index=True, width="stretch", height=c.table_height(len(rows)),
-    )
-
-
-compare_two_models()
+# -- two models on the same samples (app/model_comparison.py) -------------------------------------------------------
+model_comparison.show(filters, evaluations=evaluations, models=models, metric=metric)
 
 # -- reported against computed, run by run -----------------------------------------------------------------------
 st.subheader("Reported against computed, run by run")

@@ -17,7 +17,8 @@ from tests.conftest import Warehouse, instance_record
 pytestmark = pytest.mark.slow
 
 COLUMNS = ("model_id, other_model_id, n_shared_samples, mean_difference, difference_ci_low, difference_ci_high, "
-           "n_better, n_worse, is_significant, is_better, score, other_score, comparison_test, t_statistic")
+           "n_better, n_worse, is_significant, is_better, is_worse, score, other_score, comparison_test, t_statistic, "
+           "sign_test_p")
 
 
 def _pairs(warehouse: Warehouse, evaluation: str, trial_metric: str, week: dt.date) -> dict[tuple[str, str], dict]:
@@ -93,7 +94,7 @@ def test_the_pair_shown_is_the_marts_row_and_opens_on_the_weeks_best_two(demo_wa
         assert mart["mean_difference"] >= 0
         assert shown["difference [95% interval]"] == fmt.with_interval(
             mart["mean_difference"], mart["difference_ci_low"], mart["difference_ci_high"], 3)
-        assert shown["shared samples"] == str(mart["n_shared_samples"])
+        assert shown["shared"] == str(mart["n_shared_samples"])
 
 
 def _walk_encodings(spec: dict):
@@ -177,3 +178,55 @@ def test_a_week_where_no_two_models_answered_the_same_samples_says_so(tmp_path, 
     assert not problems(at), problems(at)
     assert (f"No comparison for mmlu_physics (score) in {week_text}: only acme/chat-7b has scored trials that "
             "week") in " ".join(i.value for i in at.info)
+
+
+# What a 1400 px page gives the pairs table beside the sidebar (measured in Chromium): its columns' widths add up to
+# no more, so the verdict and every column after it are read without scrolling.
+TABLE_PX_AT_1400 = 930
+
+
+def test_the_pairs_table_puts_the_verdict_beside_the_models_with_its_statistic_and_fits_1400_px(demo_warehouse,
+                                                                                                  app_env):
+    settings = demo_warehouse.rows("select model_change_min_samples, model_change_min_changed_samples "
+                                   "from marts.rpt_build_settings")[0]
+    pairs = _pairs(demo_warehouse, "acme_groundedness_suite/groundedness", "groundedness", LAST_WEEK)
+    app_env(demo_warehouse.path)
+    at = run_page("leaderboard", {"pair_eval": "acme_groundedness_suite/groundedness"})
+    assert not problems(at), problems(at)
+    element = next(d for d in at.dataframe if "against" in d.value.columns)
+    table = element.value
+    assert list(table.columns)[:3] == ["model", "against", "verdict"]
+    widths = {name: config["width"] for name, config in json.loads(element.proto.columns).items()
+              if name in table.columns}
+    assert set(widths) == set(table.columns) and sum(widths.values()) <= TABLE_PX_AT_1400, widths
+    words = set()
+    for _, shown in table.iterrows():
+        mart = pairs[(shown["model"], shown["against"])]
+        n_differ = mart["n_better"] + mart["n_worse"]
+        if mart["is_significant"] is None:  # why, with the minimum missed; no statistic, which is no evidence
+            assert shown["verdict"] in (f"untested: {n_differ} differ, needs {settings[1]}",
+                                        f"untested: {mart['n_shared_samples']} shared, needs {settings[0]}"), shown
+        else:  # the word and the statistic it rests on (every groundedness verdict is 0 or 1: the sign test)
+            word = "Better" if mart["is_better"] else "Worse" if mart["is_worse"] else "not significant"
+            assert mart["comparison_test"] == "sign test"
+            assert shown["verdict"] == f"{word} ({fmt.p_value(mart['sign_test_p'])})", shown
+        words.add(shown["verdict"].split(" ")[0])
+        assert shown["differ (+ / -)"] == f"{n_differ} ({mart['n_better']} / {mart['n_worse']})"
+    assert {"Better", "untested:", "not"} <= words, words  # the demo's week has all three
+
+
+def test_the_pairs_say_they_compare_pass_rate_whatever_the_metric_chosen_above(demo_warehouse, app_env):
+    """fct_model_comparisons pairs samples on their trials' pass verdicts (weekly_sample_scores averages is_correct):
+    with mean_score chosen above, the section says it does not follow it."""
+    app_env(demo_warehouse.path)
+    at = run_page("leaderboard")
+    assert not problems(at), problems(at)
+    assert "Compared on pass rate only (the share of each sample's trials marked as passed)" in _captions(at)
+    assert not [i for i in at.info if "pass rate only" in i.value]
+
+    at = run_page("leaderboard", {"metric": "mean_score"})
+    assert not problems(at), problems(at)
+    said = " ".join(i.value for i in at.info)
+    assert ("Compared on pass rate only (the share of each sample's trials marked as passed): "
+            "marts.fct_model_comparisons pairs samples on their trials' pass verdicts, not on mean_score, so this "
+            "section does not follow the Metric chosen above (mean_score).") in said
