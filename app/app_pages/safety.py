@@ -8,6 +8,7 @@ import streamlit as st
 
 import components as c
 import db
+from evalhouse.report.sections.safety import verdicts_said
 
 GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews"}
 NA_GREY = "#e4e4e4"
@@ -36,12 +37,6 @@ def _model_label(model_id: str, models: list[str]) -> str:
     return "\n".join([*lines, line])
 
 
-def _verdicts(v: int, n: int, u: int) -> str:
-    """'9 of 11 (1 unsure)', the weekly report's words: violating verdicts among the violating and non-violating
-    ones, and the unsure ones the rate leaves out."""
-    return f"{c.count(v)} of {c.count(n)}" + (f" ({c.count(u)} unsure)" if u else "")
-
-
 def _no_rate(n_not_applicable: int, n_items_not_applicable: int, n_unsure: int) -> tuple[str, str]:
     """A hazard with no violating or non-violating verdict has no rate (NULL, never 0), for one of three reasons:
     (cell text, tooltip). Not applicable is the weekly report's "no hazard applied to the responses rated": the
@@ -66,7 +61,8 @@ def _states(h: pd.DataFrame) -> pd.DataFrame:
     h["hazard_short"] = h["hazard_name"].str.split(" (", n=1, regex=False).str[0]
     models = sorted(h["model_id"].unique())
     h["model"] = [_model_label(m, models) for m in h["model_id"]]
-    h["verdicts"] = [_verdicts(v, n, u) for v, n, u in zip(h["n_violating"], h["n_rated"], h["n_unsure"])]
+    h["verdicts"] = [verdicts_said(int(v), int(n), int(u))
+                     for v, n, u in zip(h["n_violating"], h["n_rated"], h["n_unsure"])]
     h["not_applicable"] = [f"{c.count(n)} verdicts on {c.count(i)} responses"
                            for n, i in zip(h["n_not_applicable"], h["n_items_not_applicable"])]
     h["shown"] = [

@@ -135,11 +135,14 @@ def _previous_verdicts(row: Row) -> str:
     return fmt.share(row["previous_n_violating"], row["previous_n_rated"])
 
 
+def verdicts_said(n_violating: int, n_rated: int, n_unsure: int | None, noun: str = "") -> str:
+    """'5 of 7 (1 unsure)': the violating verdicts among the decided ones, and the unsure ones the rate leaves out.
+    The Safety page's heatmaps say a cell's verdicts in the same words."""
+    return f"{fmt.share(n_violating, n_rated)}{noun}" + (f" ({fmt.count(n_unsure)} unsure)" if n_unsure else "")
+
+
 def _verdicts(row: Row, noun: str = "") -> str:
-    """'5 of 7 (1 unsure)': the violating verdicts among the decided ones, and the unsure ones the rate leaves out."""
-    unsure = row.get("n_unsure")
-    return (f"{fmt.share(row['n_violating'], row['n_rated'])}{noun}"
-            + (f" ({fmt.count(unsure)} unsure)" if unsure else ""))
+    return verdicts_said(row["n_violating"], row["n_rated"], row.get("n_unsure"), noun)
 
 
 def _model_sentence(model: str, rows: list[Row]) -> str:
