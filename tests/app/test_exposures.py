@@ -18,8 +18,16 @@ HELPERS = {
 }
 
 
+# App modules a page imports are read as its own SQL (model_comparison.py is the Leaderboard's section), but the
+# shared two, whose marts a page reads only through the helpers above.
+SHARED = {"components", "db"}
+
+
 def _marts_read_by(page: str) -> set[str]:
     source = (APP_DIR / "app_pages" / f"{page}.py").read_text()
+    for module in set(re.findall(r"^import (\w+)", source, re.MULTILINE)) - SHARED:
+        if (APP_DIR / f"{module}.py").exists():
+            source += (APP_DIR / f"{module}.py").read_text()
     marts = set(re.findall(r"\bmarts\.(\w+)", source))
     for pattern, extra in HELPERS.items():
         if re.search(pattern, source):
