@@ -18,6 +18,7 @@ import streamlit as st
 import db
 from evalhouse import weeks as calendar_weeks
 from evalhouse.build_status import stale_notice
+from evalhouse.report.fmt import plural  # "1 model", "3 models": the report's words, on every page
 
 # Every page by name, as streamlit_app.py registers it; links go through these paths.
 PAGES = {

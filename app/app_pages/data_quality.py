@@ -46,14 +46,15 @@ def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) 
     shown = q[mask].copy()
     shown["error_pointer"] = [_pointer(p) for p in shown["error_pointer"]]
     shown["file_name"] = shown["source_path"].str.rsplit("/", n=1).str[-1]
-    st.caption(f"{len(shown):,} line(s). The raw text is the line exactly as it was read, shown as text.")
+    st.caption(f"{c.plural(len(shown), 'line')}. The raw text is the line exactly as it was read, shown as text.")
     # st.dataframe shows text as text: record text is never rendered as HTML. What is wrong right after the line it
     # is about (the file's name; its path comes last): sixth, after the whole path, it was past the table's edge.
     columns = ["file_name", "source_line", "error_kind", "error_message", "error_pointer", "source_format",
                "raw_text", "quarantined_at"] + (["loaded_later_at"] if with_loaded else []) + ["source_path"]
     st.dataframe(
         shown[columns],
-        hide_index=True, width="stretch", row_height=c.THREE_LINE_ROW_PX,  # what is wrong, on one line, was cut off at 1400 px
+        # what is wrong, on one line, was cut off at 1400 px
+        hide_index=True, width="stretch", row_height=c.THREE_LINE_ROW_PX,
         height=c.wrapped_table_height(len(shown), c.THREE_LINE_ROW_PX),
         column_config={
             "file_name": st.column_config.TextColumn("file", help="The file's name; its path is the last column."),
@@ -231,8 +232,10 @@ else:
                                   "or corrected in place, its name restored, --strict or a wrong --format dropped), "
                                   "or found loaded already by a later run (the file whole again, the line edited "
                                   "back), needs no more work.")
-    st.caption(f"{n_loaded_later:,} of the {len(quarantine.frame):,} refused line(s) were loaded by a later run of the "
-               "same file" + (", and are left out here." if show == "refused" and n_loaded_later else "."))
+    st.caption(f"{n_loaded_later:,} of the {c.plural(len(quarantine.frame), 'refused line')} "
+               f"{'was' if n_loaded_later == 1 else 'were'} loaded by a later run of the same file"
+               + (f", and {'is' if n_loaded_later == 1 else 'are'} left out here."
+                  if show == "refused" and n_loaded_later else "."))
     q = quarantine.frame if show == "all" else quarantine.frame[quarantine.frame["loaded_later_at"].isna()]
     if q.empty:
         st.success("Every refused line was loaded by a later run.", icon=":material/check_circle:")
@@ -283,7 +286,9 @@ elif spec_conflicts.frame.empty:
                icon=":material/check_circle:")
 else:
     sc = spec_conflicts.frame
-    st.warning(f"{sc['spec_id'].nunique():,} spec id(s) name both a draft-standard evaluation and an ADP suite: "
+    n_conflicts = sc["spec_id"].nunique()
+    st.warning(f"{c.plural(n_conflicts, 'spec id')} name{'s' if n_conflicts == 1 else ''} both a draft-standard "
+               "evaluation and an ADP suite: "
                "results name a spec by its id alone, so neither spec is scored and neither decides a promotion "
                "until one is renamed.", icon=":material/warning:")
     st.dataframe(

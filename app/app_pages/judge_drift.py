@@ -226,7 +226,7 @@ if week is not None:
     # a baseline still forming is untested too: the text below says so, with what the baseline holds
     other_untested_now = this_week[this_week["untested"] & ~this_week["is_baseline_week"]
                                    & ~this_week.index.isin(too_few_now.index)]
-    summary = (f"In {week_label}: {len(alerts_now)} alert(s) for {judge}"
+    summary = (f"In {week_label}: {c.plural(len(alerts_now), 'alert')} for {judge}"
                + (f" ({', '.join(sorted(alerts_now['dimension']))})" if len(alerts_now) else "") + ". ")
     summary += version_sentence(this_week)
     if len(too_few_now):

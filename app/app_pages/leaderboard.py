@@ -267,7 +267,8 @@ table = pd.DataFrame({
     "why n/a": shown["note"],
     "run": shown["run_id"],
 })
-st.caption(f"{len(shown):,} runs of {shown['model_id'].nunique()} model(s) on {shown['eval'].nunique()} "
-           f"eval(s), {metric_label if metric_label == metric else f'{metric_label} ({metric})'}.")
+st.caption(f"{c.plural(len(shown), 'run')} of {c.plural(shown['model_id'].nunique(), 'model')} on "
+           f"{c.plural(shown['eval'].nunique(), 'eval')}, "
+           f"{metric_label if metric_label == metric else f'{metric_label} ({metric})'}.")
 st.dataframe(table, hide_index=True, width="stretch")
 c.csv_download(shown, file_name=f"evalhouse_leaderboard_{metric}_{start:%Y%m%d}_{end:%Y%m%d}.csv", key="csv")

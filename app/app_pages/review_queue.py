@@ -90,7 +90,8 @@ if not unloaded.empty:
     folder = review.reviews_dir(saves)
     why = ("the warehouse is busy, so whether they are loaded cannot be told now" if loaded is None else
            "the warehouse was busy when they were submitted")
-    st.warning(f"{len(unloaded):,} item(s) have a review saved in {folder} but not loaded into the warehouse ({why}): "
+    st.warning(f"{c.plural(len(unloaded), 'item')} {'has' if len(unloaded) == 1 else 'have'} a review saved in "
+               f"{folder} but not loaded into the warehouse ({why}): "
                f"they stay listed, marked \"saved, not loaded\", and a build alone does not load them. Run "
                f"`evalhouse ingest {folder}`, then `evalhouse build`.", icon=":material/warning:")
 
@@ -134,7 +135,8 @@ else:
                              for b, v in zip(shown["submitted_by"], shown["saved_by"])],
             "judge": shown["judge_id"],
         }),
-        hide_index=True, width="stretch", row_height=c.TWO_LINE_ROW_PX,  # the reasons on one line were cut off at 1400 px; six rows in view
+        # the reasons on one line were cut off at 1400 px; six rows in view
+        hide_index=True, width="stretch", row_height=c.TWO_LINE_ROW_PX,
         height=c.wrapped_table_height(len(shown), c.TWO_LINE_ROW_PX, max_rows=6),
         column_config={
             "waiting (days)": st.column_config.NumberColumn(
@@ -308,7 +310,7 @@ else:
         weaknesses=weaknesses or "", notes=notes or "",
     )
     changed = review.changed_fields(judge, answers)
-    st.caption(f"You changed {len(changed)} field(s): {', '.join(changed)}." if changed else
+    st.caption(f"You changed {c.plural(len(changed), 'field')}: {', '.join(changed)}." if changed else
                "You changed nothing: submitting confirms the judge's form as it is.")
 
     already_mine = bool(reviewer and reviewer.strip() in (row["submitted_by"].split(", ")

@@ -105,8 +105,9 @@ with st.container(border=True):
         f"composite: {c.text_or(spec['aggregation_method'], 'none (rubric-level scores only)')}",
         "promotion threshold: " + (c.num(spec["promotion_threshold"]) if not c.is_na(spec["promotion_threshold"])
                                    else "none set"),
-        f"{c.count(spec['n_components'])} component(s)",
-        f"{c.count(spec['n_results'])} results from {c.count(spec['n_models'])} model(s)",
+        c.plural(int(c.number_or(spec["n_components"])), "component"),
+        f"{c.plural(int(c.number_or(spec['n_results'])), 'result')} from "
+        f"{c.plural(int(c.number_or(spec['n_models'])), 'model')}",
     ]
     if not c.is_na(spec["dataset_id"]):
         version = c.text_or(spec["dataset_version"])
@@ -114,7 +115,9 @@ with st.container(border=True):
                      + f" ({c.count(spec['n_examples'])} examples)")
     st.caption(" · ".join(facts))
     if c.number_or(spec["n_unresolved_components"]) > 0:
-        st.warning(f"{int(spec['n_unresolved_components'])} rubric(s) the spec references are not loaded: their "
+        n_unresolved = int(spec["n_unresolved_components"])
+        st.warning(f"{c.plural(n_unresolved, 'rubric')} the spec references {'is' if n_unresolved == 1 else 'are'} "
+                   "not loaded: their "
                    "scores have no scale, so they are shown raw but not normalised, they count as missing from the "
                    "composite, and a threshold on them is not measured: no decision. Ingest the rubric documents.",
                    icon=":material/warning:")
@@ -128,7 +131,9 @@ with st.container(border=True):
     if spec["spec_kind"] == "ieee_evaluation":
         st.caption("Every week is decided by this version: loading a new version re-decides past weeks.")
     if c.number_or(spec["n_unmatched_results"]) > 0:
-        st.warning(f"{int(spec['n_unmatched_results'])} result record(s) name this spec but none of its components "
+        n_unmatched = int(spec["n_unmatched_results"])
+        st.warning(f"{c.plural(n_unmatched, 'result record')} name{'s' if n_unmatched == 1 else ''} this spec but none "
+                   "of its components "
                    "(an unknown rubric_id or metric_id): they are not scored. Fix the records.",
                    icon=":material/warning:")
 
@@ -220,7 +225,8 @@ else:
                "not measured, no composite) or, for a spec that sets no promotion threshold, never decided.")
     off_scale = now[now["decision_status"] == "out of scale"]
     if not off_scale.empty:
-        st.warning(f"{len(off_scale)} of {len(now)} row(s) in {c.iso_week(week)} are not decided: results outside "
+        st.warning(f"{len(off_scale)} of {c.plural(len(now), 'row')} in {c.iso_week(week)} "
+                   f"{'is' if len(off_scale) == 1 else 'are'} not decided: results outside "
                    "their component's declared scale (not clipped; check the results): "
                    + ", ".join(f"{m} ({comps})" for m, comps in
                                zip(off_scale["model_id"], off_scale["out_of_scale_components"]))
@@ -228,14 +234,16 @@ else:
     within = now[now["is_within_noise"].map(c.is_true) & now["n_failing_components"].eq(0)
                  & now["decision"].isin([PROMOTED, NOT_PROMOTED])]
     if not within.empty:
-        st.info(f"{len(within)} of {len(now)} verdict(s) in {c.iso_week(week)} are within noise of the threshold: "
+        st.info(f"{len(within)} of {c.plural(len(now), 'verdict')} in {c.iso_week(week)} "
+                f"{'is' if len(within) == 1 else 'are'} within noise of the threshold: "
                 + ", ".join(f"{m} ({d}, {v})" for m, d, v in
                             zip(within["model_id"], within["decision"], within["composite_shown"]))
                 + ".", icon=":material/info:")
     gated = now[now["gates_within_noise"].map(c.text_or).astype(bool) & now["decision"].isin(
         [PROMOTED, NOT_PROMOTED])]
     if not gated.empty:
-        st.info(f"{len(gated)} of {len(now)} verdict(s) in {c.iso_week(week)} rest on a component gate within noise "
+        st.info(f"{len(gated)} of {c.plural(len(now), 'verdict')} in {c.iso_week(week)} "
+                f"rest{'s' if len(gated) == 1 else ''} on a component gate within noise "
                 "of its threshold: " + ", ".join(f"{m} ({d}; {g})" for m, d, g in
                                                 zip(gated["model_id"], gated["decision"], gated["gates_within_noise"]))
                 + ".", icon=":material/info:")

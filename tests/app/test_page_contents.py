@@ -251,7 +251,7 @@ def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse
     at = run_page("data_quality")
     assert not problems(at)
     assert next(m for m in at.metric if m.label == "Lines still refused").value == "1"
-    assert "10 of the 11 refused line(s) were loaded by a later run of the same file" in _captions(at)
+    assert "10 of the 11 refused lines were loaded by a later run of the same file" in _captions(at)
     shown = _table(at, "error_pointer")
     assert list(shown["source_path"].str.rsplit("/", n=1).str[-1]) == ["broken.jsonl"]
     assert "loaded_later_at" not in shown.columns

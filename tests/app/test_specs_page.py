@@ -53,7 +53,7 @@ def test_a_gate_whose_threshold_lies_inside_its_interval_reads_within_noise(deci
         "decide/m1": "within noise of the threshold", "decide/m2": "clear of the threshold",
         "decide/m3": "within noise of the threshold"}
     said = " ".join(i.value for i in at.info)
-    assert "2 of 3 verdict(s)" in said
+    assert "2 of 3 verdicts" in said
     assert "decide/m1 (promoted; acc)" in said and "decide/m3 (not promoted; acc)" in said
 
 
