@@ -9,6 +9,8 @@ import streamlit as st
 
 import components as c
 import db
+from evalhouse.report.sections.judge_drift import version_list as versions
+from evalhouse.report.sections.judge_drift import version_said
 
 UNIVERSAL = ["helpfulness", "instruction_following", "faithfulness", "safety", "overall_quality"]
 SETTINGS = db.build_settings()  # the vars fct_judge_drift was built with, not dbt_project.yml's now
@@ -35,23 +37,6 @@ def flag(value: object) -> bool | None:
     return None if c.is_na(value) else bool(value)
 
 
-def versions(value: object) -> list[str]:
-    """A varchar[] cell (DuckDB gives an array) as a list; [] for NULL, no version recorded."""
-    if value is None or isinstance(value, float):
-        return []
-    return [str(v) for v in value]
-
-
-def version_text(week: object, baseline: object, is_new: object) -> str:
-    """The week's judge versions against its baseline's: "judge-prompt-v2.1: new (baseline: judge-prompt-v2)",
-    "judge-prompt-v2, as its baseline", the versions alone in a baseline week, "not recorded" without any."""
-    now = ", ".join(versions(week))
-    if not now:
-        return "not recorded"
-    new = flag(is_new)
-    if new is None:
-        return now
-    return f"{now}: new (baseline: {', '.join(versions(baseline))})" if new else f"{now}, as its baseline"
 
 
 def version_change(changed: object, new: object) -> str:
@@ -149,7 +134,7 @@ frame["untested"] = frame["no_test_reason"].notna()
 frame["version_changed"] = [flag(v) is True for v in frame["is_judge_version_changed"]]
 # The versions of the judge's previous week on the dimension, which is_judge_version_changed compares with
 frame["previous_versions"] = frame.groupby("dimension")["judge_versions"].shift()
-frame["version"] = [version_text(v, b, n) for v, b, n in
+frame["version"] = [version_said(v, b, flag(n)) or "not recorded" for v, b, n in
                     zip(frame["judge_versions"], frame["baseline_judge_versions"], frame["has_new_judge_version"])]
 alerting = sorted(frame.loc[frame["alerted"], "dimension"].unique())
 with_bias = sorted(frame.loc[frame["mean_bias"].notna(), "dimension"].unique())

@@ -261,8 +261,26 @@ def _judge_sentence(judge: str, rows: list[Row]) -> str:
             + _version_sentence(rows))
 
 
-def _versions(value: list[str] | None) -> str:
-    return ", ".join(value or [])
+def version_list(value: object) -> list[str]:
+    """A judge_versions cell as a list: [] for NULL, no rating named a version (None from a row, NaN in a frame; a
+    frame gives the array DuckDB returns)."""
+    if value is None or isinstance(value, float):
+        return []
+    return [str(v) for v in value]
+
+
+def _versions(value: object) -> str:
+    return ", ".join(version_list(value))
+
+
+def version_said(versions: object, baseline_versions: object, is_new: bool | None) -> str:
+    """A week's judge versions against its baseline's, as the report's alerts table and the Judge drift page say
+    them: 'judge-prompt-v2.1 (new; baseline: judge-prompt-v2)', 'judge-prompt-v2 (as its baseline)', the versions
+    alone where no baseline says (a baseline week: is_new NULL), '' when no rating named a version."""
+    now = _versions(versions)
+    if not now or is_new is None:
+        return now
+    return f"{now} (new; baseline: {_versions(baseline_versions)})" if is_new else f"{now} (as its baseline)"
 
 
 def _version_sentence(rows: list[Row]) -> str:
@@ -283,15 +301,7 @@ def _version_sentence(rows: list[Row]) -> str:
 
 
 def _version_cell(row: Row) -> str:
-    """'judge-prompt-v2.1 (new; baseline: judge-prompt-v2)', 'judge-prompt-v2 (as its baseline)', or '' when no
-    rating named a version."""
-    now = _versions(row.get("judge_versions"))
-    if not now:
-        return ""
-    new = row.get("has_new_judge_version")
-    if new is None:
-        return now
-    return f"{now} (new; baseline: {_versions(row['baseline_judge_versions'])})" if new else f"{now} (as its baseline)"
+    return version_said(row.get("judge_versions"), row.get("baseline_judge_versions"), row.get("has_new_judge_version"))
 
 
 def _baseline_extent(row: Row) -> str:
