@@ -33,8 +33,9 @@ NO_PAIRS, ALL_ALIKE = "n/a: no item rated twice", "n/a: every rating the same"
 ITEM_AGREEMENT_HELP = (
     "1 minus the people's disagreement on the item over the disagreement expected between two of the dimension's "
     "ratings drawn at random. 1: they agree; 0: chance level; below 0, no lower bound: -3.86 means their ratings "
-    "are 4.86 times as far apart as chance would put them. Flagged below 0.4. Compare items within a dimension: on "
-    "one whose ratings are nearly all one label, one dissenting rater takes an item far below 0.")
+    "are 4.86 times as far apart as chance would put them. Flagged below the threshold the caption above gives. "
+    "Compare items within a dimension: on one whose ratings are nearly all one label, one dissenting rater takes an "
+    "item far below 0.")
 
 st.title("Do our raters agree?")
 st.caption(
