@@ -43,7 +43,7 @@ li { margin: 4px 0; }
 p.tone-bad, li.tone-bad { font-weight: 600; }
 .table-wrap { overflow-x: auto; margin: 10px 0 4px; }
 table { border-collapse: collapse; font-size: 13px; min-width: 50%; }
-th, td { border-bottom: 1px solid #e1e5ea; padding: 5px 9px; text-align: left; vertical-align: top; }
+th, td { border-bottom: 1px solid #e1e5ea; padding: 5px 7px; text-align: left; vertical-align: top; }
 td { overflow-wrap: break-word; }  /* the last resort for a long word with no <wbr> in it */
 th { background: #eef2f7; font-weight: 600; border-bottom: 2px solid #c9d3de; }
 tbody tr:nth-child(even) td { background: #fafbfc; }

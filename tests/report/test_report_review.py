@@ -59,6 +59,8 @@ def test_each_paired_row_shows_its_changed_samples_and_the_paired_difference(dem
     rows = {(r[0], r[1]): r for r in _markdown_rows(md, "## Did any model get worse this week?")}
     header = [h.strip() for h in md[md.index("| Model | Eval |"):].splitlines()[0].strip("|").split(" | ")]
     assert "Pass rate 2026-W47 \\[95% CI\\]" in header and not any(h.startswith("Accuracy") for h in header)
+    # The verdict beside the model and eval it is about: last, it was off-screen in an 1100-pixel window.
+    assert header[:3] == ["Model", "Eval", "Verdict"]
     with duckdb.connect(str(demo_warehouse.path), read_only=True) as con:
         facts = [r for r in Reader(con).rows(model_scores._SQL, [LAST_WEEK]) if r["comparison"] == "paired"]
     differing = 0
@@ -102,7 +104,7 @@ def test_the_three_change_groundedness_row_is_too_few_changed_samples_not_a_regr
     row = next(r for r in _markdown_rows(md, "## Did any model get worse this week?")
                if r[0] == "meta-llama/Llama-3.1-8B-Instruct" and r[1] == "acme\\_groundedness\\_suite/groundedness")
     assert "0 better, 3 worse" in row and "(p = 0.25)" in row  # in brackets: not tested
-    assert row[-1] == "too few changed samples to test (3 changed)"
+    assert row[2] == "too few changed samples to test (3 changed)"  # the verdict, third
     glance = md[md.index("## This week at a glance"):md.index("## Did any model")]
     regressions = glance.split("\n- ")[1].split("Look at")[0]  # its untested drops are named apart, after
     assert "groundedness" not in regressions  # the regression headline names gsm8k alone

@@ -241,21 +241,27 @@ def _compared(row: Row) -> str:
     return changes.compared(row)
 
 
+def _on_two_lines(value: float | None, low: float | None, high: float | None) -> str:
+    """A pass rate over its interval ('0.56\n[0.43, 0.67]'), as pass@k's: on one line, the two pass rates kept the
+    table wider than an 1100-pixel window (Markdown gives the cell one line)."""
+    return fmt.with_interval(value, low, high).replace(" [", "\n[", 1)
+
+
 def _table(rows: list[Row], context: Context) -> Table:
     minimums = context.settings  # the ones rpt_weekly_model_changes was built with
     body = []
     for row in rows:
         tone = "bad" if row["is_regression"] else "good" if row["is_improvement"] else None
-        # the interval on a line of its own: on one, the model table outgrew a 1200-pixel window
         pass_k = (f"{fmt.num(row['pass_at_k'])} (k = {row['pass_k']})\n"
                   f"{fmt.interval(row['pass_at_k_ci_low'], row['pass_at_k_ci_high'])}".strip()
                   if row["pass_k"] is not None else fmt.MISSING)
         body.append((
             Cell(row["model_id"]),
             Cell(row["eval_label"]),
-            Cell(fmt.with_interval(row["accuracy"], row["ci_low"], row["ci_high"]), numeric=True),
+            Cell(*changes.verdict(row, minimums)),
+            Cell(_on_two_lines(row["accuracy"], row["ci_low"], row["ci_high"]), numeric=True),
             Cell(fmt.count(row["n_samples"]), numeric=True),
-            Cell(fmt.with_interval(row["previous_accuracy"], row["previous_ci_low"], row["previous_ci_high"]),
+            Cell(_on_two_lines(row["previous_accuracy"], row["previous_ci_low"], row["previous_ci_high"]),
                  numeric=True),
             Cell(_change(row), tone, numeric=True),
             Cell(_compared(row) if row["comparison"] else fmt.MISSING, numeric=True),
@@ -263,12 +269,12 @@ def _table(rows: list[Row], context: Context) -> Table:
             Cell(changes.test_statistic(row), tone or (None if changes.is_tested(row) else "muted"), numeric=True),
             Cell(fmt.num(row["paired_correlation"]), numeric=True),
             Cell(pass_k, numeric=True),
-            Cell(*changes.verdict(row, minimums)),
         ))
     return Table(
-        ("Model", "Eval", f"Pass rate {context.label} [95% CI]", "n samples",
+        # The verdict third, beside what it is about: last, it was off-screen at 1100 pixels, behind the statistics.
+        ("Model", "Eval", "Verdict", f"Pass rate {context.label} [95% CI]", "n samples",
          f"Pass rate {context.previous_label} [95% CI]", "Change", "Compared on", "Changed samples", "Test", "r",
-         "pass@k [95% CI]", "Verdict"),
+         "pass@k [95% CI]"),
         tuple(body),
         caption=("Pass rate: the trials of one metric (an eval scored on several is listed per metric), each "
                  "sample's trials averaged first, then the mean over samples, with a Wilson interval on the "
