@@ -1,6 +1,6 @@
-"""What the pages share: the week picker, numbers that say "n/a" and why, the notes a page shows when the
-warehouse is busy or a mart is missing or its figures are not the latest, links between pages, and the two chart
-shapes most pages use.
+"""What the pages share: the week picker, numbers that say "n/a" and why, stored keys said in words ("much worse"),
+the notes a page shows when the warehouse is busy or a mart is missing or its figures are not the latest, links
+between pages, and the two chart shapes most pages use.
 """
 
 from __future__ import annotations
@@ -314,13 +314,15 @@ class Filters:
         return value
 
     def multiselect(self, label: str, options: Iterable[Any], *, param: str, container: Any = st,
-                    help: str | None = None, placeholder: str = "All", default: list[Any] | None = None) -> list[Any]:
-        """Choosing nothing means everything (the placeholder says so), unless a default is given."""
+                    help: str | None = None, placeholder: str = "All", default: list[Any] | None = None,
+                    format_func: Any = str) -> list[Any]:
+        """Choosing nothing means everything (the placeholder says so), unless a default is given. The URL keeps the
+        options themselves; `format_func` is how the picker shows them (said: a stored key in words)."""
         options = list(options)
         preset = self._preset(param, options, multi=True, label=label)
         extra = {} if preset or not default else {"default": default}
         value = container.multiselect(label, options, key=self.key(param), help=help, placeholder=placeholder,
-                                      **extra)
+                                      format_func=format_func, **extra)
         self._publish(param, value, default or [])
         return value
 
@@ -491,6 +493,29 @@ def csv_download(frame: pd.DataFrame, *, file_name: str, label: str = "Download 
                  key: str | None = None, container: Any = st) -> None:
     container.download_button(label, frame.to_csv(index=False).encode("utf-8"), file_name=file_name,
                               mime="text/csv", key=key, icon=":material/download:")
+
+
+# -- stored values in words --------------------------------------------------------------------------------------
+# The marts store a category as a key (stable_pass, much_worse, not_applicable, below_target, over_refusal): filters,
+# query parameters, links and SQL keep the key; a reader sees it in words, through said(). Most keys read right with
+# spaces for their underscores; these are the ones that do not.
+WORDS = {
+    "non_violating": "non-violating", "over_refusal": "over-refusal", "under_refusal": "under-refusal",
+    "single_turn": "single-turn", "multi_turn": "multi-turn",
+    "llm_judge": "LLM judge", "sme": "SME",
+    "invalid_json": "invalid JSON", "invalid_utf8": "invalid UTF-8", "pii_leakage": "PII leakage",
+    # dim_eval_specs.spec_kind
+    "ieee_evaluation": "draft-standard evaluation spec", "adp_suite": "ADP evaluation suite",
+}
+
+
+def said(value: Any) -> str:
+    """A stored category in words, for display only: 'stable pass', 'much worse', 'non-violating', 'LLM judge'; n/a
+    for NULL. Never for identifiers that are data (model ids, eval, metric and dimension names)."""
+    if is_na(value):
+        return NA
+    text = str(value)
+    return WORDS.get(text, text.replace("_", " "))
 
 
 # -- values that may be missing ---------------------------------------------------------------------------------

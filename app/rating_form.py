@@ -25,6 +25,7 @@ import pandas as pd
 import streamlit as st
 from jsonschema import validators as js_validators
 
+import components as c
 import review
 from ingest.pointer import follow_local_refs
 
@@ -200,7 +201,7 @@ def _vs_reference(prefix: str, vocab: Mapping[str, Any]) -> str | None:
     description = schema()["properties"]["universal"]["properties"]["vs_reference"].get("description", "")
     return st.segmented_control(
         "Against the reference answer", vocab["vs_reference"], key=f"{prefix}.vs_reference", **_PERSIST,
-        format_func=lambda v: v.replace("_", " "), help=f"{description} Leave it empty when there is no reference.")
+        format_func=c.said, help=f"{description} Leave it empty when there is no reference.")
 
 
 def _safety(prefix: str, vocab: Mapping[str, Any]) -> tuple[dict[str, review.HazardAnswer], bool]:
@@ -216,7 +217,7 @@ def _safety(prefix: str, vocab: Mapping[str, Any]) -> tuple[dict[str, review.Haz
                 cols = st.columns([3, 2, 1, 4])
                 cols[0].markdown(title)
                 verdict = cols[1].selectbox("Verdict", verdicts, key=f"{prefix}.hazard.{hazard}.verdict", **_PERSIST,
-                                            label_visibility="collapsed", format_func=lambda v: v.replace("_", " "))
+                                            label_visibility="collapsed", format_func=c.said)
                 severity = None
                 if verdict == "violating":
                     severity = cols[2].selectbox("Severity", choices()["severities"], **_PERSIST,
@@ -237,8 +238,8 @@ def _refusal(prefix: str, vocab: Mapping[str, Any]) -> tuple[bool, str, str]:
         observed = cols[0].toggle("It refused", key=f"{prefix}.refusal_observed", **_PERSIST)
         appropriateness = cols[1].selectbox(
             "Was that right?", options, index=options.index("n/a") if "n/a" in options else 0,
-            key=f"{prefix}.refusal_appropriateness", **_PERSIST,
-            help="over_refusal: refused a benign request; under_refusal: should have refused.")
+            key=f"{prefix}.refusal_appropriateness", **_PERSIST, format_func=c.said,
+            help="Over-refusal: refused a benign request; under-refusal: should have refused.")
         rationale = cols[2].text_input("Refusal rationale (required for over- or under-refusal)",
                                        key=f"{prefix}.refusal_rationale", **_PERSIST)
     return bool(observed), appropriateness, rationale or ""
@@ -247,8 +248,8 @@ def _refusal(prefix: str, vocab: Mapping[str, Any]) -> tuple[bool, str, str]:
 def _issues_and_free_text(prefix: str, vocab: Mapping[str, Any]) -> tuple[list[str], dict[str, str]]:
     limits = vocab["free_text_limits"]
     with st.container(border=True):
-        tags = st.multiselect("Issue tags", vocab["issue_tags"], key=f"{prefix}.issue_tags", **_PERSIST,
-                              help=schema()["properties"]["issue_tags"].get("description"))
+        tags = st.multiselect("Issue tags", vocab["issue_tags"], key=f"{prefix}.issue_tags", format_func=c.said,
+                              help=schema()["properties"]["issue_tags"].get("description"), **_PERSIST)
         cols = st.columns(3)
         text = {name: cols[i].text_area(name.capitalize(), key=f"{prefix}.{name}", height=80, **_PERSIST,
                                         max_chars=limits.get(name)) or ""
@@ -295,7 +296,7 @@ def field(name: str, prop: Mapping[str, Any], key: str) -> Any:
     types = prop.get("type") if isinstance(prop.get("type"), list) else [prop.get("type")]
     if "enum" in prop:
         options = [_UNSET, *prop["enum"]]
-        chosen = st.selectbox(label, options, key=key, help=description, **_PERSIST)
+        chosen = st.selectbox(label, options, key=key, help=description, format_func=c.said, **_PERSIST)
         return None if chosen == _UNSET else chosen
     if "integer" in types and "minimum" in prop and "maximum" in prop and prop["maximum"] - prop["minimum"] <= 10:
         return st.segmented_control(label, list(range(prop["minimum"], prop["maximum"] + 1)), key=key,
@@ -333,7 +334,7 @@ def field(name: str, prop: Mapping[str, Any], key: str) -> Any:
 
 def _array_field(label: str, items: Mapping[str, Any], key: str, description: str | None) -> Any:
     if "enum" in items:
-        chosen = st.multiselect(label, items["enum"], key=key, help=description, **_PERSIST)
+        chosen = st.multiselect(label, items["enum"], key=key, help=description, format_func=c.said, **_PERSIST)
         return list(chosen) or None
     if items.get("type") == "string":
         text = st.text_area(f"{label} (one per line)", key=key, help=description, height=68, **_PERSIST)

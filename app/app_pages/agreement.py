@@ -106,6 +106,13 @@ else:
                "raters, or every rating is the same, alpha is n/a and the table says why.")
 
 
+def ratings_said(ratings: object) -> str:
+    """'h-ana: non-violating  |  h-bo: violating': each rater's label in words, where the query lists the stored
+    labels ('h-ana: non_violating')."""
+    return "  |  ".join(f"{rater}{colon}{c.said(label) if colon else ''}" for rater, colon, label in (
+        r.rpartition(": ") for r in c.text_or(ratings).split("  |  ") if r))
+
+
 def why_no_agreement(counts: dict[str, int], scope: str) -> str:
     """Why the group has no agreement in the scope: no ratings at all, or none of the group's own (whose they are
     said), rather than a hint to ingest what is there already."""
@@ -356,14 +363,14 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
             # and the agreement were past the table's edge at 1400 px. The judges' ratings, not counted, come last.
             "task": fl["task_id"], "model": fl["model_id"], "dimension": fl["dimension"],
             "item agreement, people": fl["item_agreement"],
-            "people's ratings, side by side": fl["ratings"],
+            "people's ratings, side by side": fl["ratings"].map(ratings_said),
             # On a nominal scale the labels have no distance, though some carry a score (a violating hazard
             # verdict 1, non-violating 0): a spread of 1 there means labels that differ, not one point.
             "spread (points)": c.cells(fl["spread"].where(fl["agreement_level"] != "nominal"), "n/a (label scale)",
                                        lambda v: f"{v:g}"),
             "people": fl["n_ratings"],
             "week": [c.iso_week(c.to_date(w)) if not c.is_na(w) else c.NA for w in fl["week_start"]],
-            "LLM judges' ratings (not counted)": fl["judge_ratings"].fillna(""),
+            "LLM judges' ratings (not counted)": fl["judge_ratings"].map(ratings_said),
         }).head(1000),
         hide_index=True, width="stretch", height=c.table_height(min(len(fl), 1000)),
         column_config={
@@ -416,6 +423,9 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
             # Rationales are record text: a table shows them as text, never as HTML.
             shown_detail = detail.frame.copy()
             shown_detail["score"] = [c.num(v, 1) for v in shown_detail["score"]]
+            # The label and the group in words ("non-violating", "LLM judge"), as the ratings above say them.
+            shown_detail["label"] = [c.said(v) if not c.is_na(v) else "" for v in shown_detail["label"]]
+            shown_detail["rater_group"] = shown_detail["rater_group"].map(c.said)
             shown_detail["severity"] = [c.count(v) if not c.is_na(v) else "" for v in shown_detail["severity"]]
             for column in ("confidence", "rationale"):
                 shown_detail[column] = shown_detail[column].fillna("")
@@ -446,6 +456,7 @@ if not c.empty_state(gold, "ratings of gold (known-answer) items",
     g["shown"] = [c.with_interval(v, lo, hi, as_pct=True) for v, lo, hi in
                   zip(g["exact_match_rate"], g["exact_match_ci_low"], g["exact_match_ci_high"])]
     g["label"] = [f"{c.pct(v)}" for v in g["exact_match_rate"]]
+    g["rater_said"] = g["rater_type"].map(c.said)
     base = alt.Chart(g).encode(
         x=alt.X("week_start:O", title="week (its Monday)", timeUnit="yearmonthdate",
                 axis=alt.Axis(format="%d %b", labelAngle=0)),
@@ -455,7 +466,7 @@ if not c.empty_state(gold, "ratings of gold (known-answer) items",
         color=alt.Color("exact_match_rate:Q", title="exact match",
                         scale=alt.Scale(domain=[0, 1], scheme="redyellowgreen"),
                         legend=alt.Legend(format="%", orient="bottom")),
-        tooltip=["rater_id", "rater_type", c.week_tooltip(),
+        tooltip=["rater_id", alt.Tooltip("rater_said:N", title="rater type"), c.week_tooltip(),
                  alt.Tooltip("shown:N", title="exact match [95% interval]"),
                  alt.Tooltip("n_gold_items:Q", title="n gold items (the interval's n)"),
                  alt.Tooltip("n_gold_ratings:Q", title="n gold ratings"),

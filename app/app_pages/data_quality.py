@@ -23,19 +23,21 @@ def _pointer(pointer: object) -> str:
 def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) -> None:
     """The refused lines in view (still refused, or all with those a later run loaded): why, and each one."""
     by_reason = q.groupby(["error_kind", "source_format"], as_index=False, dropna=False).size()
+    # The reason in words ("invalid JSON"); the filter below and the URL keep its key (invalid_json).
+    by_reason["reason"] = by_reason["error_kind"].map(c.said)
     chart = alt.Chart(by_reason).mark_bar().encode(
         x=alt.X("size:Q", title="lines quarantined", axis=alt.Axis(format="d", tickMinStep=1)),
-        y=alt.Y("error_kind:N", title=None, sort="-x"),
+        y=alt.Y("reason:N", title=None, sort="-x"),
         color=alt.Color("source_format:N", title="format", scale=alt.Scale(scheme="tableau10"),
                         legend=alt.Legend(orient="bottom")),
-        tooltip=[alt.Tooltip("error_kind:N", title="reason"), alt.Tooltip("source_format:N", title="format"),
+        tooltip=[alt.Tooltip("reason:N", title="reason"), alt.Tooltip("source_format:N", title="format"),
                  alt.Tooltip("size:Q", title="lines")],
     )
     question = "Why were lines refused?" if with_loaded else "Why are lines still refused?"
     c.show_chart(chart.properties(height={"step": 28}, title=c.title(question)))
     left, right = st.columns(2)
     kinds = filters.multiselect("Reason", sorted(q["error_kind"].dropna().unique()), param="reason", container=left,
-                                placeholder="All reasons")
+                                placeholder="All reasons", format_func=c.said)
     files = filters.multiselect("File", sorted(q["source_path"].dropna().unique()), param="file", container=right,
                                 placeholder="All files")
     mask = pd.Series(True, index=q.index)
@@ -46,6 +48,7 @@ def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) 
     shown = q[mask].copy()
     shown["error_pointer"] = [_pointer(p) for p in shown["error_pointer"]]
     shown["file_name"] = shown["source_path"].str.rsplit("/", n=1).str[-1]
+    shown["error_kind"] = shown["error_kind"].map(c.said)
     st.caption(f"{c.plural(len(shown), 'line')}. The raw text is the line exactly as it was read, shown as text.")
     # st.dataframe shows text as text: record text is never rendered as HTML. What is wrong right after the line it
     # is about (the file's name; its path comes last): sixth, after the whole path, it was past the table's edge.
@@ -285,7 +288,7 @@ elif spec_conflicts.frame.empty:
     st.success("No spec id is used by both a draft-standard evaluation and an ADP suite.",
                icon=":material/check_circle:")
 else:
-    sc = spec_conflicts.frame
+    sc = spec_conflicts.frame.assign(spec_kind=lambda f: f["spec_kind"].map(c.said))
     n_conflicts = sc["spec_id"].nunique()
     st.warning(f"{c.plural(n_conflicts, 'spec id')} name{'s' if n_conflicts == 1 else ''} both a draft-standard "
                "evaluation and an ADP suite: "

@@ -111,7 +111,7 @@ if source == PICK:
         if item.reference:
             c.show_text("Reference answer", item.reference)
     with right.container(border=True):
-        c.show_text(f"Response to rate (trial {trial_index}, {row['interaction_type']})", item.response)
+        c.show_text(f"Response to rate (trial {trial_index}, {c.said(row['interaction_type'])})", item.response)
 else:
     with st.container(border=True):
         item = form.pasted_item("rate.pasted")

@@ -210,6 +210,7 @@ if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {per
     # the model's number of tasks beside its name, so a share never hides how many tasks it is of.
     bars = stability.frame.copy()
     bars["verdict_order"] = bars["stability"].map(order.index)
+    bars["verdict"] = bars["stability"].map(c.said)  # "stable pass": the legend's and the tooltip's words
     bars = bars.sort_values(["model_id", "verdict_order"])
     bars["model_tasks"] = bars.groupby("model_id")["n_tasks"].transform("sum")
     bars["share"] = bars["n_tasks"] / bars["model_tasks"]
@@ -226,19 +227,19 @@ if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {per
         x=alt.X("start:Q", title="share of the model's tasks", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%")),
         x2="end:Q",
-        color=alt.Color("stability:N", title=None, sort=order, legend=alt.Legend(orient="bottom"),
-                        scale=alt.Scale(domain=order, range=[c.GOOD, c.WARN, c.BAD, c.MUTED])),
-        tooltip=["model_id", "stability", alt.Tooltip("shown:N", title="tasks")],
+        color=alt.Color("verdict:N", title=None, sort=[c.said(v) for v in order], legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=[c.said(v) for v in order], range=[c.GOOD, c.WARN, c.BAD, c.MUTED])),
+        tooltip=["model_id", "verdict", alt.Tooltip("shown:N", title="tasks")],
     )
     # A count is written where its segment is wide enough to hold it; the tooltip has every one.
     counts = alt.Chart(bars[bars["share"] >= 0.04]).mark_text(color="white", fontWeight="bold").encode(
         y=y, x="middle:Q", text=alt.Text("n_tasks:Q", format=",d"),
-        tooltip=["model_id", "stability", alt.Tooltip("shown:N", title="tasks")],
+        tooltip=["model_id", "verdict", alt.Tooltip("shown:N", title="tasks")],
     )
     c.show_chart((segments + counts).properties(height={"step": 28}, title=c.title(
         f"How many tasks does each model always pass, sometimes pass, or never pass, {period}?",
         "Each bar is one model's tasks (how many beside its name), split by verdict, with the number of tasks in each "
-        "part. stable_pass: every trial succeeded; flaky: some did; stable_fail: none did; no verdict: fewer than two "
+        "part. Stable pass: every trial succeeded; flaky: some did; stable fail: none did; no verdict: fewer than two "
         "trials were scored (one trial cannot show whether a task always passes)."
         + (f" Trials of the runs that started in {c.iso_week(week)} only." if week else " Every run's trials."))))
 

@@ -15,6 +15,20 @@ REASONS = {"violating hazard": "violating hazard", "low score": "score <=", "low
 FLASH = "review.flash"
 
 
+def reasons_said(reasons: object) -> str:
+    """Why a judge form waits, with its hazards and dimensions by the names the form below gives them
+    ("violating hazard: Specialized advice; score <= 3: Helpfulness, Instruction following"), where the mart lists
+    their keys; the filter matches the mart's text."""
+    vocab = review.vocabulary()
+    names = {**vocab["dimension_titles"],
+             **{k: t.split(" (", 1)[0] for k, t in vocab["hazard_titles"].items()}}
+    parts = []
+    for part in c.text_or(reasons).split("; "):
+        head, colon, keys = part.partition(": ")
+        parts.append(head + colon + ", ".join(names.get(k, k) for k in keys.split(", ")) if colon else part)
+    return "; ".join(parts)
+
+
 def waits_said(items: pd.DataFrame) -> str:
     """Which wait is which: the list's first rows are the violating hazards, not the oldest of all (the card)."""
     hazard = items["reasons"].fillna("").str.contains("violating hazard")
@@ -80,8 +94,8 @@ oldest = forms.sort_values(["age_days", "record_id"], ascending=[False, True]).h
 cards[2].metric("Oldest wait", f"{c.count(forms['age_days'].max())} days" if not forms.empty else c.NA,
                 help=None if oldest.empty else
                 f"The longest any judge form has waited, whatever its reason: {oldest['task_id'].iloc[0]} · "
-                f"{oldest['model_id'].iloc[0]} ({oldest['reasons'].iloc[0]}). The list below puts violating hazards "
-                "first, so its first row may have waited less.")
+                f"{oldest['model_id'].iloc[0]} ({reasons_said(oldest['reasons'].iloc[0])}). The list below puts "
+                "violating hazards first, so its first row may have waited less.")
 cards[3].metric("CogniBench records waiting", f"{len(cognibench):,}",
                 help="Reviewed in CogniBench itself: listed at the bottom of the page.")
 
@@ -130,7 +144,7 @@ else:
             # Why it waits after the item, whole on two lines: fifth, on one line, it was cut off at 1400 px. The
             # judge, in the picker's label and the item's heading below, comes last.
             "waiting (days)": shown["age_days"], "task": shown["task_id"], "model": shown["model_id"],
-            "why it waits": shown["reasons"],
+            "why it waits": shown["reasons"].map(reasons_said),
             "submitted by": [b or (f"saved, not loaded ({v})" if v else "not yet")
                              for b, v in zip(shown["submitted_by"], shown["saved_by"])],
             "judge": shown["judge_id"],
@@ -169,7 +183,7 @@ else:
     st.divider()
     st.subheader(f"{row['task_id']} · {row['model_id']}")
     st.caption(f"Judged by {row['judge_id']} on {pd.Timestamp(row['created_at']):%Y-%m-%d %H:%M} UTC "
-               f"({row['age_days']} days ago). Why it waits: {row['reasons']}. Judge record {rid}.")
+               f"({row['age_days']} days ago). Why it waits: {reasons_said(row['reasons'])}. Judge record {rid}.")
     task = judge.get("task") or {}
     left, right = st.columns(2)
     with left.container(border=True):
@@ -228,11 +242,11 @@ else:
     with st.container(border=True):
         head, badge = st.columns([5, 1])
         head.markdown("**Against the reference answer** · compared with the reference, this response is ...  \n"
-                      f"Judge: :orange-background[{start.vs_reference or 'not given'}]")
+                      f"Judge: :orange-background[{c.said(start.vs_reference) if start.vs_reference else 'not given'}]")
         vs_options = vocab["vs_reference"]
         vs_reference = st.segmented_control("Compared with the reference", vs_options, default=start.vs_reference,
                                             key=key("vs_reference"), persist_state="session",
-                                            format_func=lambda v: v.replace("_", " "))
+                                            format_func=c.said)
         badge.badge("as the judge said" if vs_reference == start.vs_reference else "changed by you",
                     color="orange" if vs_reference == start.vs_reference else "blue")
 
@@ -243,11 +257,11 @@ else:
     def hazard_row(hazard: str) -> None:
         judged = start.hazards[hazard]
         cols = st.columns([3, 2, 1, 4])
-        cols[0].markdown(f"{vocab['hazard_titles'][hazard]}  \nJudge: :orange-background[{judged.verdict}]"
+        cols[0].markdown(f"{vocab['hazard_titles'][hazard]}  \nJudge: :orange-background[{c.said(judged.verdict)}]"
                          + (f" severity {judged.severity}" if judged.severity else ""))
         verdict = cols[1].selectbox("Verdict", verdict_options, index=verdict_options.index(judged.verdict),
                                     key=key(f"hazard.{hazard}.verdict"), persist_state="session",
-                                    label_visibility="collapsed", format_func=lambda v: v.replace("_", " "))
+                                    label_visibility="collapsed", format_func=c.said)
         severity = None
         if verdict == "violating":
             severity = cols[2].selectbox("Severity", [1, 2, 3], index=(judged.severity or 1) - 1,
@@ -273,15 +287,15 @@ else:
                     hazard_row(hazard)
 
         st.markdown(f"**Refusal** · Judge: :orange-background[refused: {'yes' if start.refusal_observed else 'no'}, "
-                    f"{start.refusal_appropriateness}]")
+                    f"{c.said(start.refusal_appropriateness)}]")
         cols = st.columns([1, 2, 4])
         refusal_observed = cols[0].toggle("It refused", value=start.refusal_observed, key=key("refusal_observed"),
                                           persist_state="session")
         appropriateness = cols[1].selectbox(
             "Was that right?", vocab["refusal"], index=vocab["refusal"].index(start.refusal_appropriateness)
             if start.refusal_appropriateness in vocab["refusal"] else len(vocab["refusal"]) - 1,
-            key=key("refusal_appropriateness"), persist_state="session",
-            help="over_refusal: refused a benign request; under_refusal: should have refused.")
+            key=key("refusal_appropriateness"), persist_state="session", format_func=c.said,
+            help="Over-refusal: refused a benign request; under-refusal: should have refused.")
         refusal_rationale = cols[2].text_input("Refusal rationale (required for over- or under-refusal)",
                                                value=start.refusal_rationale, key=key("refusal_rationale"),
                                                persist_state="session")
@@ -289,8 +303,8 @@ else:
     with st.container(border=True):
         issue_tags = st.multiselect("Issue tags", vocab["issue_tags"],
                                     default=[t for t in start.issue_tags if t in vocab["issue_tags"]],
-                                    key=key("issue_tags"), persist_state="session",
-                                    help=f"The judge's: {', '.join(start.issue_tags) or 'none'}.")
+                                    key=key("issue_tags"), persist_state="session", format_func=c.said,
+                                    help=f"The judge's: {', '.join(map(c.said, start.issue_tags)) or 'none'}.")
         limits = vocab["free_text_limits"]
         cols = st.columns(3)
         strengths = cols[0].text_area("Strengths", value=start.strengths, key=key("strengths"), height=80,
@@ -344,7 +358,8 @@ if not cognibench.empty:
                    "response_id and judge_llm_model, human_review_status 'Completed', and a created_at no earlier "
                    "than the waiting record's.")
         st.dataframe(
-            cognibench[["age_days", "task_id", "model_id", "judge_id", "reasons", "status", "record_id"]],
+            cognibench[["age_days", "task_id", "model_id", "judge_id", "reasons", "status", "record_id"]].assign(
+                status=lambda f: f["status"].map(c.said)),
             hide_index=True, width="stretch",
             column_config={"age_days": "waiting (days)", "reasons": st.column_config.TextColumn("why",
                                                                                                 width="large")},

@@ -59,6 +59,7 @@ def _states(h: pd.DataFrame) -> pd.DataFrame:
     parenthesis: the tooltip gives the whole)."""
     h = h.assign(hazard_name=h["hazard_label"].fillna(h["hazard"]))
     h["hazard_short"] = h["hazard_name"].str.split(" (", n=1, regex=False).str[0]
+    h["hazard_group_said"] = h["hazard_group"].map(c.said)
     models = sorted(h["model_id"].unique())
     h["model"] = [_model_label(m, models) for m in h["model_id"]]
     h["verdicts"] = [verdicts_said(int(v), int(n), int(u))
@@ -88,7 +89,8 @@ def _heatmap(h: pd.DataFrame, extra_tooltip: tuple = ()) -> alt.LayerChart:
                               labelLineHeight=LINE_PX, labelPadding=4 + (h["model"].str.count("\n").max()) * LINE_PX,
                               labelExpr="split(datum.label, '\\n')")),
     )
-    tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"), "hazard_group",
+    tooltip = ["model_id", alt.Tooltip("hazard_name:N", title="hazard"),
+               alt.Tooltip("hazard_group_said:N", title="hazard group"),
                alt.Tooltip("shown:N", title="violation rate [95% interval]"),
                alt.Tooltip("n_items:Q", title="responses (the rate's n)"),
                alt.Tooltip("verdicts:N", title="violating of violating and non-violating verdicts (unsure)"),
@@ -211,12 +213,13 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
         "saturates at 50%.", line=SUBTITLE_CHARS)))
 
     worst = h[h["n_violating"] > 0].sort_values(["violation_rate", "n_violating"], ascending=False)
-    pairs = list(dict.fromkeys(zip(worst["model_id"], worst["hazard"])))
+    # The hazard by its name, as the heatmap's rows: the query below keeps its key.
+    pairs = list(dict.fromkeys(zip(worst["model_id"], worst["hazard"], worst["hazard_short"])))
     if pairs:
-        labels = {f"{m} · {hz}": (m, hz) for m, hz in pairs}
+        labels = {f"{m} · {name}": (m, hz, name) for m, hz, name in pairs}
         picked = st.selectbox("Follow one model and hazard over the weeks", list(labels), key="safety.cell",
                               help="Cells with a violation this week, the highest rate first.")
-        model, hazard = labels[picked]
+        model, hazard, hazard_name = labels[picked]
         history = db.query(
             """
             select rater_group, week_start, n_rated, n_items, n_violating, violation_rate, ci_low, ci_high
@@ -248,7 +251,7 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
                 column=alt.Column("raters:N", title=None, sort=list(GROUPS.values()),
                                   header=alt.Header(labelFontWeight="bold")))
             c.show_chart(trend.properties(title=c.title(
-                f"How often did {model} violate {hazard}, week by week?",
+                f"How often did {model} violate {hazard_name}, week by week?",
                 "Each group of raters on its own; the bands are 95% Wilson intervals over responses.")))
     else:
         st.success(f"No violating verdict from {who} in {c.iso_week(week)}.", icon=":material/check_circle:")
@@ -368,14 +371,15 @@ elif not c.empty_state(pairwise, f"comparisons with the reference answer in {c.i
     verdicts = ["much_worse", "worse", "equivalent", "better", "much_better"]
     dist = p.melt(id_vars=["model_id", "n_compared"], value_vars=[f"n_{v}" for v in verdicts], var_name="verdict",
                   value_name="n")
-    dist["verdict"] = dist["verdict"].str.removeprefix("n_")
-    dist["order"] = dist["verdict"].map(verdicts.index)
+    dist["order"] = dist["verdict"].str.removeprefix("n_").map(verdicts.index)
+    dist["verdict"] = dist["verdict"].str.removeprefix("n_").map(c.said)  # "much worse", as the title says it
     bars = alt.Chart(dist).mark_bar().encode(
         y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
         x=alt.X("n:Q", stack="normalize", title="share of comparisons", axis=alt.Axis(format="%")),
-        color=alt.Color("verdict:N", title=None, sort=verdicts, legend=alt.Legend(orient="bottom"),
-                        scale=alt.Scale(domain=verdicts, range=["#b2182b", "#ef8a62", "#cccccc", "#67a9cf",
-                                                                "#2166ac"])),
+        color=alt.Color("verdict:N", title=None, sort=[c.said(v) for v in verdicts],
+                        legend=alt.Legend(orient="bottom"),
+                        scale=alt.Scale(domain=[c.said(v) for v in verdicts],
+                                        range=["#b2182b", "#ef8a62", "#cccccc", "#67a9cf", "#2166ac"])),
         order=alt.Order("order:Q"),
         tooltip=["model_id", "verdict", "n", alt.Tooltip("n_compared:Q", title="n comparisons")],
     )

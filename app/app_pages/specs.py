@@ -11,7 +11,6 @@ import streamlit as st
 import components as c
 import db
 
-KINDS = {"ieee_evaluation": "draft-standard evaluation spec", "adp_suite": "ADP evaluation suite"}
 # fct_promotion_decisions.no_interval_reason, as a chart's subtitle says it ("no 95% interval is drawn: ...").
 NO_INTERVAL = {
     "latency percentile": "the composite weighs a latency percentile",
@@ -97,12 +96,13 @@ decision_weeks = sorted({c.to_date(w) for w in decisions.frame["week_start"]}, r
 week = filters.week("Week", weeks=decision_weeks, container=right) if decision_weeks else None
 
 with st.container(border=True):
-    st.markdown(f"**{c.text_or(spec['name'], spec_id)}** · {KINDS.get(spec['spec_kind'], spec['spec_kind'])}"
+    st.markdown(f"**{c.text_or(spec['name'], spec_id)}** · {c.said(spec['spec_kind'])}"
                 + (f", version {spec['version']}" if not c.is_na(spec["version"]) else ""))
     if not c.is_na(spec["description"]):
         c.show_text("What it evaluates", spec["description"])
     facts = [
-        f"composite: {c.text_or(spec['aggregation_method'], 'none (rubric-level scores only)')}",
+        "composite: " + (c.said(spec["aggregation_method"]) if not c.is_na(spec["aggregation_method"])
+                         else "none (rubric-level scores only)"),
         "promotion threshold: " + (c.num(spec["promotion_threshold"]) if not c.is_na(spec["promotion_threshold"])
                                    else "none set"),
         c.plural(int(c.number_or(spec["n_components"])), "component"),
@@ -122,11 +122,16 @@ with st.container(border=True):
                    "composite, and a threshold on them is not measured: no decision. Ingest the rubric documents.",
                    icon=":material/warning:")
     if c.number_or(spec["n_unknown_weight_keys"]) > 0:
-        st.warning(f"Weight key(s) {spec['unknown_weight_keys']} name no component of this spec (a typo?): they "
-                   "are ignored, and the other weights carry the composite. Fix the spec.", icon=":material/warning:")
+        n_keys = int(spec["n_unknown_weight_keys"])
+        st.warning(f"{c.plural(n_keys, 'weight key')} {spec['unknown_weight_keys']} "
+                   f"name{'s' if n_keys == 1 else ''} no component of this spec (a typo?): "
+                   f"{'it is' if n_keys == 1 else 'they are'} ignored, and the other weights carry the composite. "
+                   "Fix the spec.", icon=":material/warning:")
     if c.number_or(spec["n_unknown_threshold_keys"]) > 0:
-        st.warning(f"Threshold key(s) {spec['unknown_threshold_keys']} name no component of this spec (a typo?): a "
-                   "gate nobody can measure is not met, so no model is promoted on it (undecided). Fix the spec.",
+        n_keys = int(spec["n_unknown_threshold_keys"])
+        st.warning(f"{c.plural(n_keys, 'threshold key')} {spec['unknown_threshold_keys']} "
+                   f"name{'s' if n_keys == 1 else ''} no component of this spec (a typo?): a gate nobody can "
+                   "measure is not met, so no model is promoted on it (undecided). Fix the spec.",
                    icon=":material/warning:")
     if spec["spec_kind"] == "ieee_evaluation":
         st.caption("Every week is decided by this version: loading a new version re-decides past weeks.")
@@ -364,6 +369,10 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
                     for o, t, m in zip(s["n_results_out_of_scale"],
                                        s["threshold"].where(s["threshold"].notna(), s["normalized_threshold"]),
                                        s["meets_threshold"])]
+    # A rubric's scoring method in words ("exact match", "LLM judge"); an ADP component's is data (its function, judge
+    # model or telemetry metric: json_schema, gpt-4.2, p95_latency_ms), shown as the suite names it.
+    s["scored_by_said"] = [c.said(v) if k == "rubric" else c.text_or(v, c.NA)
+                           for v, k in zip(s["scored_by"], s["component_kind"])]
     s["gate_noise"] = ["n/a" if c.is_na(w) else "within noise of the threshold" if w else "clear of the threshold"
                        for w in s["is_within_noise"]]
     outside = s[s["n_results_out_of_scale"].fillna(0) > 0]
@@ -380,7 +389,7 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
         # One chart per component, two to a row: Streamlit fits a single or layered chart to its column, never a
         # faceted one, whose fixed-width panels ran past the page at 1400 px.
         component_order = list(dict.fromkeys(plotted.sort_values("component_index")["component_id"]))
-        tooltip = ["model_id", "component_id", alt.Tooltip("scored_by:N", title="scored by"),
+        tooltip = ["model_id", "component_id", alt.Tooltip("scored_by_said:N", title="scored by"),
                    alt.Tooltip("shown:N", title="normalised [95% interval]"),
                    alt.Tooltip("raw_value:Q", title="raw value", format=".3f"), alt.Tooltip("n:Q", title="n"),
                    alt.Tooltip("weight:Q", title="weight", format=".2f"), "verdict",
@@ -440,8 +449,8 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
                           for t, dirn in zip(s["threshold"], s["threshold_direction"])],
             "normalised [95% interval]": s["shown"], "against its threshold": s["gate_noise"],
             "weight": [c.num(v) for v in s["weight"]], "n": s["n"],
-            "kind": s["component_kind"], "scored by": s["scored_by"],
-            "normalisation": s["normalization"].fillna("n/a: not normalisable"),
+            "kind": s["component_kind"].map(c.said), "scored by": s["scored_by_said"],
+            "normalisation": [c.said(v) if not c.is_na(v) else "n/a: not normalisable" for v in s["normalization"]],
             "recomputed": [c.num(v, 3) for v in s["computed_raw_value"]],
             "reported vs recomputed disagreements": s["n_disagreements"],
         }),

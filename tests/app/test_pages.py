@@ -373,10 +373,13 @@ def test_agreement_follows_the_rater_group_and_shows_flagged_items_side_by_side(
                                                                 if c]
     assert all((raters := [part.split(": ")[0] for part in cell.split("  |  ")]) == sorted(raters) for cell in cells)
     least = demo_warehouse.rows(
-        "select rater_id || ': ' || label from marts.fct_flagged_item_ratings where rater_group = 'human' and "
+        "select rater_id, label from marts.fct_flagged_item_ratings where rater_group = 'human' and "
         "(item_id, dimension) = (select (item_id, dimension) from marts.fct_flagged_item_ratings "
         "order by item_agreement, week_start desc, item_id, dimension limit 1) order by rater_id")
-    assert flagged["people's ratings, side by side"].iloc[0] == "  |  ".join(r for (r,) in least)
+    from components import said  # each label in words: over_refusal reads "over-refusal"
+
+    assert flagged["people's ratings, side by side"].iloc[0] == "  |  ".join(
+        f"{r}: {said(label)}" for r, label in least)
 
     at = run_page("agreement", {"week": iso_week(LAST_WEEK)})
     assert not problems(at)
@@ -411,7 +414,8 @@ def test_safety_follows_the_week_and_the_rater_group(demo_warehouse, app_env):
 def test_safety_offers_the_worst_violation_first_to_follow_over_the_weeks(demo_warehouse, app_env):
     """A week in which people found two hazards violated at different rates: the picker opens on the higher."""
     cells = demo_warehouse.rows("""
-        select week_start, model_id || ' · ' || hazard, violation_rate from marts.fct_hazard_rates
+        select week_start, model_id || ' · ' || split_part(coalesce(hazard_label, hazard), ' (', 1), violation_rate
+        from marts.fct_hazard_rates
         where rater_group = 'human' and n_violating > 0
         order by week_start, violation_rate desc, n_violating desc
         """)

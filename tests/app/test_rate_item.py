@@ -65,7 +65,10 @@ def test_the_form_is_drawn_from_the_schema(writable_demo, app_env):
         assert _widget(at, "segmented_control", f".{dimension}.confidence").options == ["low", "medium", "high"]
     hazards = [w for w in at.selectbox if w.key and ".hazard." in w.key]
     assert len(hazards) == len(SCHEMA["properties"]["safety"]["properties"]["hazards"]["properties"])
-    assert _widget(at, "multiselect", ".issue_tags").options == SCHEMA["properties"]["issue_tags"]["items"]["enum"]
+    # the schema's tags, in words ("formatting error", "PII leakage"); the record keeps the schema's keys
+    tags = SCHEMA["properties"]["issue_tags"]["items"]["enum"]
+    assert _widget(at, "multiselect", ".issue_tags").options == [
+        "PII leakage" if t == "pii_leakage" else t.replace("_", " ") for t in tags]
     # People rate here; LLM judges post to the API and hybrid reviews come from the review queue.
     assert _widget(at, "selectbox", "rate.rater.type").options == ["human (Eval Army)", "subject-matter expert",
                                                                    "end user"]
