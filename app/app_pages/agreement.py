@@ -309,9 +309,35 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
             + (f" Grey band: {week_label}, the week shown above." if week else ""))))
 
 # -- items flagged for rubric clarification --------------------------------------------------------------------------
+
+
+def flag_threshold(thresholds: pd.DataFrame) -> str:
+    """'below 0.4', or 'below 0.4 on quality dimensions and 0.3 on safety dimensions' where the groups' thresholds
+    (the seed agreement_targets.flag_below, as the build flagged with it) differ; the seed's name where no item of
+    the groups was rated by two people."""
+    values = {} if thresholds.empty else dict(zip(thresholds["dimension_group"], thresholds["flag_below"]))
+    if not values:
+        return "below its dimension group's threshold (the seed agreement_targets, flag_below)"
+    if len(set(values.values())) == 1:
+        return f"below {next(iter(values.values())):g}"
+    return "below " + " and ".join(f"{v:g} on {g} dimensions" for g, v in sorted(values.items()))
+
+
 st.subheader("Items people disagree on: flagged for rubric clarification")
+thresholds = db.query(
+    """
+    -- The threshold each dimension group's items were flagged below (fct_item_disagreement.is_flagged)
+    select dimension_group, min(flag_below) as flag_below
+    from marts.fct_item_disagreement
+    where list_contains(?, dimension_group)
+    group by dimension_group
+    """,
+    [dimension_groups],
+)
+c.notes(thresholds)
 st.caption("An item is flagged when the people's agreement on it (1 minus their disagreement over the dimension's "
-           "expected disagreement among people) is below 0.4: the people who rated it read the rubric differently. "
+           f"expected disagreement among people) is {flag_threshold(thresholds.frame)}: the people who rated it "
+           "read the rubric differently. "
            "1 is perfect and 0 chance level; below 0 the raters disagree more than chance would make them, and there "
            "is no lower bound (an item's disagreement can be many times the expected one). Only items two or more "
            "people rated; the LLM judges' ratings are shown beside the people's but do not count (a judge that "

@@ -117,7 +117,7 @@ series = db.query(
            n_agreement_pairs, n_humans, n_items, exact_agreement, kappa_unweighted, kappa_quadratic, mean_bias,
            bias_se, bias_ci_low, bias_ci_high, baseline_bias, drift_z, alert_band_low, alert_band_high,
            is_drift_alert, no_test_reason, judge_model, judge_versions, baseline_judge_versions,
-           is_judge_version_changed, has_new_judge_version
+           previous_judge_versions, is_judge_version_changed, has_new_judge_version
     from marts.fct_judge_drift
     where judge_id = ?
     order by dimension, week_start
@@ -132,8 +132,6 @@ frame = series.frame
 frame["alerted"] = frame["is_drift_alert"].astype("boolean").fillna(False).astype(bool)
 frame["untested"] = frame["no_test_reason"].notna()
 frame["version_changed"] = [flag(v) is True for v in frame["is_judge_version_changed"]]
-# The versions of the judge's previous week on the dimension, which is_judge_version_changed compares with
-frame["previous_versions"] = frame.groupby("dimension")["judge_versions"].shift()
 frame["version"] = [version_said(v, b, flag(n)) or "not recorded" for v, b, n in
                     zip(frame["judge_versions"], frame["baseline_judge_versions"], frame["has_new_judge_version"])]
 alerting = sorted(frame.loc[frame["alerted"], "dimension"].unique())
@@ -154,7 +152,7 @@ def version_sentence(week_rows: pd.DataFrame) -> str:
     for _, row in week_rows.iterrows():
         now, new = ", ".join(versions(row["judge_versions"])), flag(row["has_new_judge_version"]) is True
         if row["version_changed"]:
-            before = ", ".join(versions(row["previous_versions"]))
+            before = ", ".join(versions(row["previous_judge_versions"]))
             text = f"**The judge's version changed this week**: {before} → {now}"
         elif new:
             text = f"**The judge rates with a version its baseline did not use**: {now}"
@@ -263,7 +261,7 @@ else:
                    else EXACT_CHANGE if c.is_na(z) else c.num(z, 1)
                    for b, z, r in zip(biased["is_baseline_week"], biased["drift_z"], biased["no_test_reason"])]
     biased["version_change"] = [f"{', '.join(versions(p))} → {', '.join(versions(v))}" if changed else "none"
-                                for p, v, changed in zip(biased["previous_versions"], biased["judge_versions"],
+                                for p, v, changed in zip(biased["previous_judge_versions"], biased["judge_versions"],
                                                          biased["version_changed"])]
     x = weeks_axis(biased["week_start"])
     # one bias scale for every panel, as a facet had: the dimensions' biases compare at a glance

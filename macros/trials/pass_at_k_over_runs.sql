@@ -6,7 +6,8 @@
    are those that started in it: a run whose trials straddle a week's end counts once, whole, in the week of its
    first trial (macros/trials/weekly_run_tasks.sql; it counted in each of its weeks with the attempts it made there).
    Trials without a run id count as one run (in the weekly mart, one per week). The trials counted are attempts
-   scored on one metric.
+   scored on one metric. first_run_at and last_run_at say when the first and the last of the runs started (a run's
+   first trial on the metric, the time a weekly run is dated by): the span n_runs covers.
    The 95% intervals are Wilson's on the effective sample size of the standard error over tasks (wilson_low_from_se
    on n_tasks: wherever an estimate is defined every task has one), as fct_benchmark_results gives accuracy. pass@k
    sits near 1 at large k and an eval has few tasks: the mean +- 1.96 SE the app drew, clipped to [0, 1], was a
@@ -29,16 +30,30 @@ run_tasks as (
     {{ weekly_run_tasks('trials') }}
 ),
 {% else %}
-run_tasks as (
+run_task_cells as (
     select
         {{ keys | join(',\n        ') }},
         sample_id,
         run_id,
         count(is_correct) as n_trials,
-        cast(sum(case when is_correct then 1 else 0 end) as bigint) as n_correct
+        cast(sum(case when is_correct then 1 else 0 end) as bigint) as n_correct,
+        min(evaluated_at) as first_trial_at
     from trials
     group by {{ keys | join(', ') }}, sample_id, run_id
-    having count(is_correct) > 0
+),
+
+-- the tasks a run scored; when it started is its first trial on the metric, at any task, scored or not (as a
+-- weekly run is dated): the window runs before QUALIFY leaves out the tasks it did not score
+run_tasks as (
+    select
+        {{ keys | join(',\n        ') }},
+        sample_id,
+        run_id,
+        n_trials,
+        n_correct,
+        min(first_trial_at) over (partition by {{ keys | join(', ') }}, run_id) as run_started_at
+    from run_task_cells
+    qualify n_trials > 0
 ),
 {% endif %}
 
@@ -49,6 +64,20 @@ groups as (
         count(distinct run_id) + max(case when run_id is null then 1 else 0 end) as n_runs,
         max(n_trials) as most_run_trials
     from run_tasks
+    group by {{ keys | join(', ') }}
+),
+
+-- When the first and the last of the runs averaged over started (a run is as many rows as its tasks: one each)
+run_spans as (
+    select
+        {{ keys | join(',\n        ') }},
+        min(run_started_at) as first_run_at,
+        max(run_started_at) as last_run_at
+    from (
+        select {{ keys | join(', ') }}, run_id, min(run_started_at) as run_started_at
+        from run_tasks
+        group by {{ keys | join(', ') }}, run_id
+    ) as runs
     group by {{ keys | join(', ') }}
 ),
 
@@ -140,6 +169,8 @@ final as (
         pass_at_k.k,
         cast(pass_at_k.n_tasks as bigint) as n_tasks,
         cast(groups.n_runs as bigint) as n_runs,
+        run_spans.first_run_at,
+        run_spans.last_run_at,
         cast(pass_at_k.n_tasks_with_enough_trials as bigint) as n_tasks_with_enough_trials,
         pass_at_k.pass_at_k,
         pass_at_k.pass_at_k_se,
@@ -156,6 +187,8 @@ final as (
     from pass_at_k
     inner join groups
         on {{ keys_equal('pass_at_k', 'groups', keys) }}
+    inner join run_spans
+        on {{ keys_equal('pass_at_k', 'run_spans', keys) }}
 )
 
 select * from final

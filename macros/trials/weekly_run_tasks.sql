@@ -10,7 +10,9 @@
    made then). Trials without a run id stay as they were: each week's trials of a task are one run of that week,
    since no id says which of them belong together across weeks.
    Table macro: one row per model, eval, trial metric, week, task and run with at least one scored attempt;
-   n_trials counts the run's scored attempts at the task (is_correct not NULL), n_correct its successes. #}
+   n_trials counts the run's scored attempts at the task (is_correct not NULL), n_correct its successes, and
+   run_started_at is when the run started: its first trial's evaluated_at, scored or not, the time its week is
+   dated by (a trial without a run id: the first of its task's in the week). #}
 {% macro weekly_run_tasks(trials) %}
 {%- set run_keys = ['model_id', 'evaluation_name', 'trial_metric', 'run_id'] %}
 {%- set cell_keys = ['model_id', 'evaluation_name', 'trial_metric', 'week_start', 'sample_id', 'run_id'] %}
@@ -25,7 +27,8 @@ run_week_cells as (
     select
         {{ cell_keys | join(',\n        ') }},
         count(is_correct) as n_trials,
-        cast(sum(case when is_correct then 1 else 0 end) as bigint) as n_correct
+        cast(sum(case when is_correct then 1 else 0 end) as bigint) as n_correct,
+        min(evaluated_at) as first_trial_at
     from {{ trials }}
     group by {{ cell_keys | join(', ') }}
 ),
@@ -43,7 +46,11 @@ run_week_dated as (
         sample_id,
         run_id,
         n_trials,
-        n_correct
+        n_correct,
+        case
+            when run_id is null then first_trial_at
+            else min(first_trial_at) over (partition by {{ run_keys | join(', ') }})
+        end as run_started_at
     from run_week_cells
 ),
 
@@ -52,7 +59,8 @@ run_week_tasks as (
     select
         {{ cell_keys | join(',\n        ') }},
         cast(sum(n_trials) as bigint) as n_trials,
-        cast(sum(n_correct) as bigint) as n_correct
+        cast(sum(n_correct) as bigint) as n_correct,
+        min(run_started_at) as run_started_at
     from run_week_dated
     group by {{ cell_keys | join(', ') }}
     having sum(n_trials) > 0

@@ -1,11 +1,13 @@
 """The Agreement page: people's weekly alpha is drawn with its 95% interval (rpt_weekly_agreement's), its legends
 have room for their labels, and an empty state names the real cause (ratings by others only, no item with two
-raters, every rating the same), never a hint to ingest or build what is there already."""
+raters, every rating the same), never a hint to ingest or build what is there already, and the threshold items are
+flagged below is the one the build flagged them with."""
 
 from __future__ import annotations
 
 import json
 
+import duckdb
 import pytest
 
 from tests.app.conftest import JUDGED_WEEK, LAST_WEEK, RATED_WEEK, iso_week, run_page
@@ -140,3 +142,26 @@ def test_the_agreement_tables_are_as_tall_as_their_rows_up_to_a_cap(demo_warehou
     assert dimensions <= 20 and dimensions_height == header_and_border + dimensions * row  # every dimension at once
     assert flagged > 15 and flagged_height == header_and_border + 15 * row  # scrolls past 15
     assert ratings < 10 and ratings_height == header_and_border + ratings * row  # no blank rows under it
+
+
+def test_the_flag_threshold_the_caption_gives_is_the_one_the_build_flagged_with(writable_demo, app_env):
+    """The seed agreement_targets.flag_below, as fct_item_disagreement carries it, per dimension group: a team that
+    sets 0.3 for safety reads it, beside quality's 0.4 (the caption had "below 0.4" written in)."""
+    lead = "An item is flagged when the people's agreement on it"
+    app_env(writable_demo.path)
+    said = [c.value for c in run_page("agreement").caption if c.value.startswith(lead)]
+    assert len(said) == 1 and "expected disagreement among people) is below 0.4: the people who" in said[0]
+
+    with duckdb.connect(str(writable_demo.path)) as con:
+        con.execute("update marts.fct_item_disagreement set flag_below = 0.3 where dimension_group = 'safety'")
+    app_env(writable_demo.path)
+    at = run_page("agreement")
+    assert not problems(at), problems(at)
+    said = [c.value for c in at.caption if c.value.startswith(lead)]
+    assert len(said) == 1 and "is below 0.4 on quality dimensions and 0.3 on safety dimensions: the people" in said[0]
+
+    with duckdb.connect(str(writable_demo.path)) as con:
+        con.execute("update marts.fct_item_disagreement set flag_below = 0.3")
+    app_env(writable_demo.path)
+    said = [c.value for c in run_page("agreement").caption if c.value.startswith(lead)]
+    assert len(said) == 1 and "is below 0.3: the people" in said[0]

@@ -192,6 +192,28 @@ def test_an_alert_in_the_week_the_judges_version_changed_says_so_and_the_chart_m
     assert len(summary) == 1 and "version" not in summary[0]
 
 
+def test_the_version_a_change_is_from_is_the_marts_previous_judge_versions(drifting, app_env, tmp_path):
+    """The page says what the judge's version changed from as fct_judge_drift.previous_judge_versions has it, not as
+    its own rows would suggest: a warehouse whose mart names v0 before judge-y#1's v2 in 2026-W47 reads v0 → v2 in
+    the week's summary and on the chart's change (the page had taken the week before's judge_versions, v1)."""
+    edited = Warehouse(tmp_path / "edited.duckdb")
+    shutil.copyfile(drifting.path, edited.path)
+    with duckdb.connect(str(edited.path)) as con:
+        con.execute("update marts.fct_judge_drift set previous_judge_versions = ['v0'] "
+                    "where judge_id = 'judge-y#1' and week_start = date '2026-11-16'")
+    app_env(edited.path)
+    at = run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W47"})
+    assert not problems(at)
+    assert "**The judge's version changed this week**: v0 → v2 (on every dimension it rated)" in _said(at)
+    changes = set()
+    for chart in at.get("vega_lite_chart"):
+        for data in chart.proto.datasets:
+            frame = convert_arrow_bytes_to_pandas_df(data.data.data)
+            if "version_change" in frame:
+                changes |= set(frame["version_change"]) - {"none"}
+    assert changes == {"v0 → v2"}
+
+
 def test_the_charts_are_panels_that_fit_the_page_and_the_alert_rule_is_said_plainly(drifting, app_env):
     """A faceted chart's panels have a fixed width that ran past the right edge at 900 px: every chart is a single
     or layered one, which Streamlit fits to its panel. The intro says the cutoff in standard errors as a number."""

@@ -364,23 +364,23 @@ def test_every_week_after_the_baseline_is_compared_with_a_baseline_of_enough_ite
 
 def test_each_week_names_the_judge_versions_that_rated_and_whether_they_are_new_or_changed(drifting):
     """versioned#1's versions per week, sorted (p-1 before p-10 whichever rated first), against its baseline's (weeks
-    1 and 2: p-1) and its previous week's. Week 5 is back to p-1: a change from week 4, but nothing new to the
-    baseline; week 6 names no version, so neither question has an answer."""
+    1 and 2: p-1) and its previous week's (previous_judge_versions). Week 5 is back to p-1: a change from week 4, but
+    nothing new to the baseline; week 6 names no version, so neither question has an answer."""
     rows = drifting.rows(
         """
-        select week_number, is_baseline_week, judge_versions, baseline_judge_versions, is_judge_version_changed,
-               has_new_judge_version
+        select week_number, is_baseline_week, judge_versions, baseline_judge_versions, previous_judge_versions,
+               is_judge_version_changed, has_new_judge_version
         from marts.fct_judge_drift where judge_id = 'versioned#1' and dimension = 'helpfulness' order by week_start
         """
     )
     baseline = ["p-1"]
     assert rows == [
-        (1, True, ["p-1"], baseline, None, None),
-        (2, True, ["p-1"], baseline, False, None),
-        (3, False, ["p-2"], baseline, True, True),
-        (4, False, ["p-1", "p-10"], baseline, True, True),
-        (5, False, ["p-1"], baseline, True, False),
-        (6, False, None, baseline, None, None),
+        (1, True, ["p-1"], baseline, None, None, None),
+        (2, True, ["p-1"], baseline, ["p-1"], False, None),
+        (3, False, ["p-2"], baseline, ["p-1"], True, True),
+        (4, False, ["p-1", "p-10"], baseline, ["p-2"], True, True),
+        (5, False, ["p-1"], baseline, ["p-1", "p-10"], True, False),
+        (6, False, None, baseline, ["p-1"], None, None),
     ]
     # every dimension of a form carries the form's version
     assert drifting.scalar(

@@ -290,6 +290,25 @@ def test_the_shifted_judge_week_raises_alerts_and_no_other_week_does(demo_wareho
     assert {"helpfulness", "overall_quality"} <= {d for (d,) in dimensions}
 
 
+def test_previous_judge_versions_are_the_judge_versions_of_its_previous_week_on_the_dimension(demo_warehouse):
+    """For every judge and dimension, previous_judge_versions is judge_versions of its row before (its previous
+    week_number), NULL in its first week; rpt_weekly_drift_alerts carries the same. The Judge drift page had derived
+    it from its own rows."""
+    rows = demo_warehouse.rows(
+        "select judge_id, dimension, week_start, week_number, judge_versions, previous_judge_versions "
+        "from marts.fct_judge_drift order by judge_id, dimension, week_start")
+    expected, before = {}, {}
+    for judge, dimension, week, number, versions, _ in rows:
+        expected[judge, dimension, week] = before.get((judge, dimension)) if number > 1 else None
+        before[judge, dimension] = versions
+    assert {(j, d, w): previous for j, d, w, _, _, previous in rows} == expected
+    # not trivially NULL or the week's own: the demo's judge changes its prompt and back
+    assert any(previous is not None and previous != versions for *_, versions, previous in rows)
+    alerts = demo_warehouse.rows(
+        "select judge_id, dimension, week_start, previous_judge_versions from marts.rpt_weekly_drift_alerts")
+    assert alerts and all(expected[j, d, w] == previous for j, d, w, previous in alerts)
+
+
 def test_drift_alerts_follow_the_documented_rule(demo_warehouse):
     # The baseline: a judge's first 2 weeks on the dimension, and each next week while those before hold fewer than
     # 10 items; a week after it is compared with 10 items or more, and a baseline with fewer is untested.
@@ -392,6 +411,31 @@ def test_all_time_pass_at_k_is_the_mean_of_the_weekly_runs(demo_warehouse):
         "select pass_at_k from marts.fct_pass_at_k where evaluation_name = 'tau_retail' "
         "and model_id = 'openai/gpt-4.1-mini-2025-04-14' and k = 8")
     assert weekly[0][1] == 8 and abs(all_time - weekly[0][0]) <= TOLERANCE and abs(all_time - 0.8875) <= TOLERANCE
+
+
+def test_pass_at_k_spans_the_starts_of_the_runs_it_averages_over(demo_warehouse):
+    """first_run_at and last_run_at are the earliest and the latest start (first trial, scored or not) of the runs
+    with a scored trial, from fct_trials; in the weekly mart, of the runs whose first trial is in the week. The demo's
+    runs all have an id."""
+    trials = demo_warehouse.frame(
+        "select model_id, evaluation_name, trial_metric, run_id, evaluated_at, week_start, is_correct "
+        "from marts.fct_trials")
+    assert trials.run_id.notna().all()
+    runs = trials.groupby(["model_id", "evaluation_name", "trial_metric", "run_id"]).agg(
+        started=("evaluated_at", "min"), week_start=("week_start", "min"), scored=("is_correct", "count")
+    ).reset_index()
+    runs = runs[runs.scored > 0]
+    for mart, keys in (("fct_pass_at_k", ["model_id", "evaluation_name", "trial_metric"]),
+                       ("fct_pass_at_k_weekly", ["model_id", "evaluation_name", "trial_metric", "week_start"])):
+        expected = runs.groupby(keys).agg(n_runs=("run_id", "count"), first_run_at=("started", "min"),
+                                          last_run_at=("started", "max"))
+        got = demo_warehouse.frame(f"select distinct {', '.join(keys)}, n_runs, first_run_at, last_run_at "
+                                   f"from marts.{mart}").set_index(keys)
+        assert len(got) > 10 and got.index.is_unique, mart
+        pd.testing.assert_frame_equal(got.sort_index(), expected.loc[got.index].sort_index(), check_dtype=False)
+    # the all-time span covers weeks, the weekly one lies in its week
+    spans = demo_warehouse.frame("select first_run_at, last_run_at from marts.fct_pass_at_k where n_runs > 1")
+    assert len(spans) > 0 and ((spans.last_run_at - spans.first_run_at).dt.days >= 7).all()
 
 
 def test_a_task_judged_in_several_runs_once_each_has_pass_at_1_only(demo_warehouse):

@@ -40,8 +40,9 @@
 -- The judge's version (rater.version: its prompt or model version) is what an analyst checks first beside an alert:
 -- judge_versions lists those of the week's compared ratings, baseline_judge_versions those of its baseline weeks.
 -- has_new_judge_version says the week rated with a version its baseline did not (what the alert's comparison rests
--- on); is_judge_version_changed says its versions differ from its previous week's on the dimension (where a chart
--- marks a change, and back). dim_raters keeps the latest version only, rpt_weekly_drift_alerts that of its example.
+-- on); is_judge_version_changed says its versions differ from its previous week's on the dimension, which
+-- previous_judge_versions gives (where a chart marks a change, and back, and says from what). dim_raters keeps the
+-- latest version only, rpt_weekly_drift_alerts that of its example.
 -- int_rating_pairs_joined is read where used, not through an import CTE: DuckDB copies a CTE read more than once whole
 -- (docs/performance.md, "What made it faster").
 {%- set group_by = ['judge_id', 'dimension', 'week_start'] %}
@@ -252,6 +253,7 @@ compared as (
         coalesce(baseline_length.n_baseline_weeks, 0) as baseline_weeks,
         weekly_pairs.judge_versions,
         baseline_length.baseline_judge_versions,
+        weeks_marked.previous_judge_versions,
         -- NULL in the judge's first week on the dimension, or where either week's ratings name no version
         case
             when weeks_marked.previous_judge_versions is not null
@@ -357,6 +359,7 @@ judged as (
         baseline_weeks,
         judge_versions,
         baseline_judge_versions,
+        previous_judge_versions,
         is_judge_version_changed,
         has_new_judge_version,
         bias_delta,

@@ -3,9 +3,9 @@
 -- item that shows it best: the one
 -- whose judge-minus-people gap lies furthest in the direction of the drift, with its prompt and response.
 -- The weekly report lists these and draws each alerting judge's weekly bias from fct_judge_drift.
--- The judge's versions are the week's and its baseline's, as fct_judge_drift has them: an alert in the week a new
--- prompt came in reads differently from one on the prompt the baseline used. example_judge_version is the example
--- form's own, one of judge_versions.
+-- The judge's versions are the week's, its previous week's and its baseline's, as fct_judge_drift has them: an alert
+-- in the week a new prompt came in reads differently from one on the prompt the baseline used. example_judge_version
+-- is the example form's own, one of judge_versions.
 with
 
 judge_drift as (
@@ -94,6 +94,7 @@ final as (
         alerts.kappa_quadratic,
         alerts.judge_versions,
         alerts.baseline_judge_versions,
+        alerts.previous_judge_versions,
         alerts.is_judge_version_changed,
         alerts.has_new_judge_version,
         ranked_gaps.item_id as example_item_id,
