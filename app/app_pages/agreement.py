@@ -37,12 +37,29 @@ ITEM_AGREEMENT_HELP = (
     "Compare items within a dimension: on one whose ratings are nearly all one label, one dissenting rater takes an "
     "item far below 0.")
 
+
+def per_group(frame: pd.DataFrame, column: str) -> str | None:
+    """A seed value per dimension group as the build used it: '0.4' where the groups agree, '0.6 on quality
+    dimensions and 0.8 on safety dimensions' where not; None without rows (nothing rated yet)."""
+    values = {} if frame.empty else dict(zip(frame["dimension_group"], frame[column]))
+    if not values:
+        return None
+    if len(set(values.values())) == 1:
+        return f"{next(iter(values.values())):g}"
+    return " and ".join(f"{v:g} on {g} dimensions" for g, v in sorted(values.items()))
+
+
 st.title("Do our raters agree?")
+# The targets as fct_rater_agreement compared with them (the seed agreement_targets): written in, they went stale
+# when a team set its own.
+targets = db.query(
+    "select dimension_group, min(target) as target from marts.fct_rater_agreement group by dimension_group")
 st.caption(
     "**Krippendorff's alpha**: agreement beyond chance (1 perfect, 0 chance level, below 0 systematic "
     "disagreement), ordinal on 1 to 5 scales, nominal on labels. **Fleiss' kappa**: the same idea, counting only "
-    "exact matches. Targets: alpha 0.6 for quality dimensions, 0.8 for safety, met or not by **people** (human, SME "
-    "and end-user raters): whether people read the rubric the same way. All raters pool people with the LLM judges; "
+    f"exact matches. Targets: alpha {per_group(targets.frame, 'target') or 'as the seed agreement_targets sets them'}, "
+    "met or not by **people** (human, SME and end-user raters): whether people read the rubric the same way. All "
+    "raters pool people with the LLM judges; "
     "a judge that disagrees with people pulls that alpha down, which the Judge drift page measures. Reviews of a "
     "judge's verdict (hybrid forms, CogniBench completed reviews) are left out: they start from the judge's answer. "
     "On a hazard, raters agree or not on the verdict the Safety page's violation rates count (violating or not: "
@@ -315,12 +332,8 @@ def flag_threshold(thresholds: pd.DataFrame) -> str:
     """'below 0.4', or 'below 0.4 on quality dimensions and 0.3 on safety dimensions' where the groups' thresholds
     (the seed agreement_targets.flag_below, as the build flagged with it) differ; the seed's name where no item of
     the groups was rated by two people."""
-    values = {} if thresholds.empty else dict(zip(thresholds["dimension_group"], thresholds["flag_below"]))
-    if not values:
-        return "below its dimension group's threshold (the seed agreement_targets, flag_below)"
-    if len(set(values.values())) == 1:
-        return f"below {next(iter(values.values())):g}"
-    return "below " + " and ".join(f"{v:g} on {g} dimensions" for g, v in sorted(values.items()))
+    said = per_group(thresholds, "flag_below")
+    return f"below {said}" if said else "below its dimension group's threshold (the seed agreement_targets, flag_below)"
 
 
 st.subheader("Items people disagree on: flagged for rubric clarification")

@@ -165,3 +165,20 @@ def test_the_flag_threshold_the_caption_gives_is_the_one_the_build_flagged_with(
     app_env(writable_demo.path)
     said = [c.value for c in run_page("agreement").caption if c.value.startswith(lead)]
     assert len(said) == 1 and "is below 0.3: the people" in said[0]
+
+
+def test_the_targets_the_first_caption_gives_are_the_ones_the_build_compared_with(writable_demo, app_env):
+    """The seed agreement_targets.target, as fct_rater_agreement carries it: the caption had "alpha 0.6 for quality
+    dimensions, 0.8 for safety" written in, stale for a team that sets its own."""
+    lead = "**Krippendorff's alpha**"
+    app_env(writable_demo.path)
+    said = [c.value for c in run_page("agreement").caption if c.value.startswith(lead)]
+    assert len(said) == 1 and "Targets: alpha 0.6 on quality dimensions and 0.8 on safety dimensions, met" in said[0]
+
+    with duckdb.connect(str(writable_demo.path)) as con:
+        con.execute("update marts.fct_rater_agreement set target = 0.7")
+    app_env(writable_demo.path)
+    at = run_page("agreement")
+    assert not problems(at), problems(at)
+    said = [c.value for c in at.caption if c.value.startswith(lead)]
+    assert len(said) == 1 and "Targets: alpha 0.7, met or not by **people**" in said[0]
