@@ -9,6 +9,7 @@ import streamlit as st
 
 import components as c
 import db
+from evalhouse.report import fmt
 
 ALL_TIME = "all time"
 # People first: the target is about whether people read a rubric the same way. All raters pool the LLM judges in, so
@@ -39,14 +40,8 @@ ITEM_AGREEMENT_HELP = (
 
 
 def per_group(frame: pd.DataFrame, column: str) -> str | None:
-    """A seed value per dimension group as the build used it: '0.4' where the groups agree, '0.6 on quality
-    dimensions and 0.8 on safety dimensions' where not; None without rows (nothing rated yet)."""
-    values = {} if frame.empty else dict(zip(frame["dimension_group"], frame[column]))
-    if not values:
-        return None
-    if len(set(values.values())) == 1:
-        return f"{next(iter(values.values())):g}"
-    return " and ".join(f"{v:g} on {g} dimensions" for g, v in sorted(values.items()))
+    """A seed value per dimension group as the build used it, worded as the weekly report words it."""
+    return fmt.per_group({} if frame.empty else dict(zip(frame["dimension_group"], frame[column])))
 
 
 st.title("Do our raters agree?")

@@ -69,6 +69,16 @@ def plural(n: int, singular: str, plural_form: str | None = None) -> str:
     return f"{n:,} {word}"
 
 
+def per_group(values: dict[str, float]) -> str | None:
+    """A value a seed sets per dimension group, as the build used it: '0.4' where the groups agree, '0.6 on quality
+    dimensions and 0.8 on safety dimensions' where not; None for no group (nothing rated yet)."""
+    if not values:
+        return None
+    if len(set(values.values())) == 1:
+        return f"{next(iter(values.values())):g}"
+    return join_words([f"{v:g} on {g} dimensions" for g, v in sorted(values.items())])
+
+
 def share(part: int, whole: int) -> str:
     """'5 of 14'."""
     return f"{part:,} of {whole:,}"

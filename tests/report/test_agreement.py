@@ -81,10 +81,14 @@ def test_the_shifted_weeks_section_gives_the_peoples_verdict_and_points_at_the_j
 
 
 class _Reader:
-    """Stands in for the warehouse: the agreement rows first, then the flagged tasks."""
+    """Stands in for the warehouse: the agreement rows first, then the flagged tasks, then the flag threshold per
+    dimension group (the seed's 0.4 for both unless given)."""
 
-    def __init__(self, agreement_rows: list[dict], flagged_rows: list[dict]) -> None:
-        self._answers = [agreement_rows, flagged_rows]
+    def __init__(self, agreement_rows: list[dict], flagged_rows: list[dict],
+                 flag_below: dict[str, float] | None = None) -> None:
+        thresholds = flag_below or {"quality": 0.4, "safety": 0.4}
+        self._answers = [agreement_rows, flagged_rows,
+                         [{"dimension_group": g, "flag_below": v} for g, v in thresholds.items()]]
 
     def rows(self, sql: str, params=()) -> list[dict]:
         return self._answers.pop(0)
@@ -217,3 +221,24 @@ def test_the_flagged_tasks_show_the_flags_they_are_ordered_by():
     assert [(r[0].text, r[2].text, r[flags].text) for r in table.rows] == [
         ("rag-kb-0003", "3 of 4", "6"), ("support-0002", "4 of 4", "4")]
     assert table.caption.startswith("Flags: the task's items below 0.4, counted once per dimension")
+
+
+def test_the_targets_and_the_flag_threshold_are_the_ones_the_build_used():
+    """The seed agreement_targets, as rpt_weekly_agreement.target and fct_item_disagreement.flag_below carry them:
+    the section had "Targets: 0.6 on quality, 0.8 on safety" and "below 0.4" written in, stale for a team that sets
+    its own."""
+    rows = [_row("helpfulness", human_alpha=0.7, human_n_units=10, target_status="meets_target", target=0.65),
+            _row("safety", dimension_group="safety", human_alpha=0.9, human_n_units=10, target_status="meets_target",
+                 target=0.85)]
+    flagged = [_flagged("rag-kb-0003", 3, 6, -1.10)]
+    part = agreement.build(Context(_Reader(rows, flagged, {"quality": 0.4, "safety": 0.3}), dt.date(2026, 11, 16)))
+    table = next(b for b in part.section.blocks if isinstance(b, Table))
+    assert "Targets: 0.65 on quality dimensions and 0.85 on safety dimensions." in table.caption
+    flagged_section = part.section.subsections[0]
+    lead = next(b for b in flagged_section.blocks if isinstance(b, Paragraph))
+    assert "below 0.4 on quality dimensions and 0.3 on safety dimensions on at least one dimension" in lead.text
+    tasks = next(b for b in flagged_section.blocks if isinstance(b, Table))
+    assert tasks.caption.startswith("Flags: the task's items below 0.4 on quality dimensions and 0.3 on safety")
+
+    nothing = agreement.build(Context(_Reader(rows, [], {"quality": 0.3, "safety": 0.3}), dt.date(2026, 11, 16)))
+    assert "(people's item agreement 0.3)" in nothing.section.subsections[0].blocks[0].text

@@ -33,12 +33,19 @@ where week_start = ?
 order by n_flags desc, min_item_agreement, task_id
 """
 
+# The thresholds the build flagged items below (the seed agreement_targets.flag_below), per dimension group.
+_FLAG_BELOW_SQL = """
+select dimension_group, min(flag_below) as flag_below
+from marts.fct_item_disagreement
+group by dimension_group
+"""
+
 # The verdict is the people's: whether people read a rubric the same way. All raters pool the LLM judges in, and a
 # judge that disagrees with people (judge drift, its own section) would read as a rubric people cannot agree on.
 CAPTION = (
     "The verdict is on people's Krippendorff's alpha (human, SME and end-user raters; ordinal on 1-5 scales, nominal "
     "on labels), over items first rated this week and rated by two or more people (n items), each person's latest "
-    "rating of them counted, even one given in a later week. Targets: 0.6 on quality, 0.8 on safety. Beside it, for "
+    "rating of them counted, even one given in a later week. Targets: {targets}. Beside it, for "
     "comparison only: all raters (people and LLM judges pooled; reviews of a judge's verdict left out) and the judges "
     "among themselves. Every alpha has its items in brackets: all raters also count items a judge rated beside one "
     "person or none, so their n can exceed people's, and the week before has items of its own. People's raw "
@@ -83,7 +90,8 @@ def build(context: Context) -> Part:
         f"Agreement: {summary} {fmt.plural(n_items, 'newly rated item')} that people disagree on "
         f"flagged for rubric clarification across {fmt.plural(len(flagged), 'task')}.",
         "warn" if firmly_below else None)
-    section = Section(ANCHOR, TITLE, tuple(blocks), (_flagged_subsection(flagged, context),))
+    flag_below = {r["dimension_group"]: r["flag_below"] for r in context.reader.rows(_FLAG_BELOW_SQL, [])}
+    section = Section(ANCHOR, TITLE, tuple(blocks), (_flagged_subsection(flagged, flag_below, context),))
     return Part(section, headline)
 
 
@@ -164,7 +172,10 @@ def _table(rows: list[Row], context: Context) -> Table:
          "Alpha, all raters (n items)", "Alpha, judges (n items)", "Raw agreement, people", "Top value share, people",
          f"Alpha, people, {context.previous_label} (n items)", "Items flagged"),
         tuple(body),
-        caption=CAPTION,
+        # The targets as the build compared with them (the seed agreement_targets), written in they went stale.
+        caption=CAPTION.format(targets=fmt.per_group({r["dimension_group"]: r["target"] for r in rows
+                                                      if r["target"] is not None})
+                               or "as the seed agreement_targets sets them"),
     )
 
 
@@ -174,15 +185,19 @@ def _alpha(alpha: float | None, n_items: int | None) -> str:
     return fmt.MISSING if alpha is None else f"{fmt.num(alpha, ALPHA_DIGITS)} ({fmt.count(n_items)})"
 
 
-def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
+def _flagged_subsection(flagged: list[Row], flag_below: dict[str, float], context: Context) -> Subsection:
+    """`flag_below`: the threshold per dimension group the build flagged with (the seed's), worded as fmt.per_group
+    words it."""
+    below = fmt.per_group(flag_below) or "its dimension group's flag_below (the seed agreement_targets)"
     if not flagged:
         return Subsection(FLAGGED_TITLE, (Paragraph(
             f"No item first rated in {context.label} fell below the flagging threshold (people's item agreement "
-            "0.4).", "good"),))
+            f"{below}).", "good"),))
     shown = flagged[:MAX_FLAGGED_TASKS]
     blocks: list = [Paragraph(
         f"{fmt.plural(sum(r['n_items_flagged'] for r in flagged), 'item')} first rated in {context.label} have an "
-        f"item agreement among people below 0.4 on at least one dimension, in {fmt.plural(len(flagged), 'task')}: "
+        f"item agreement among people below {below} on at least one dimension, in "
+        f"{fmt.plural(len(flagged), 'task')}: "
         "the people who rated them read the rubric differently. The LLM judges' ratings are left out here (a judge "
         "that disagrees with people is judge drift). Tasks with the most flags (an item flagged on three dimensions "
         "is three) first.")]
@@ -198,7 +213,8 @@ def _flagged_subsection(flagged: list[Row], context: Context) -> Subsection:
         ))
     blocks.append(Table(("Task", "Prompt", "Items flagged", "Flags", "Dimensions flagged", "Lowest item agreement"),
                         tuple(body),
-                        caption="Flags: the task's items below 0.4, counted once per dimension, the table's order. "
+                        caption=f"Flags: the task's items below {below}, counted once per dimension, the table's "
+                                "order. "
                                 "Item agreement among people: 1 - the item's disagreement / the dimension's expected "
                                 "disagreement over all its ratings, every week's (1 perfect, 0 chance level). "
                                 "Weighted by their ratings, items average to the dimension's all-time alpha, not "
