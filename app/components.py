@@ -384,14 +384,29 @@ class Filters:
 
 # -- charts ----------------------------------------------------------------------------------------------------
 
-SUBTITLE_LINE = 140  # characters a subtitle line holds in a chart as wide as the page: Vega does not wrap text
+# Vega does not wrap a chart's title: it cuts a line longer than the chart with an ellipsis ("which model sco..."),
+# so c.title breaks the question and the subtitle into lines. A line is sized for the narrowest page the app is laid
+# out for, a 900 px window, where a chart as wide as the page is 430 px beside the sidebar and a title line may span
+# about 390 of them; at 1400 px the same lines fill half the chart. Source Sans, as Streamlit draws a chart's title,
+# is about 5.2 px a character at the subtitle's 12 px and 7.6 at the question's 16 px semibold (wide letters counted).
+SUBTITLE_LINE = 74  # characters a subtitle line holds in a chart as wide as the page at 900 px
+SUBTITLE_CHAR_PX, QUESTION_CHAR_PX = 5.2, 7.6
+
+
+def title_lines(text: str | None, line: int) -> list[str]:
+    """`text` in lines of at most `line` characters, broken between words only: never inside a model's or an eval's
+    name ("meta-llama/Llama-3.1-8B-Instruct" after its hyphen), a word longer than a line kept whole."""
+    return textwrap.wrap(text or "", line, break_on_hyphens=False, break_long_words=False)
 
 
 def title(question: str, subtitle: str | None = None, *, line: int = SUBTITLE_LINE) -> alt.TitleParams:
-    """A chart's question, and a subtitle in lines that fit the page (one long line ran past the chart's edge); a
-    chart in a column gives the characters its line holds."""
-    return alt.TitleParams(question, subtitle=textwrap.wrap(subtitle or "", line), anchor="start",
-                           subtitleColor="gray")
+    """A chart's question and its subtitle, each in lines that fit the chart at 900 px (Vega draws a list of lines as
+    a title of several). `line`: the characters a subtitle line holds, SUBTITLE_LINE in a chart as wide as the page,
+    fewer in a column; the question's lines hold as much width in its larger letters."""
+    question_line = max(1, int(line * SUBTITLE_CHAR_PX / QUESTION_CHAR_PX))
+    asked = title_lines(question, question_line)
+    return alt.TitleParams(asked if len(asked) > 1 else question, subtitle=title_lines(subtitle, line),
+                           anchor="start", subtitleColor="gray")
 
 
 def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: str, question: str,

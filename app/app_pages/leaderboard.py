@@ -1,9 +1,8 @@
 """Leaderboard: benchmark results per model with their 95% intervals (a chart per eval, on its own scale), what the
 harness reported beside what the warehouse computed from the trials, filtered by eval, model and date, with a CSV of
-what is shown; and whether one model is ahead of another on the samples both answered in a week
-(fct_model_comparisons, app/model_comparison.py), which scores side by side cannot tell."""
-
-import textwrap
+what is shown; one eval's computed score run by run (a chart per model, each as wide as the page); and whether one
+model is ahead of another on the samples both answered in a week (fct_model_comparisons, app/model_comparison.py),
+which scores side by side cannot tell."""
 
 import altair as alt
 import pandas as pd
@@ -172,42 +171,72 @@ for evaluation_shown, of_eval in latest.groupby("eval", sort=True):
         tooltip=["eval", "model_id", "origin", alt.Tooltip("shown:N", title=metric_label),
                  alt.Tooltip("samples:N", title="n samples"), alt.Tooltip("interval_method:N", title="interval"),
                  alt.Tooltip("run_day:N", title="evaluated"), "run_id"],
-    ).properties(title=alt.TitleParams(
-        # The eval first: a narrow page cuts a long title's end, and a dozen charts cut to "Which model scores best
-        # on acme_gr..." could not be told apart. Subtitle lines half a page wide, so that none is cut at 900 px,
-        # broken between words only (c.title's lines broke "meta-llama/..." after its hyphen).
+    ).properties(title=c.title(
+        # The eval first: were a title cut, a dozen charts cut to "Which model scores best on acme_gr..." could not be
+        # told apart.
         f"{evaluation_shown}: which model scores best ({metric_label})?",
-        subtitle=textwrap.wrap(f"{latest_runs_said(of_eval)}; bars are 95% intervals. "
-                               f"{'Lower' if lower else 'Higher'} is better.", c.SUBTITLE_LINE // 2,
-                               break_on_hyphens=False),
-        anchor="start", subtitleColor="gray"))
+        f"{latest_runs_said(of_eval)}; bars are 95% intervals. {'Lower' if lower else 'Higher'} is better."))
     if of_eval["origin"].nunique() == 1:  # a legend only where the eval has both results: the caption says the colours
         for layer in chart.layer:
             layer.encoding.color.legend = None
     c.show_chart(chart)
 
-# -- scores over the range ----------------------------------------------------------------------------------------
-computed = runs[runs["result_origin"] == "computed"]
-if computed["run_id"].nunique() > computed["model_id"].nunique():
-    eval_for_trend = filters.selectbox("Trend of", sorted(computed["eval"].unique()), param="trend",
-                                 help="Which eval's runs to follow over time.")
-    trend = computed[computed["eval"] == eval_for_trend].copy()
-    trend["shown"] = trend.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
-    base = alt.Chart(trend).encode(
-        x=alt.X("evaluated_at:T", title="evaluated (UTC)", axis=alt.Axis(format="%d %b")),
+# -- scores over the range: a chart per model, each as wide as the page ------------------------------------------
+
+
+def time_axis(frame: pd.DataFrame) -> alt.X:
+    """A tick on each week's Monday (c.week_x), from the first run to the last of every model's, so that each chart
+    spans the same days and a run on one lines up with a run on another; a few pixels either side, for the points
+    at the ends."""
+    ends = (frame["evaluated_at"].min(), frame["evaluated_at"].max())
+    # Local DateTimes, as c.week_x's ticks and as the chart reads the data's times (they carry no time zone).
+    domain = [alt.DateTime(year=t.year, month=t.month, date=t.day, hours=t.hour, minutes=t.minute, seconds=t.second)
+              for t in ends]
+    return c.week_x(frame["week_start"], field="evaluated_at", title="evaluated (UTC)").scale(domain=domain,
+                                                                                            padding=8)
+
+
+def score_domain(frame: pd.DataFrame) -> tuple[float, float]:
+    """The eval's scale (scale_of), else the span of the scores and their intervals: one y axis for every model."""
+    return scale_of(frame) or (float(frame[["score", "ci_low"]].min().min()),
+                               float(frame[["score", "ci_high"]].max().max()))
+
+
+def trend_chart(rows: pd.DataFrame, model: str, *, evaluation: str, x: alt.X,
+                y_domain: tuple[float, float]) -> alt.LayerChart:
+    """One model's computed score on one eval, run by run, with its 95% interval as a band."""
+    days = rows["evaluated_at"]
+    base = alt.Chart(rows).encode(
+        x=x,
         tooltip=["model_id", alt.Tooltip("evaluated_at:T", title="evaluated"),
                  alt.Tooltip("shown:N", title=metric_label), alt.Tooltip("n_samples:Q", title="n samples"), "run_id"],
     )
-    band = base.mark_area(opacity=0.2).encode(y=alt.Y("ci_low:Q", title=f"{metric_label} (computed)"),
-                                              y2="ci_high:Q")
-    line = base.mark_line(point=True).encode(y=alt.Y("score:Q", title=f"{metric_label} (computed)"))
-    trend_chart = alt.layer(band, line).properties(height=160, width=190).facet(
-        facet=alt.Facet("model_id:N", title=None, header=alt.Header(labelFontWeight="bold", labelAnchor="start")),
-        columns=4,
-    )
-    c.show_chart(trend_chart.properties(
-        title=c.title(f"Has any model's {eval_for_trend} score moved over time?",
-                      "Computed from each run's trials; the band is the 95% interval.")))
+    y_scale = alt.Scale(domain=list(y_domain), clamp=True)
+    band = base.mark_area(opacity=0.2).encode(y=alt.Y("ci_low:Q", title=f"{metric_label} (computed)", scale=y_scale,
+                                                      axis=alt.Axis(tickCount=5)), y2="ci_high:Q")
+    line = base.mark_line(point=True).encode(y=alt.Y("score:Q", title=f"{metric_label} (computed)", scale=y_scale))
+    runs_said = (f"{c.plural(len(rows), 'run')}, {days.min():%d %b} to {days.max():%d %b %Y}" if len(rows) > 1
+                 else f"one run, of {days.min():%d %b %Y}")
+    return alt.layer(band, line).properties(height=110, title=c.title(
+        f"{model}: has its {metric_label} moved?",
+        f"{evaluation}: {runs_said}; computed from each run's trials, the band its 95% interval."))
+
+
+computed = runs[runs["result_origin"] == "computed"]
+if computed["run_id"].nunique() > computed["model_id"].nunique():
+    st.subheader(f"Has any model's score moved over time ({metric_label})?")
+    eval_for_trend = filters.selectbox("Trend of", sorted(computed["eval"].unique()), param="trend",
+                                       help="Which eval's runs to follow over time.")
+    trend = computed[computed["eval"] == eval_for_trend].copy()
+    trend["shown"] = trend.apply(lambda r: c.with_interval(r["score"], r["ci_low"], r["ci_high"]), axis=1)
+    scale = scale_of(trend)
+    st.caption(f"A chart per model, on the same days and the same {metric_label} axis"
+               + (f" ({scale[0]:g} to {scale[1]:g}, the eval's scale)" if scale else "")
+               + f": each run of {eval_for_trend} in the range, its score computed from its trials, with its 95% "
+               "interval as a band.")
+    x, y_domain = time_axis(trend), score_domain(trend)
+    for model, of_model in trend.groupby("model_id", sort=True):
+        c.show_chart(trend_chart(of_model, model, evaluation=eval_for_trend, x=x, y_domain=y_domain))
 
 # -- two models on the same samples (app/model_comparison.py) -------------------------------------------------------
 model_comparison.show(filters, evaluations=evaluations, models=models, metric=metric)

@@ -13,9 +13,11 @@ def problems(at) -> list[str]:
 
 
 def chart_title(spec: dict) -> str:
-    """A Vega-Lite spec's title text (the question the chart answers)."""
+    """A Vega-Lite spec's title text (the question the chart answers), its lines joined: components.title breaks a
+    long one into lines."""
     title = spec.get("title") or {}
-    return title.get("text", "") if isinstance(title, dict) else str(title)
+    text = title.get("text", "") if isinstance(title, dict) else title
+    return " ".join(text) if isinstance(text, list) else str(text)
 
 
 def chart_subtitle(spec: dict) -> str:

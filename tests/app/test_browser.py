@@ -165,22 +165,32 @@ def test_the_leaderboards_date_range_shows_both_ends(served):
     assert fields["hidden"] <= 0 and fields["past"] <= 0.5, fields
 
 
-# Each chart's title (Vega draws it as SVG text, cut short with an ellipsis on a narrow page; a faceted chart's first
-# is a panel's header) with its overhang.
+# Each chart's title (Vega draws it as SVG text, a line a tspan; a faceted chart's first is a panel's header), its
+# lines joined, with its overhang.
 _TITLED_OVERHANG_JS = """
   (() => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stVegaLiteChart"]'))
     .map(chart => {
       const drawn = chart.querySelector('svg.marks > g, canvas');
       const title = chart.querySelector('.role-title-text text');
+      const lines = title ? Array.from(title.querySelectorAll('tspan')) : [];
       const box = chart.closest('[data-testid="stColumn"]') || chart.closest('[data-testid="stElementContainer"]');
-      return [title ? title.textContent : '',
+      return [lines.length ? lines.map(l => l.textContent).join(' ') : title ? title.textContent : '',
               drawn && box ? drawn.getBoundingClientRect().right - box.getBoundingClientRect().right : null];
     }))()"""
 
+# The lines of chart titles and subtitles Vega cut short with an ellipsis: it does not wrap a title, it cuts it at the
+# chart's width ("acme_groundedness_suite/groundedness: which model...").
+_CUT_TITLES_JS = """
+  (() => Array.from(document.querySelectorAll(
+      '[data-testid="stMain"] .role-title-text text, [data-testid="stMain"] .role-title-subtitle text'))
+    .flatMap(text => text.querySelectorAll('tspan').length ? Array.from(text.querySelectorAll('tspan')) : [text])
+    .map(line => line.textContent).filter(line => line.includes('\u2026')))()"""
 
-def test_the_leaderboards_eval_charts_fit_1400_and_900_px_and_its_pairs_table_shows_the_verdict(served):
+
+def test_the_leaderboards_charts_and_titles_fit_1400_and_900_px_and_its_pairs_table_shows_the_verdict(served):
     """mean_score, where the review found the faceted chart 3,500 px tall, half the page wide at 1400 px and past its
-    right edge at 900 px; and the pairs table, whose verdict was past its edge at 1400 px."""
+    right edge at 900 px; the trend, a faceted chart 480 px past a 900 px page; the charts' titles, cut with an
+    ellipsis at 900 px; and the pairs table, whose verdict was past its edge at 1400 px."""
     server, browser = served
     try:
         for width in (1400, 900):
@@ -189,16 +199,19 @@ def test_the_leaderboards_eval_charts_fit_1400_and_900_px_and_its_pairs_table_sh
                          deviceScaleFactor=1, mobile=False)
             state = browser.open(f"{server.url}/leaderboard?metric=mean_score")
             assert state.title == PAGES["leaderboard"] and not state.errors, state.errors
-            # the demo's eleven evals with trials, a chart each ("gsm8k: which model scores best (mean_score)?",
-            # the eval first: what a narrow page cuts is the end)
-            charts = f"{_TITLED_OVERHANG_JS}.filter(([t]) => t.includes(': which model'))"
+            # the demo's eleven evals with trials, a chart each ("gsm8k: which model scores best (mean_score)?"),
+            # and the trend of the first, a chart per model ("acme/chat-7b: has its mean_score moved?")
+            charts = f"{_TITLED_OVERHANG_JS}.filter(([t]) => t.includes(': which model') || t.includes(': has its'))"
             # drawn again at this width: each within the fit's few pixels of the page's right edge, either side
-            evals = browser.wait_for(f"(() => {{ const o = {charts}; return o.length >= 11 && o.every(([, v]) => "
+            drawn = browser.wait_for(f"(() => {{ const o = {charts}; return o.length >= 13 && o.every(([, v]) => "
                                      f"v !== null && Math.abs(v) <= {FIT_OVERHANG_PX}) ? o : null; }})()",
                                      timeout=30) or browser.evaluate(charts)
-            assert len(evals) == 11, f"the Leaderboard drew {evals} at {width} px"
-            assert all(px is not None and abs(px) <= FIT_OVERHANG_PX for _, px in evals), \
-                f"a chart is not as wide as the page at {width} px (px past its right edge): {evals}"
+            evals = [t for t, _ in drawn if ": which model" in t]
+            assert len(evals) == 11 and len(drawn) - len(evals) >= 2, f"the Leaderboard drew {drawn} at {width} px"
+            assert all(px is not None and abs(px) <= FIT_OVERHANG_PX for _, px in drawn), \
+                f"a chart is not as wide as the page at {width} px (px past its right edge): {drawn}"
+            cut = browser.evaluate(_CUT_TITLES_JS)
+            assert not cut, f"chart titles cut short at {width} px: {cut}"
             if width == 1400:
                 pairs = next(h for h in browser.evaluate(_SHOWN_HEADERS_JS) if "against" in h)
                 assert pairs == ["model", "against", "verdict", "difference [95% interval]", "shared",
@@ -206,3 +219,15 @@ def test_the_leaderboards_eval_charts_fit_1400_and_900_px_and_its_pairs_table_sh
     finally:
         browser.call("Emulation.setDeviceMetricsOverride", width=browser.width, height=browser.height,
                      deviceScaleFactor=1, mobile=False)
+
+
+def test_the_served_apps_primary_buttons_are_blue_not_streamlits_red(served):
+    """Streamlit's default primary colour, a red, made the Submit rating button (and the review queue's) read as
+    destructive; the app's .streamlit/config.toml, beside app/streamlit_app.py, sets a blue (tests/app/test_theme.py)."""
+    server, browser = served
+    state = browser.open(f"{server.url}/rate_item")
+    assert state.title == PAGES["rate_item"] and not state.errors, state.errors
+    colour = browser.wait_for("""
+      (() => { const b = document.querySelector('[data-testid="stMain"] [data-testid="stBaseButton-primary"]');
+        return b ? getComputedStyle(b).backgroundColor : null; })()""", timeout=30)
+    assert colour == "rgb(21, 101, 192)", f"the Submit rating button is {colour}, not the theme's #1565c0"

@@ -53,10 +53,24 @@ def test_a_long_subtitle_is_drawn_in_lines_that_fit_the_page(c):
     text = ("Weekly bias with its 95% interval. The shaded band is how far the bias may move from the baseline before "
             "it alerts (the t cutoff in standard errors of the change), from the week after the baseline.")
     lines = c.title("Is the judge drifting?", text).to_dict()["subtitle"]
-    assert len(lines) == 2 and all(len(line) <= c.SUBTITLE_LINE for line in lines)
+    assert len(lines) == 3 and all(len(line) <= c.SUBTITLE_LINE for line in lines)
     assert " ".join(lines) == text
     assert c.title("Q?", "Short.").to_dict()["subtitle"] == ["Short."]
     assert c.title("Q?").to_dict()["subtitle"] == []
+
+
+def test_a_long_question_is_drawn_in_lines_that_fit_the_chart_at_900_px(c):
+    """Vega cuts a title longer than its chart with an ellipsis: at 900 px the Leaderboard's read "acme_groundedness_
+    suite/groundedness: which model..." and the Specs page's "How does each model...". Lines as wide as a subtitle's
+    (SUBTITLE_LINE characters fit a chart as wide as the page), broken between words only."""
+    question = "meta-llama/Llama-3.1-8B-Instruct: which model scores best on acme_groundedness_suite/groundedness?"
+    for line in (c.SUBTITLE_LINE, c.SUBTITLE_LINE // 2 - 5):  # the page's width; a chart in a column of two
+        lines = c.title(question, line=line).to_dict()["text"]
+        # joined again with spaces: no name was broken, at its hyphens or otherwise
+        assert isinstance(lines, list) and len(lines) >= 2 and " ".join(lines) == question, lines
+        assert all(len(shown) * c.QUESTION_CHAR_PX <= line * c.SUBTITLE_CHAR_PX or " " not in shown
+                   for shown in lines), lines
+    assert c.title("Drifting on safety?").to_dict()["text"] == "Drifting on safety?"  # one line: as it was written
 
 
 def test_a_verdicts_colour_is_defined_once_and_pages_use_the_names(c):

@@ -14,7 +14,7 @@ import pytest
 from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
 
 from tests.app.conftest import run_page
-from tests.app.page_parts import problems
+from tests.app.page_parts import chart_title, problems
 from tests.conftest import CAUTIOUS, Warehouse, write_lines
 from tests.models.test_judge_drift import drift_forms, growing_forms
 
@@ -42,11 +42,6 @@ def _said(at) -> str:
 
 def _specs(at) -> list[dict]:
     return [json.loads(chart.proto.spec) for chart in at.get("vega_lite_chart")]
-
-
-def _title(spec: dict) -> str:
-    title = spec.get("title")
-    return title.get("text") if isinstance(title, dict) else str(title)
 
 
 def _marked_weeks(spec: dict) -> list[dict]:
@@ -131,9 +126,9 @@ def test_the_chosen_week_is_marked_on_every_chart_and_bounds_the_alerts(drifting
     assert not problems(at)
     specs = _specs(at)
     for spec in specs:
-        assert _marked_weeks(spec) == [{"year": 2026, "month": 11, "date": 9}], _title(spec)
+        assert _marked_weeks(spec) == [{"year": 2026, "month": 11, "date": 9}], chart_title(spec)
     # the bias and the override rate on helpfulness (the dimension that alerted), exact agreement and kappa
-    assert sorted(_title(spec) for spec in specs) == [
+    assert sorted(chart_title(spec) for spec in specs) == [
         "Does judge-y#1 still agree beyond chance?", "Does judge-y#1 still give people's labels?",
         "Drifting on helpfulness?", "Overruled on helpfulness?"]
     # The alert of 2026-W47 comes after the chosen week.
@@ -151,7 +146,7 @@ def test_the_override_rate_is_shown_per_dimension_with_its_wilson_interval(drift
     app_env(drifting.path)
     at = run_page("judge_drift", {"judge": "judge-y#1", "week": "2026-W45"})
     assert not problems(at)
-    assert "Overruled on helpfulness?" in [_title(s) for s in _specs(at)]
+    assert "Overruled on helpfulness?" in [chart_title(s) for s in _specs(at)]
     assert "**How often do reviewers overrule judge-y#1?**" in _said(at)
     overrides = at.dataframe[-1].value
     # One of two reviewed ratings changed: Wilson (1 + 1.96^2/2 -/+ 1.96 sqrt(1/2 + 1.96^2/4)) / (2 + 1.96^2).
@@ -175,8 +170,8 @@ def test_an_alert_in_the_week_the_judges_version_changed_says_so_and_the_chart_m
     assert alerts[["judge version", "version changed?", "baseline's version"]].to_dict("records") == [
         {"judge version": "v2", "version changed?": "new this week", "baseline's version": "v1"}]
     panels = [chart for chart in at.get("vega_lite_chart")
-              if _title(json.loads(chart.proto.spec)).startswith("Drifting on ")]
-    assert [_title(json.loads(chart.proto.spec)) for chart in panels] == ["Drifting on helpfulness?"]
+              if chart_title(json.loads(chart.proto.spec)).startswith("Drifting on ")]
+    assert [chart_title(json.loads(chart.proto.spec)) for chart in panels] == ["Drifting on helpfulness?"]
     for chart in panels:
         # the change's line: a rule on the weeks of its own data, from top to bottom (no y)
         changes = [layer for layer in json.loads(chart.proto.spec)["layer"]
@@ -221,7 +216,7 @@ def test_the_charts_are_panels_that_fit_the_page_and_the_alert_rule_is_said_plai
     at = run_page("judge_drift", {"judge": "growing#1", "week": "2026-W49"})
     assert not problems(at)
     specs = _specs(at)
-    assert specs and not [_title(spec) for spec in specs if "facet" in spec or "width" in spec.get("spec", {})]
+    assert specs and not [chart_title(spec) for spec in specs if "facet" in spec or "width" in spec.get("spec", {})]
     intro = at.caption[0].value
     assert "more than a cutoff, counted in standard errors of the change (|z|)" in intro
     assert "The cutoff is 4 when the week and its baseline hold many items and more when they hold few" in intro

@@ -88,3 +88,39 @@ def test_each_eval_chart_says_which_run_its_points_are_from_and_over_how_many_sa
         assert (f"over {int(n.iloc[0]):,} samples each" if n.nunique() == 1 else
                 f"over {int(n.min()):,} to {int(n.max()):,} samples") in said, (evaluation, said)
     assert days_differ >= 1  # the demo's CogniBench runs: its models' latest runs fall on different days
+
+
+TREND_ASKS = ": has its pass rate moved?"
+
+
+def test_the_trend_is_a_chart_per_model_as_wide_as_the_page_with_every_run_on_the_same_axes(demo_warehouse,
+                                                                                             app_env):
+    """One faceted chart, four panels of 190 px in a row, ran 480 px past a 900 px window; a chart per model fits any
+    width. Every computed run of the eval in the range is a point, each chart on the eval's scale and the same days."""
+    from streamlit.dataframe_util import convert_arrow_bytes_to_pandas_df
+
+    app_env(demo_warehouse.path)
+    at = run_page("leaderboard", {"trend": "gsm8k"})
+    assert not problems(at), problems(at)
+    assert "Has any model's score moved over time (pass rate)?" in [h.value for h in at.subheader]
+    charts = {}
+    for chart in at.get("vega_lite_chart"):
+        spec = json.loads(chart.proto.spec)
+        if chart_title(spec).endswith(TREND_ASKS):
+            frames = [convert_arrow_bytes_to_pandas_df(d.data.data) for d in chart.proto.datasets]
+            charts[chart_title(spec).split(TREND_ASKS)[0]] = (spec, pd.concat(frames))
+    runs = demo_warehouse.frame(
+        "select model_id, run_id from marts.fct_benchmark_results "
+        "where evaluation_name = 'gsm8k' and metric_name = 'accuracy' and result_origin = 'computed'")
+    assert sorted(charts) == sorted(runs["model_id"].unique()) and len(charts) >= 2, sorted(charts)
+    x_domains = set()
+    for model, (spec, shown) in charts.items():
+        assert "facet" not in spec and spec["autosize"] == {"type": "fit-x", "contains": "padding"}, model
+        assert set(shown["run_id"]) == set(runs[runs["model_id"] == model]["run_id"]), model  # every run, its own
+        assert set(shown["model_id"]) == {model}
+        scales = [node["scale"] for node in walk(spec) if isinstance(node.get("scale"), dict)]
+        assert {tuple(s["domain"]) for s in scales if s["domain"] and isinstance(s["domain"][0], float)} == \
+               {(0.0, 1.0)}, model  # the eval's scale, for every model
+        x_domains.add(json.dumps([s["domain"] for s in scales if isinstance(s["domain"][0], dict)]))
+        assert "gsm8k: " in chart_subtitle(spec) and "95% interval" in chart_subtitle(spec), chart_subtitle(spec)
+    assert len(x_domains) == 1, x_domains  # the same days in each

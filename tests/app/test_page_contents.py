@@ -16,7 +16,7 @@ import pytest
 from evalhouse import build_settings
 from evalhouse.report import changes, fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
-from tests.app.page_parts import problems, walk
+from tests.app.page_parts import chart_title, problems, walk
 
 pytestmark = pytest.mark.slow
 
@@ -35,8 +35,7 @@ def _charts(at) -> list[tuple[dict[str, Any], dict[str, pd.DataFrame]]]:
 def _chart(at, question: str, column: str | None = None) -> tuple[dict[str, Any], pd.DataFrame]:
     """The chart whose title contains `question`, with its dataset that has `column` (or its only one)."""
     for spec, data in _charts(at):
-        title = spec.get("title") or {}
-        if question in (title.get("text", "") if isinstance(title, dict) else str(title)):
+        if question in chart_title(spec):
             frames = [f for f in data.values() if column is None or column in f.columns]
             assert len(frames) == 1, list(data)
             return spec, frames[0]
@@ -186,8 +185,7 @@ def test_the_component_charts_fit_the_page_and_promise_no_interval_a_component_l
     for spec in charts:
         assert not {"facet", "hconcat", "vconcat", "concat", "repeat"} & set(spec), spec.get("title")
         assert "width" not in spec or spec["width"] == "container", spec.get("title")
-    components = {spec["title"]["text"]: spec for spec in charts
-                  if "How does each model do on" in spec["title"]["text"]}
+    components = {chart_title(spec): spec for spec in charts if "How does each model do on" in chart_title(spec)}
     assert set(components) == {f"How does each model do on {c}?" for c in ("json_validity", "groundedness", "latency")}
     latency = components["How does each model do on latency?"]
     assert not any("interval" in t for t in _x_titles(latency))
@@ -437,7 +435,7 @@ def test_pairwise_says_hybrid_reviews_are_not_compared(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
     at = run_page("safety", {"week": iso_week(LAST_WEEK), "group": "hybrid"})
     assert not problems(at)
-    assert not any("beat the reference" in json.dumps(spec.get("title")) for spec, _ in _charts(at))
+    assert not any("beat the reference" in chart_title(spec) for spec, _ in _charts(at))
     assert any("leave hybrid reviews out" in i.value for i in at.info)
 
 
@@ -525,7 +523,7 @@ def test_the_leaderboard_chart_shows_each_models_latest_run_of_each_eval(demo_wa
     assert not problems(at), problems(at)
     # a chart per eval, each with that eval's points
     shown = pd.concat([next(f for f in data.values() if "run_id" in f.columns) for spec, data in _charts(at)
-                       if ": which model scores best (" in str((spec.get("title") or {}).get("text", ""))])
+                       if ": which model scores best (" in chart_title(spec)])
     runs = demo_warehouse.frame("select evaluation_name, trial_metric, model_id, evaluated_at "
                                 "from marts.fct_benchmark_results where metric_name = 'accuracy'")
     groups = runs.groupby(["evaluation_name", "trial_metric", "model_id"]).evaluated_at

@@ -21,7 +21,7 @@ from ingest.formats import FORMATS
 from ingest.load import RawStore
 from ingest.validate import Validators
 from tests.app.conftest import LAST_WEEK, PAGES, SHIFTED_WEEK, iso_week, run_page
-from tests.app.page_parts import problems
+from tests.app.page_parts import chart_title, problems
 from tests.conftest import DEMO_END_DATE, FIXTURES, Warehouse, build_warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
@@ -37,11 +37,7 @@ def _links(at) -> list[tuple[str, dict[str, list[str]], str]]:
 
 
 def _chart_titles(at) -> list[str]:
-    titles = []
-    for chart in at.get("vega_lite_chart"):
-        title = json.loads(chart.proto.spec).get("title")
-        titles.append(title.get("text") if isinstance(title, dict) else str(title))
-    return titles
+    return [chart_title(json.loads(chart.proto.spec)) for chart in at.get("vega_lite_chart")]
 
 
 def _metric(at, label: str) -> str:
