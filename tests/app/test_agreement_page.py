@@ -144,41 +144,33 @@ def test_the_agreement_tables_are_as_tall_as_their_rows_up_to_a_cap(demo_warehou
     assert ratings < 10 and ratings_height == header_and_border + ratings * row  # no blank rows under it
 
 
-def test_the_flag_threshold_the_caption_gives_is_the_one_the_build_flagged_with(writable_demo, app_env):
-    """The seed agreement_targets.flag_below, as fct_item_disagreement carries it, per dimension group: a team that
-    sets 0.3 for safety reads it, beside quality's 0.4 (the caption had "below 0.4" written in)."""
-    lead = "An item is flagged when the people's agreement on it"
+def _captions_starting(writable_demo, app_env, *leads: str) -> list[str]:
+    """The one caption of the Agreement page that starts with each lead, on the warehouse as it is now."""
     app_env(writable_demo.path)
-    said = [c.value for c in run_page("agreement").caption if c.value.startswith(lead)]
-    assert len(said) == 1 and "expected disagreement among people) is below 0.4: the people who" in said[0]
+    at = run_page("agreement")
+    assert not problems(at), problems(at)
+    said = [[c.value for c in at.caption if c.value.startswith(lead)] for lead in leads]
+    assert all(len(one) == 1 for one in said), said
+    return [one[0] for one in said]
+
+
+def test_the_targets_and_flag_threshold_the_captions_give_are_the_ones_the_build_used(writable_demo, app_env):
+    """The seed agreement_targets, as fct_rater_agreement.target and fct_item_disagreement.flag_below carry them, per
+    dimension group: a team that sets its own reads them (the captions had "alpha 0.6 for quality dimensions, 0.8
+    for safety" and "below 0.4" written in)."""
+    leads = ("**Krippendorff's alpha**", "An item is flagged when the people's agreement on it")
+    targets, flags = _captions_starting(writable_demo, app_env, *leads)
+    assert "Targets: alpha 0.6 on quality dimensions and 0.8 on safety dimensions, met" in targets
+    assert "expected disagreement among people) is below 0.4: the people who" in flags
 
     with duckdb.connect(str(writable_demo.path)) as con:
         con.execute("update marts.fct_item_disagreement set flag_below = 0.3 where dimension_group = 'safety'")
-    app_env(writable_demo.path)
-    at = run_page("agreement")
-    assert not problems(at), problems(at)
-    said = [c.value for c in at.caption if c.value.startswith(lead)]
-    assert len(said) == 1 and "is below 0.4 on quality dimensions and 0.3 on safety dimensions: the people" in said[0]
+        con.execute("update marts.fct_rater_agreement set target = 0.7")
+    targets, flags = _captions_starting(writable_demo, app_env, *leads)
+    assert "Targets: alpha 0.7, met or not by **people**" in targets
+    assert "is below 0.4 on quality dimensions and 0.3 on safety dimensions: the people" in flags
 
     with duckdb.connect(str(writable_demo.path)) as con:
         con.execute("update marts.fct_item_disagreement set flag_below = 0.3")
-    app_env(writable_demo.path)
-    said = [c.value for c in run_page("agreement").caption if c.value.startswith(lead)]
-    assert len(said) == 1 and "is below 0.3: the people" in said[0]
-
-
-def test_the_targets_the_first_caption_gives_are_the_ones_the_build_compared_with(writable_demo, app_env):
-    """The seed agreement_targets.target, as fct_rater_agreement carries it: the caption had "alpha 0.6 for quality
-    dimensions, 0.8 for safety" written in, stale for a team that sets its own."""
-    lead = "**Krippendorff's alpha**"
-    app_env(writable_demo.path)
-    said = [c.value for c in run_page("agreement").caption if c.value.startswith(lead)]
-    assert len(said) == 1 and "Targets: alpha 0.6 on quality dimensions and 0.8 on safety dimensions, met" in said[0]
-
-    with duckdb.connect(str(writable_demo.path)) as con:
-        con.execute("update marts.fct_rater_agreement set target = 0.7")
-    app_env(writable_demo.path)
-    at = run_page("agreement")
-    assert not problems(at), problems(at)
-    said = [c.value for c in at.caption if c.value.startswith(lead)]
-    assert len(said) == 1 and "Targets: alpha 0.7, met or not by **people**" in said[0]
+    _, flags = _captions_starting(writable_demo, app_env, *leads)
+    assert "is below 0.3: the people" in flags
