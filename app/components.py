@@ -8,6 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import textwrap
+import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
@@ -233,11 +234,26 @@ def whole_warehouse_missing(*results: db.Result) -> bool:
 
 # -- links -----------------------------------------------------------------------------------------------------
 
+def _query(params: Mapping[str, Any] | None) -> dict[str, Any]:
+    """A link's query parameters: an undefined or empty choice is left out (the page opens on its default)."""
+    return {k: v for k, v in (params or {}).items() if v is not None and v != []}
+
+
 def link(page: str, label: str, *, params: Mapping[str, Any] | None = None, icon: str | None = None,
          help: str | None = None, container: Any = st) -> None:
     """A link to another page; `params` become its query parameters, which its filters read."""
-    query = {k: v for k, v in (params or {}).items() if v is not None and v != []}
+    query = _query(params)
     container.page_link(PAGES[page], label=label, icon=icon, help=help, query_params=query or None)
+
+
+def page_url(page: str, params: Mapping[str, Any] | None = None) -> str:
+    """The address of another page with `params` as its query, as `link` would open it
+    ('leaderboard?model=a&model=b'), for a table's st.column_config.LinkColumn: a cell holds an address where
+    st.page_link takes a page. Relative to the app's root, where a page's URL path is its file's name, and the
+    default page's (the Overview's) the root itself."""
+    path = "./" if page == "overview" else PAGES[page].rsplit("/", 1)[-1].removesuffix(".py")
+    query = urllib.parse.urlencode(_query(params), doseq=True)
+    return f"{path}?{query}" if query else path
 
 
 # -- filters, kept in the URL ----------------------------------------------------------------------------------------

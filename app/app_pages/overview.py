@@ -1,6 +1,7 @@
-"""Overview: each model this week against last week, and what needs someone's attention. Every number links to
-the page that explains it. It reads the same weekly marts as the weekly report, and words each change with the
-report's own functions (evalhouse/report/changes.py), so the two always agree."""
+"""Overview: what needs someone's attention this week, and each model this week against last week, a table row per
+model and eval. Every card and row links to the page that explains it. It reads the same weekly marts as the weekly
+report, words each change with the report's own functions (evalhouse/report/changes.py) and lists them in the
+report's order, so the two always agree."""
 
 import datetime as dt
 
@@ -20,7 +21,7 @@ st.title("This week against last week")
 st.caption(
     "Headline scores with their 95% intervals, reliability over repeated trials, and what needs attention. "
     "\"This week\" is the latest complete week (Monday to Sunday, UTC) with data in the warehouse; the week under way "
-    "is in the picker, marked in progress. Every number is a link to the page that explains it."
+    "is in the picker, marked in progress. Every card and every model's row links to the page that explains it."
 )
 
 weeks = c.weeks_with_data()
@@ -124,29 +125,89 @@ def _not_available(label: str, result: db.Result) -> None:
                "n/a: no trials or ratings in the warehouse yet, so no week to count.")
 
 
-def _evidence(row: dict) -> str:
+def _evidence(r: dict) -> str:
     """What the verdict was tested on, as the weekly report says it: the changed samples and the exact sign test's p
-    for 0/1 scores, else t (paired) or z (unpaired), to two decimals (1.955 is not 2.0)."""
-    if row["change_test"] == "sign test":
-        return f", {model_changes.changed(row)}, {model_changes.test_statistic(row)}"
-    return "" if row["change_z"] is None else f", {model_changes.test_statistic(row)}"
+    for 0/1 scores, else t (paired) or z (unpaired), to two decimals (1.955 is not 2.0); in brackets when untested."""
+    if r["change_test"] == "sign test":
+        return f"{model_changes.changed(r)}, {model_changes.test_statistic(r)}"
+    return c.NA if r["change_z"] is None else model_changes.test_statistic(r)
 
 
-def _change(r: dict) -> str:
-    """Last week's pass rate and the change, with what the change is on, so it never seems to contradict the two
-    means beside it: a paired change is on the samples both weeks share, which may be few ('0.75 ... 0.86: +0.00 on
-    the 2 shared samples; the means moved +0.11'), an unpaired one is the change of the two weeks' means."""
-    last = f"last week {c.num(r['previous_accuracy'])}"
-    if r["comparison"] == "paired":
-        shared = int(r["n_shared_samples"])
-        text = (f"{last} (n={c.count(r['previous_n_samples'])}): {c.signed(model_changes.shown_change(r))} on the "
-                f"{plural(shared, 'sample')} both weeks share")
-        moved = model_changes.means_moved(r)
-        if moved is not None:
-            text += f" (the two means moved {c.signed(moved)})"
-        return text
-    return (f"{last} (n={c.count(r['previous_n_samples'])}): {c.signed(model_changes.shown_change(r))}, the change of "
-            "the two means (too few shared samples to pair)")
+def _change_on(r: dict) -> str:
+    """What the change is on, so it never seems to contradict the two pass rates beside it: a paired change is on
+    the samples both weeks share, which may be few ('on the 2 samples both weeks share (the two means moved
+    +0.11)'), an unpaired one is the change of the two weeks' means."""
+    if r["comparison"] != "paired":
+        return "the change of the two means (too few shared samples to pair)"
+    text = f"on the {plural(int(r['n_shared_samples']), 'sample')} both weeks share"
+    moved = model_changes.means_moved(r)
+    return text if moved is None else f"{text} (the two means moved {c.signed(moved)})"
+
+
+# A significant change stands out: the report's verdict after a mark, and first in the table, as in the report's.
+TRENDS = {"Regression": "▼", "Improvement": "▲"}
+# What a reader looks for first (which model on which eval, the pass rate, the change, its verdict and pass@k) fits
+# 1400 px; the rest (the links, n, what the change is on and its test) is further right.
+TABLE_COLUMNS = ("model on eval", "pass rate", "change", "verdict", "k", "pass@k", "pass^k", "runs", "curves",
+                 "n samples", "last week", "change is on", "evidence", "last week pass@k")
+
+
+def _verdict(r: dict) -> str:
+    verdict, _ = model_changes.verdict(r, MINIMUMS)
+    return f"{TRENDS[verdict]} {verdict}" if verdict in TRENDS else verdict
+
+
+def _pass_at_k(r: dict, curves: dict) -> dict:
+    """pass@k and pass^k with their intervals and a link to the week's curves, or n/a and why."""
+    if c.is_na(r["pass_k"]):
+        return {"pass@k": "n/a (fewer than 2 trials per task)"}
+    return {"k": str(int(r["pass_k"])),
+            "pass@k": c.with_interval(r["pass_at_k"], r["pass_at_k_ci_low"], r["pass_at_k_ci_high"]),
+            "pass^k": c.with_interval(r["pass_hat_k"], r["pass_hat_k_ci_low"], r["pass_hat_k_ci_high"]),
+            "curves": c.page_url("reliability", curves), "last week pass@k": c.num(r["previous_pass_at_k"])}
+
+
+def _table_row(r: dict | None, model: str, evaluation: str, metric: str, eval_label: str) -> dict:
+    """One model on one eval and metric: this week's pass rate, the change and its verdict, pass@k, and links to the
+    runs (the Leaderboard, last week's Monday to this week's Sunday) and to the week's curves (Reliability). A
+    link that has nothing to open is None, which the table shows as n/a."""
+    row = dict.fromkeys(TABLE_COLUMNS, c.NA) | {"model on eval": f"{model} on {eval_label}", "runs": None,
+                                                 "curves": None}
+    if r is None:
+        return row | {"verdict": "no scored trials this week"}
+    curves = {"evaluation": evaluation, "metric": metric, "model": [model], "week": week_param}
+    row |= {"pass rate": c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), "verdict": _verdict(r),
+            "runs": c.page_url("leaderboard", {"evaluation": [evaluation], "model": [model], **week_days}),
+            "n samples": c.count(r["n_samples"]), **_pass_at_k(r, curves)}
+    if r["previous_accuracy"] is None:
+        return row | {"last week": "n/a (no trials)"}
+    return row | {"last week": f"{c.num(r['previous_accuracy'])} (n={c.count(r['previous_n_samples'])})",
+                  "change": c.signed(model_changes.shown_change(r)), "change is on": _change_on(r),
+                  "evidence": _evidence(r)}
+
+
+def _first(r: dict | None) -> tuple[int, bool, float]:
+    """The report's order: regressions (the largest statistic first, one without last), improvements, the rest."""
+    z = None if r is None else r["change_z"]
+    if r is not None and r["is_regression"]:
+        return 0, z is None, z or 0.0
+    if r is not None and r["is_improvement"]:
+        return 1, z is None, -(z or 0.0)
+    return 2, False, 0.0
+
+
+def _model_table(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per model, eval and metric of the week ("no scored trials this week" for a model without any on an
+    eval and metric others have), in the weekly report's order and with its labels: an eval scored on several metrics
+    (rubrics) names the metric, 'support_triage_v1 (label_format)'."""
+    found = {(r["model_id"], r["evaluation_name"], r["trial_metric"]): model_changes.plain(r)
+             for r in frame.to_dict("records")}
+    pairs = {(e, m) for _, e, m in found}
+    several = {e for e, _ in pairs if sum(1 for other, _ in pairs if other == e) > 1}
+    keys = sorted(((model, e, m) for model in {k[0] for k in found} for e, m in pairs),
+                  key=lambda k: (*_first(found.get(k)), *k))
+    return pd.DataFrame([_table_row(found.get((model, e, m)), model, e, m, f"{e} ({m})" if e in several else e)
+                         for model, e, m in keys], columns=list(TABLE_COLUMNS))
 
 
 def _value(row: pd.Series | None, column: str) -> int:
@@ -330,69 +391,56 @@ if week is None:
     st.stop()
 if not c.empty_state(changes, f"scored trials in {week_param}",
                      "Scores appear when instance-level eval records of that week are ingested and built."):
+    table = _model_table(changes.frame)
+    st.dataframe(
+        table, hide_index=True, width="stretch", row_height=c.TWO_LINE_ROW_PX, placeholder=c.NA,
+        height=c.wrapped_table_height(len(table), c.TWO_LINE_ROW_PX, max_rows=12),
+        column_config={
+            "model on eval": st.column_config.TextColumn(pinned=True, width=270),
+            "pass rate": st.column_config.TextColumn(help="This week's pass rate [95% interval]."),
+            "change": st.column_config.TextColumn(
+                help="Against last week; what it is on and its test are further right (change is on, evidence)."),
+            "verdict": st.column_config.TextColumn(
+                width=180,
+                help="The weekly report's verdict: ▼ Regression, ▲ Improvement, no significant change, or why the "
+                     "change was not tested."),
+            "runs": st.column_config.LinkColumn(
+                display_text=":material/leaderboard:", width=44,
+                help=f"The Leaderboard for this eval and model, on last week's runs and this week's "
+                     f"({week_days['from']} to {week_days['to']})."),
+            "k": st.column_config.TextColumn(
+                width=40,
+                help="The largest k every task of the week reached; n/a where a task has fewer than 2 trials."),
+            "pass@k": st.column_config.TextColumn(
+                width=130,
+                help="The chance that at least one of k attempts succeeds [95% interval over tasks]."),
+            "pass^k": st.column_config.TextColumn(
+                width=110,
+                help="The chance that all k attempts succeed [95% interval over tasks]."),
+            "curves": st.column_config.LinkColumn(
+                display_text=":material/repeat:", width=44,
+                help=f"The pass@k and pass^k curves of {week_param} on the Reliability page."),
+            "n samples": st.column_config.TextColumn(help="This week's samples."),
+            "last week": st.column_config.TextColumn(help="Last week's pass rate and n samples."),
+            "change is on": st.column_config.TextColumn(
+                width=240,
+                help="The samples both weeks share, which the change is paired on, or the two weeks' means."),
+            "evidence": st.column_config.TextColumn(
+                help="What the verdict was tested on: the shared samples that got better and worse and the exact "
+                     "sign test's p (0/1 scores), else t (paired) or z (unpaired); in brackets when not tested."),
+            "last week pass@k": st.column_config.TextColumn(help="pass@k last week, at the same k."),
+        },
+    )
     st.caption(
         "Pass rate, as the weekly report names it: the share of trials the source marked as passed, whatever the "
         "metric (for accuracy a correct answer, for a judge's or a rubric's metric its pass verdict, for latency a "
-        "response within budget: it is accuracy only where the metric is), over the week's trials (each sample's "
-        "trials averaged first) with its 95% interval and n samples; "
-        "the change against last week is the mean difference on the samples both weeks share (where they are fewer "
-        "than a week's samples, the change of the two means is given too: the two can differ), tested on them (an "
-        "exact sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom, |t| > 2.26 on 10 samples; not "
+        "response within budget: it is accuracy only where the metric is), each sample's trials averaged first, "
+        "with its 95% interval. The change is the mean difference on the samples both weeks share (and the change "
+        "of the two means where they are fewer than a week's: the two can differ), tested on them with an exact "
+        "sign test for 0/1 scores, else Student's t on n - 1 degrees of freedom (|t| > 2.26 on 10 samples); not "
         f"on fewer than {MINIMUMS.model_change_min_changed_samples} changed samples, nor on fewer than "
-        f"{MINIMUMS.model_change_min_samples} samples); without shared samples, the change of the two "
-        "weeks' means with z, |z| > 1.96. The verdict is the weekly report's. "
-        "Then pass@k (at least one of k attempts succeeds) and pass^k (all k succeed), at the largest k every task "
-        "of the week reached, with their 95% intervals over tasks (Wilson's, as the Reliability page draws them)."
+        f"{MINIMUMS.model_change_min_samples} samples. Without shared samples it is the change of the two weeks' "
+        "means, with z (|z| > 1.96). The verdict is the weekly report's, in its order: drops first, then rises. "
+        "pass@k (at least one of k attempts succeeds) and pass^k (all k succeed) are at the largest k every task of "
+        "the week reached, with their 95% intervals over tasks (Wilson's, as the Reliability page draws them)."
     )
-    frame = changes.frame
-    models = sorted(frame["model_id"].unique())
-    widths = [2] + [3] * len(models)
-    header = st.columns(widths, vertical_alignment="bottom")
-    header[0].markdown("**eval**")
-    for column, model in zip(header[1:], models):
-        column.markdown(f"**{model}**")
-    # One row per eval and metric: an eval whose responses are scored on several metrics (rubrics) shows each.
-    pairs = (frame[["evaluation_name", "trial_metric"]].drop_duplicates()
-             .sort_values(["evaluation_name", "trial_metric"]))
-    n_metrics = pairs.groupby("evaluation_name")["trial_metric"].transform("size")
-    for evaluation, metric, several in zip(pairs["evaluation_name"], pairs["trial_metric"], n_metrics > 1):
-        st.divider()
-        row = st.columns(widths)
-        row[0].markdown(f"{evaluation}  \n*{metric}*" if several else evaluation)
-        for column, model in zip(row[1:], models):
-            cell = frame[(frame["model_id"] == model) & (frame["evaluation_name"] == evaluation)
-                         & (frame["trial_metric"] == metric)]
-            if cell.empty:
-                column.caption("n/a: no scored trials this week")
-                continue
-            r = model_changes.plain(cell.iloc[0])
-            # A trend icon for a tested verdict only: an untested change (the flags None) gets the plain one, and
-            # its caption says why it was not tested.
-            dropped, rose = r["is_regression"] is True, r["is_improvement"] is True
-            icon = (":material/trending_down:" if dropped
-                    else ":material/trending_up:" if rose else ":material/bar_chart:")
-            c.link("leaderboard", c.with_interval(r["accuracy"], r["ci_low"], r["ci_high"]), icon=icon,
-                   params={"evaluation": [evaluation], "model": [model], **week_days}, container=column,
-                   help="Pass rate this week [95% interval]: open the leaderboard for this eval and model, this "
-                        "week's runs and last week's")
-            if r["previous_accuracy"] is None:
-                column.caption(f"n={c.count(r['n_samples'])} samples; last week n/a (no trials)")
-            else:
-                verdict, _ = model_changes.verdict(r, MINIMUMS)
-                column.caption(f"n={c.count(r['n_samples'])} samples; {_change(r)}{_evidence(r)}, {verdict}")
-            if c.is_na(r["pass_k"]):
-                column.caption("pass@k: n/a (fewer than 2 trials per task this week)")
-            else:
-                k = int(r["pass_k"])
-                # Two links, one a line: with both intervals, one label ran past a column and was cut short.
-                last = (f"Last week pass@{k} {c.num(r['previous_pass_at_k'])}. "
-                        if not c.is_na(r["previous_pass_at_k"]) else "")
-                for label, value, low, high in (
-                        (f"pass@{k}", r["pass_at_k"], r["pass_at_k_ci_low"], r["pass_at_k_ci_high"]),
-                        (f"pass^{k}", r["pass_hat_k"], r["pass_hat_k_ci_low"], r["pass_hat_k_ci_high"])):
-                    c.link("reliability", f"{label} {c.with_interval(value, low, high)}",
-                           params={"evaluation": evaluation, "metric": metric, "model": [model], "week": week_param},
-                           icon=":material/repeat:", container=column,
-                           help=f"{label} over this week's runs [95% interval]. " + (last if label.startswith("pass@")
-                                                                                    else "")
-                                + f"Open the pass@k and pass^k curves of {week_param}")

@@ -1,8 +1,10 @@
-"""What a test reads off a page run by AppTest: the problems it shows, and its charts' titles, specs and data."""
+"""What a test reads off a page run by AppTest: the problems it shows, its charts' titles, specs and data, and the
+Overview's table of models with the pages its links open."""
 
 from __future__ import annotations
 
 import json
+import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
@@ -47,3 +49,31 @@ def walk(node: Any) -> Iterator[dict]:
     elif isinstance(node, list):
         for value in node:
             yield from walk(value)
+
+
+def overview_models(at):
+    """The Overview's table of each model this week against last: one row per model, eval and metric."""
+    return next(d.value for d in at.dataframe if "model on eval" in d.value.columns)
+
+
+def link_target(url: str) -> tuple[str, dict[str, list[str]]]:
+    """The page a table's link opens and its query parameters: 'leaderboard?model=a&model=b' ->
+    ('leaderboard', {'model': ['a', 'b']})."""
+    parts = urllib.parse.urlsplit(url)
+    return parts.path, urllib.parse.parse_qs(parts.query)
+
+
+def weekly_model_changes(warehouse, week) -> Any:
+    """marts.rpt_weekly_model_changes of a week, each row with the label the Overview's table gives it in "model on
+    eval": the eval as the weekly report names it, with its metric where the week scores it on several."""
+    return warehouse.frame(
+        """
+        select *, model_id || ' on ' || case
+            when min(trial_metric) over metrics < max(trial_metric) over metrics
+                then evaluation_name || ' (' || trial_metric || ')'
+            else evaluation_name
+        end as model_on_eval
+        from marts.rpt_weekly_model_changes
+        where week_start = ?
+        window metrics as (partition by evaluation_name)
+        """, [week])

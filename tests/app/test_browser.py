@@ -4,12 +4,17 @@ and a screenshot of each page is kept under the test's temporary folder."""
 
 from __future__ import annotations
 
+import datetime as dt
+import urllib.parse
 from pathlib import Path
 
 import pytest
 
+from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL
 from tests.app.browser import CHROMIUM, Browser, StreamlitServer
-from tests.app.conftest import NAV_LABELS, PAGES, SHIFTED_WEEK, iso_week
+from tests.app.conftest import LAST_WEEK, NAV_LABELS, PAGES, SHIFTED_WEEK, iso_week
+
+PREVIOUS_WEEK = LAST_WEEK - dt.timedelta(weeks=1)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -231,3 +236,37 @@ def test_the_served_apps_primary_buttons_are_blue_not_streamlits_red(served):
       (() => { const b = document.querySelector('[data-testid="stMain"] [data-testid="stBaseButton-primary"]');
         return b ? getComputedStyle(b).backgroundColor : null; })()""", timeout=30)
     assert colour == "rgb(21, 101, 192)", f"the Submit rating button is {colour}, not the theme's #1565c0"
+
+
+# Opening a page from a table's link cell goes through window.open: recorded here (as the address it resolves to)
+# instead of opening a tab.
+_RECORD_OPENED_JS = ("window.__opened = []; window.open = (url) => { window.__opened.push(new URL(url, location.href)"
+                     ".href); return null; }")
+
+
+def test_the_overviews_models_table_shows_the_verdict_and_pass_at_k_at_1400_px_and_a_row_opens_its_runs(served):
+    """The section was 44 cells of prose, the page 4,900 px tall at 1400 px: one table now, whose pass rate, change,
+    verdict and pass@k are in view at 1400 px, and whose first row (the demo's regression) opens its runs on the
+    Leaderboard: the cell's address, relative to the app's root, is the page's."""
+    server, browser = served
+    state = browser.open(f"{server.url}/")
+    assert state.title == PAGES["overview"] and not state.errors, state.errors
+    shown = browser.wait_for(f"(() => {_SHOWN_HEADERS_JS}.find(h => h[0] === 'model on eval') || null)()")
+    assert shown[:8] == ["model on eval", "pass rate", "change", "verdict", "k", "pass@k", "pass^k", "runs"], shown
+    assert browser.content_height() < 3000
+    browser.evaluate(_RECORD_OPENED_JS)
+    table = browser.evaluate("""(() => { const r = document.querySelector('[data-testid="stMain"] '
+      + '[data-testid="stDataFrame"]').getBoundingClientRect(); return [r.left, r.right, r.top]; })()""")
+    left, right, top = table
+    row = top + 35 + 66 / 2  # the header, then half the first row
+    for x in range(int(left) + 4, int(right), 8):  # a click on each cell of the row: only a link opens anything
+        browser.call("Input.dispatchMouseEvent", type="mouseMoved", x=x, y=row)
+        for kind in ("mousePressed", "mouseReleased"):
+            browser.call("Input.dispatchMouseEvent", type=kind, x=x, y=row, button="left", clickCount=1)
+    opened = set(browser.evaluate("window.__opened"))
+    sunday = LAST_WEEK + dt.timedelta(days=6)
+    query = urllib.parse.urlencode({"evaluation": REGRESSING_EVAL, "model": REGRESSING_MODEL,
+                                    "from": PREVIOUS_WEEK.isoformat(), "to": sunday.isoformat()})
+    assert opened == {f"{server.url}/leaderboard?{query}"}, opened
+    state = browser.open(opened.pop())
+    assert state.title == PAGES["leaderboard"] and not state.errors, state.errors

@@ -1,6 +1,7 @@
 """The helpers pages test nullable values with: a NULL arrives as None, NaN or pd.NA, and none of them may pass
 for a value (NaN is truthy) or crash a page (pd.NA refuses to be a bool); week axes tick on Mondays; a long chart
-subtitle is drawn in lines; a verdict's colour is defined once, for every page."""
+subtitle is drawn in lines; a verdict's colour is defined once, for every page; a table's link to a page carries
+the query a page link would."""
 
 from __future__ import annotations
 
@@ -71,6 +72,19 @@ def test_a_long_question_is_drawn_in_lines_that_fit_the_chart_at_900_px(c):
         assert all(len(shown) * c.QUESTION_CHAR_PX <= line * c.SUBTITLE_CHAR_PX or " " not in shown
                    for shown in lines), lines
     assert c.title("Drifting on safety?").to_dict()["text"] == "Drifting on safety?"  # one line: as it was written
+
+
+def test_a_tables_link_to_a_page_carries_its_choices_and_leaves_out_the_undefined(c):
+    """A LinkColumn's cell is an address: the page's URL path (its file's name; the Overview's is the app's root)
+    and the query st.page_link would give, a list repeating its key, nothing for an undefined or empty choice."""
+    url = c.page_url("leaderboard", {"evaluation": ["gsm8k"], "model": ["acme/chat-13b", "b c"], "metric": None,
+                                     "from": "2026-11-09", "week": []})
+    assert url == "leaderboard?evaluation=gsm8k&model=acme%2Fchat-13b&model=b+c&from=2026-11-09"
+    assert c.page_url("reliability") == "reliability"
+    assert c.page_url("overview", {"week": "2026-W47"}) == "./?week=2026-W47"
+    # Streamlit serves a page at its file's name unless the app gives it a url_path: the app gives none.
+    app = (Path(__file__).parents[2] / "app" / "streamlit_app.py").read_text()
+    assert sorted(re.findall(r'st\.Page\("app_pages/(\w+)\.py"', app)) == sorted(c.PAGES) and "url_path" not in app
 
 
 def test_a_verdicts_colour_is_defined_once_and_pages_use_the_names(c):

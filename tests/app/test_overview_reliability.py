@@ -12,7 +12,7 @@ import pytest
 
 from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_title, problems
+from tests.app.page_parts import chart_title, link_target, overview_models, problems, weekly_model_changes
 
 pytestmark = pytest.mark.slow
 
@@ -74,12 +74,13 @@ def test_the_overviews_pass_at_k_opens_the_reliability_of_that_week_with_the_sam
 
     at = run_page("overview")
     assert not problems(at)
-    links = [(q, label) for q, label in _links(at, "reliability")
-             if q.get("model") == [model] and q.get("evaluation") == [evaluation]]
-    assert all(q["week"] == [iso_week(LAST_WEEK)] for q, _ in links)
+    table = overview_models(at)
+    row = table[table["model on eval"] == f"{model} on {evaluation}"].iloc[0]
+    page, query = link_target(row["curves"])
+    assert page == "reliability" and query == {"evaluation": [evaluation], "metric": ["accuracy"], "model": [model],
+                                               "week": [iso_week(LAST_WEEK)]}
     # Both with the mart's 95% intervals (Wilson's over tasks), as every other number on the page.
-    assert [label for _, label in links] == [f"pass@{k} {shown_at}", f"pass^{k} {shown_hat}"]
-    query = links[0][0]
+    assert (row["k"], row["pass@k"], row["pass^k"]) == (str(k), shown_at, shown_hat)
 
     at = run_page("reliability", {key: v if len(v) > 1 else v[0] for key, v in query.items()})
     assert not problems(at)
@@ -196,20 +197,20 @@ def test_the_stability_chart_labels_its_share_axis_and_shows_the_number_of_tasks
 
 def test_a_change_on_few_shared_samples_says_so_beside_the_change_of_the_means(demo_warehouse, app_env):
     app_env(demo_warehouse.path)
-    rows = demo_warehouse.frame(
-        "select model_id, n_samples, previous_accuracy, accuracy_change, paired_mean_difference, n_shared_samples "
-        "from marts.rpt_weekly_model_changes where week_start = ? and comparison = 'paired' "
-        "and n_shared_samples < n_samples and round(accuracy_change, 2) != round(paired_mean_difference, 2)",
-        [LAST_WEEK])
+    rows = weekly_model_changes(demo_warehouse, LAST_WEEK).query(
+        "comparison == 'paired' and n_shared_samples < n_samples "
+        "and accuracy_change.round(2) != paired_mean_difference.round(2)")
     assert len(rows) > 0  # the demo has a change whose paired difference and means disagree
     at = run_page("overview")
     assert not problems(at)
+    table = overview_models(at).set_index("model on eval")
     for row in rows.itertuples():
-        said = [t for t in _captions(at) if t.startswith(f"n={row.n_samples} samples; last week "
-                                                         f"{row.previous_accuracy:.2f}")
-                and f"{row.paired_mean_difference:+.2f} on the {row.n_shared_samples} samples both weeks share"
-                in t]
-        assert said and f"the two means moved {row.accuracy_change:+.2f}" in said[0], row
+        shown = table.loc[row.model_on_eval]
+        assert shown["n samples"] == f"{row.n_samples}" and shown["last week"].startswith(
+            f"{row.previous_accuracy:.2f} (n=")
+        assert shown["change"] == f"{row.paired_mean_difference:+.2f}", row
+        assert shown["change is on"] == (f"on the {row.n_shared_samples} samples both weeks share "
+                                         f"(the two means moved {row.accuracy_change:+.2f})"), row
 
 
 # -- 4: a drop's links show the week before too ------------------------------------------------------------------
@@ -219,12 +220,15 @@ def test_a_drops_links_open_the_leaderboard_on_this_week_and_the_week_before(dem
     at = run_page("overview")
     assert not problems(at)
     days = {"from": [PREVIOUS_WEEK.isoformat()], "to": [(LAST_WEEK + dt.timedelta(days=6)).isoformat()]}
-    drops = [(q, label) for q, label in _links(at, "leaderboard")
-             if q.get("model") == [REGRESSING_MODEL] and q.get("evaluation") == [REGRESSING_EVAL]]
-    assert {label for _, label in drops} >= {"Which models, which evals?"} and len(drops) == 2
-    assert all(q["from"] == days["from"] and q["to"] == days["to"] for q, _ in drops)
+    # The card's link, and the drop's row in the table of models.
+    card = [q for q, label in _links(at, "leaderboard") if label == "Which models, which evals?"]
+    table = overview_models(at)
+    row = table[table["model on eval"] == f"{REGRESSING_MODEL} on {REGRESSING_EVAL}"].iloc[0]
+    page, query = link_target(row["runs"])
+    assert row["verdict"] == "▼ Regression" and page == "leaderboard"
+    for drop in (card[0], query):
+        assert drop == {"evaluation": [REGRESSING_EVAL], "model": [REGRESSING_MODEL], **days}
 
-    query = drops[0][0]
     at = run_page("leaderboard", {key: v if len(v) > 1 else v[0] for key, v in query.items()})
     assert not problems(at)
     table = at.dataframe[-1].value  # one row per run: this week's and the week before's, the drop between them

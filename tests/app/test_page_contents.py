@@ -16,7 +16,7 @@ import pytest
 from evalhouse import build_settings
 from evalhouse.report import changes, fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_title, problems, walk
+from tests.app.page_parts import chart_title, overview_models, problems, walk, weekly_model_changes
 
 pytestmark = pytest.mark.slow
 
@@ -266,26 +266,28 @@ def test_lines_a_later_run_loaded_are_left_out_until_asked_for(retried_warehouse
 
 
 def test_the_overview_says_what_each_change_was_tested_on_as_the_report_does(demo_warehouse, app_env):
-    # A 0/1 change is judged by the exact sign test on the samples that changed: its caption gives them and p, not
+    # A 0/1 change is judged by the exact sign test on the samples that changed: its evidence gives them and p, not
     # a statistic the verdict never used; other changes give t (paired) or z (unpaired) to two decimals (1.955 is
     # not "+2.0").
     app_env(demo_warehouse.path)
-    rows = demo_warehouse.rows(
-        "select change_test, n_improved, n_worsened, sign_test_p, change_z, is_significant is not null "
-        "from marts.rpt_weekly_model_changes where week_start = ? and previous_accuracy is not null", [LAST_WEEK])
+    frame = weekly_model_changes(demo_warehouse, LAST_WEEK)
+    rows = [changes.plain(r) for r in frame.to_dict("records") if not pd.isna(r["previous_accuracy"])]
     at = run_page("overview", {"week": iso_week(LAST_WEEK)})
     assert not problems(at)
-    said = _captions(at)
-    signs = [r for r in rows if r[0] == "sign test"]
-    others = [r for r in rows if r[0] != "sign test" and r[4] is not None]
-    assert signs and {r[0] for r in others} == {"paired t", "unpaired z"}
+    said = overview_models(at).set_index("model on eval")["evidence"]
+    signs = [r for r in rows if r["change_test"] == "sign test"]
+    others = [r for r in rows if r["change_test"] != "sign test" and r["change_z"] is not None]
+    assert signs and {r["change_test"] for r in others} == {"paired t", "unpaired z"}
     # A statistic of a change that was not tested is in brackets, as in the report's table.
-    assert any(r[5] for r in signs) and not all(r[5] for r in signs)
-    for _, better, worse, p, _, tested in signs:
-        assert f"{better} better, {worse} worse, {fmt.p_value(p) if tested else f'({fmt.p_value(p)})'}" in said
-    for test, *_, z, tested in others:
-        statistic = f"{'t' if test == 'paired t' else 'z'} = {z:+.2f}"
-        assert (statistic if tested else f"({statistic})") in said
+    tested = [r["is_significant"] is not None for r in signs]
+    assert any(tested) and not all(tested)
+    for r in signs:
+        p = fmt.p_value(r["sign_test_p"])
+        shown = p if r["is_significant"] is not None else f"({p})"
+        assert said[r["model_on_eval"]] == f"{r['n_improved']} better, {r['n_worsened']} worse, {shown}", r
+    for r in others:
+        statistic = f"{'t' if r['change_test'] == 'paired t' else 'z'} = {r['change_z']:+.2f}"
+        assert said[r["model_on_eval"]] == (statistic if r["is_significant"] is not None else f"({statistic})"), r
 
 
 def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_for_an_untested_one(
@@ -295,24 +297,21 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
     and show the report's change, the paired mean difference when paired (it was accuracy_change: +0.38 where the
     report said +0.50)."""
     app_env(demo_warehouse.path)
-    frame = demo_warehouse.frame(
-        "select * from marts.rpt_weekly_model_changes where week_start = ? and previous_accuracy is not null",
-        [LAST_WEEK])
-    rows = [changes.plain(r) for r in frame.to_dict("records")]
+    frame = weekly_model_changes(demo_warehouse, LAST_WEEK)
+    rows = [changes.plain(r) for r in frame.to_dict("records") if not pd.isna(r["previous_accuracy"])]
     # The minimums the demo's build used, which the page and the report both quote
     built = build_settings.from_row(demo_warehouse.frame("select * from marts.rpt_build_settings").iloc[0])
     at = run_page("overview", {"week": iso_week(LAST_WEEK)})
     assert not problems(at)
-    shown = [c.value for c in at.caption if "; last week " in c.value]
-    assert "within noise" not in " ".join(shown)
-    expected = []
+    shown = overview_models(at).set_index("model on eval")
+    assert len(shown) == len(frame) and not shown["verdict"].str.contains("within noise").any()
+    marks = {"Regression": "▼ Regression", "Improvement": "▲ Improvement"}
     for row in rows:
         verdict, _ = changes.verdict(row, built)
-        change = changes.shown_change(row)
-        expected.append((f"n={row['n_samples']:,} samples; last week {row['previous_accuracy']:.2f} "
-                         f"(n={row['previous_n_samples']:,}): {change:+.2f}", verdict))
-    for start, verdict in expected:
-        assert any(s.startswith(start) and s.endswith(f", {verdict}") for s in shown), (start, verdict)
+        said = shown.loc[row["model_on_eval"]]
+        assert (said["n samples"], said["last week"], said["change"], said["verdict"]) == (
+            f"{row['n_samples']:,}", f"{row['previous_accuracy']:.2f} (n={row['previous_n_samples']:,})",
+            f"{changes.shown_change(row):+.2f}", marks.get(verdict, verdict)), row
     # The demo has what tells the old page from this one: untested changes of each kind, and paired changes whose
     # mean difference reads otherwise than the change of the two weeks' means.
     untested = [changes.verdict(r, built)[0] for r in rows if r["is_significant"] is None]
@@ -320,7 +319,7 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
     assert any(v.startswith("too few samples to test") for v in untested)
     assert any(r["comparison"] == "paired" and f"{r['paired_mean_difference']:+.2f}" != f"{r['accuracy_change']:+.2f}"
                for r in rows)
-    # The report's table says the same of each pair (its verdict cell).
+    # The report's table says the same of each pair (its verdict cell), in the same order.
     import duckdb
 
     from evalhouse.report.document import Table
@@ -331,8 +330,8 @@ def test_the_overview_gives_the_reports_verdict_and_change_never_within_noise_fo
         table = next(b for b in model_scores.build(Context(Reader(con), LAST_WEEK)).section.blocks
                      if isinstance(b, Table))
     verdict = table.columns.index("Verdict")
-    verdicts = sorted(row[verdict].text for row in table.rows if row[verdict].text != "new this week")
-    assert verdicts == sorted(v for _, v in expected)
+    reported = [(f"{r[0].text} on {r[1].text}", r[verdict].text) for r in table.rows]
+    assert reported == [(label, verdict.lstrip("▼▲ ")) for label, verdict in shown["verdict"].items()]
 
 
 def test_flagged_items_on_label_scales_have_no_spread_and_show_their_week(demo_warehouse, app_env):

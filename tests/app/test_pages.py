@@ -21,7 +21,7 @@ from ingest.formats import FORMATS
 from ingest.load import RawStore
 from ingest.validate import Validators
 from tests.app.conftest import LAST_WEEK, PAGES, SHIFTED_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_title, problems
+from tests.app.page_parts import chart_title, link_target, overview_models, problems
 from tests.conftest import DEMO_END_DATE, FIXTURES, Warehouse, build_warehouse, built_warehouse_path
 
 pytestmark = pytest.mark.slow
@@ -85,23 +85,24 @@ def test_overview_links_every_number_to_the_page_that_explains_it(demo_warehouse
     app_env(demo_warehouse.path)
     at = run_page("overview")
     assert not problems(at)
-    targets = {page for page, _, _ in _links(at)}
+    table = overview_models(at)
+    in_table = {link_target(url)[0] for url in [*table["runs"].dropna(), *table["curves"].dropna()]}
+    assert in_table == {"leaderboard", "reliability"}
+    targets = {page for page, _, _ in _links(at)} | in_table
     assert {"judge_drift", "leaderboard", "reliability", "review_queue", "agreement", "safety",
             "data_quality"} <= targets
     drift = [q for page, q, _ in _links(at) if page == "judge_drift"]
     assert drift and drift[0]["week"] == [iso_week(LAST_WEEK)]
-    # The demo's regression (one model on one eval, last week) is a link to that model and eval on the leaderboard,
-    # and it is marked as more than noise.
-    # (It is the demo's only regression now that 0/1 changes take the sign test, so the "Which models, which
-    # evals?" link carries the same parameters: the score's link is the one with an interval.)
-    # Last week's Monday to this week's Sunday: the drop's two runs, side by side.
+    # The demo's regression (one model on one eval, last week) links to that model and eval on the leaderboard,
+    # from last week's Monday to this week's Sunday (the drop's two runs, side by side), and it is marked as more
+    # than noise, first in the table, as in the report's.
     week = {"from": [(LAST_WEEK - dt.timedelta(weeks=1)).isoformat()],
             "to": [(LAST_WEEK + dt.timedelta(days=6)).isoformat()]}
-    regression = [link for link in at.get("page_link") if link.proto.page == "leaderboard"
-                  and urllib.parse.parse_qs(link.proto.query_string) == {"evaluation": [REGRESSING_EVAL],
-                                                                       "model": [REGRESSING_MODEL], **week}
-                  and "[" in link.proto.label]  # the score carries its interval
-    assert regression and regression[0].proto.icon == ":material/trending_down:"
+    first = table.iloc[0]
+    assert first["model on eval"] == f"{REGRESSING_MODEL} on {REGRESSING_EVAL}" and first["verdict"] == "▼ Regression"
+    assert link_target(first["runs"]) == ("leaderboard", {"evaluation": [REGRESSING_EVAL], "model": [REGRESSING_MODEL],
+                                                          **week})
+    assert not table["verdict"].iloc[1:].str.startswith(("▼", "▲")).any()  # the demo's only significant change
 
 
 def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, app_env):
@@ -122,12 +123,15 @@ def test_overview_links_open_the_leaderboard_on_the_weeks_runs(demo_warehouse, a
     assert f"{accuracy:.2f}" != f"{latest:.2f}"  # the latest run would show another number
     at = run_page("overview", {"week": iso_week(week)})
     assert not problems(at)
-    leaderboard = [(query, label) for page, query, label in _links(at) if page == "leaderboard"]
-    assert leaderboard and all(query["from"] == days["from"] and query["to"] == days["to"]
-                               for query, _ in leaderboard)
-    query, label = next((q, label) for q, label in leaderboard if "[" in label
-                        and q.get("model") == [REGRESSING_MODEL] and q.get("evaluation") == ["gsm8k"])
-    assert label.startswith(f"{accuracy:.2f} [")
+    table = overview_models(at)
+    leaderboard = [query for page, query, _ in _links(at) if page == "leaderboard"]
+    leaderboard += [query for page, query in map(link_target, table["runs"]) if page == "leaderboard"]
+    assert len(leaderboard) == len(table) + 1 and all(query["from"] == days["from"] and query["to"] == days["to"]
+                                                      for query in leaderboard)
+    row = table[table["model on eval"] == f"{REGRESSING_MODEL} on gsm8k"].iloc[0]
+    query = link_target(row["runs"])[1]
+    assert query["model"] == [REGRESSING_MODEL] and query["evaluation"] == ["gsm8k"]
+    assert row["pass rate"].startswith(f"{accuracy:.2f} [")
 
     at = run_page("leaderboard", {k: v if len(v) > 1 else v[0] for k, v in query.items()})
     assert not problems(at)
