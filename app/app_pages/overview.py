@@ -146,9 +146,10 @@ def _change_on(r: dict) -> str:
 
 # A significant change stands out: the report's verdict after a mark, and first in the table, as in the report's.
 TRENDS = {"Regression": "▼", "Improvement": "▲"}
-# What a reader looks for first (which model on which eval, the pass rate, the change, its verdict and pass@k) fits
-# 1400 px; the rest (the links, n, what the change is on and its test) is further right.
-TABLE_COLUMNS = ("model on eval", "pass rate", "change", "verdict", "k", "pass@k", "pass^k", "runs", "curves",
+# What a reader looks for first (which model on which eval and the verdict, as the report's table puts them, then the
+# pass rate, the change and pass@k) fits 1400 px, and the first two 900 px; the rest (the links, n, what the change
+# is on and its test) is further right.
+TABLE_COLUMNS = ("model on eval", "verdict", "pass rate", "change", "k", "pass@k", "pass^k", "runs", "curves",
                  "n samples", "last week", "change is on", "evidence", "last week pass@k")
 
 
@@ -396,12 +397,12 @@ if not c.empty_state(changes, f"scored trials in {week_param}",
         table, hide_index=True, width="stretch", row_height=c.TWO_LINE_ROW_PX, placeholder=c.NA,
         height=c.wrapped_table_height(len(table), c.TWO_LINE_ROW_PX, max_rows=12),
         column_config={
-            "model on eval": st.column_config.TextColumn(pinned=True, width=270),
+            "model on eval": st.column_config.TextColumn(pinned=True, width=240),
             "pass rate": st.column_config.TextColumn(help="This week's pass rate [95% interval]."),
             "change": st.column_config.TextColumn(
                 help="Against last week; what it is on and its test are further right (change is on, evidence)."),
             "verdict": st.column_config.TextColumn(
-                width=180,
+                width=170,
                 help="The weekly report's verdict: ▼ Regression, ▲ Improvement, no significant change, or why the "
                      "change was not tested."),
             "runs": st.column_config.LinkColumn(

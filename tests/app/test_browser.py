@@ -245,14 +245,14 @@ _RECORD_OPENED_JS = ("window.__opened = []; window.open = (url) => { window.__op
 
 
 def test_the_overviews_models_table_shows_the_verdict_and_pass_at_k_at_1400_px_and_a_row_opens_its_runs(served):
-    """The section was 44 cells of prose, the page 4,900 px tall at 1400 px: one table now, whose pass rate, change,
-    verdict and pass@k are in view at 1400 px, and whose first row (the demo's regression) opens its runs on the
-    Leaderboard: the cell's address, relative to the app's root, is the page's."""
+    """The section was 44 cells of prose, the page 4,900 px tall at 1400 px: one table now, whose verdict, pass rate,
+    change and pass@k are in view at 1400 px, and whose first row (the demo's regression) opens its runs on the
+    Leaderboard and its curves on Reliability: the cells' addresses, relative to the app's root, are the pages'."""
     server, browser = served
     state = browser.open(f"{server.url}/")
     assert state.title == PAGES["overview"] and not state.errors, state.errors
     shown = browser.wait_for(f"(() => {_SHOWN_HEADERS_JS}.find(h => h[0] === 'model on eval') || null)()")
-    assert shown[:8] == ["model on eval", "pass rate", "change", "verdict", "k", "pass@k", "pass^k", "runs"], shown
+    assert shown[:8] == ["model on eval", "verdict", "pass rate", "change", "k", "pass@k", "pass^k", "runs"], shown
     assert browser.content_height() < 3000
     browser.evaluate(_RECORD_OPENED_JS)
     table = browser.evaluate("""(() => { const r = document.querySelector('[data-testid="stMain"] '
@@ -267,6 +267,9 @@ def test_the_overviews_models_table_shows_the_verdict_and_pass_at_k_at_1400_px_a
     sunday = LAST_WEEK + dt.timedelta(days=6)
     query = urllib.parse.urlencode({"evaluation": REGRESSING_EVAL, "model": REGRESSING_MODEL,
                                     "from": PREVIOUS_WEEK.isoformat(), "to": sunday.isoformat()})
-    assert opened == {f"{server.url}/leaderboard?{query}"}, opened
-    state = browser.open(opened.pop())
+    curves = urllib.parse.urlencode({"evaluation": REGRESSING_EVAL, "metric": "accuracy", "model": REGRESSING_MODEL,
+                                     "week": iso_week(LAST_WEEK)})
+    runs = f"{server.url}/leaderboard?{query}"
+    assert opened == {runs, f"{server.url}/reliability?{curves}"}, opened
+    state = browser.open(runs)
     assert state.title == PAGES["leaderboard"] and not state.errors, state.errors

@@ -18,7 +18,7 @@ from tests.app.page_parts import link_target, overview_models, problems, weekly_
 
 pytestmark = pytest.mark.slow
 
-COLUMNS = ["model on eval", "pass rate", "change", "verdict", "k", "pass@k", "pass^k", "runs", "curves", "n samples",
+COLUMNS = ["model on eval", "verdict", "pass rate", "change", "k", "pass@k", "pass^k", "runs", "curves", "n samples",
            "last week", "change is on", "evidence", "last week pass@k"]
 
 
