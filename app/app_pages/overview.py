@@ -11,7 +11,7 @@ import streamlit as st
 import components as c
 import db
 from evalhouse.report import changes as model_changes
-from evalhouse.report.fmt import plural
+from evalhouse.report.fmt import per_group, plural
 from evalhouse.report.sections.safety import no_hazard_applied
 
 # The minimums rpt_weekly_model_changes was built with (marts.rpt_build_settings), as the report quotes them.
@@ -74,6 +74,10 @@ agreement = db.query(
     """,
     [week, previous],
 )
+# The targets as the build compared with them (the seed agreement_targets), per dimension group.
+targets = db.query("select dimension_group, min(target) as target from marts.rpt_weekly_agreement group by all")
+targets_said = per_group({} if targets.frame.empty else dict(zip(targets.frame["dimension_group"],
+                                                               targets.frame["target"])))
 hazards = db.query(
     """
     -- n_verdicts: the violating and non-violating verdicts the count is among (unsure and not applicable are
@@ -319,7 +323,8 @@ with bottom[0].container(border=True):
         _not_available(label, agreement)
     else:
         about = ("Rated dimensions whose Krippendorff's alpha among people (human, SME and end-user raters; LLM "
-                 "judges are held to people on Judge drift) is under its target: 0.6 for quality, 0.8 for safety. A "
+                 "judges are held to people on Judge drift) is under its target: "
+                 f"{targets_said or 'as the seed agreement_targets sets it'}. A "
                  "dimension with no item rated by two or more people has no alpha. A shortfall whose 95% interval "
                  "reaches the target is counted, and said apart below the figure.")
         this, last = _row(agreement.frame, week), _row(agreement.frame, previous)

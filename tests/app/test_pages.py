@@ -205,6 +205,23 @@ def test_overview_says_which_shortfalls_are_within_their_interval(demo_warehouse
                for t in at.caption)
 
 
+
+def test_overview_gives_the_agreement_targets_the_build_compared_with(writable_demo, app_env):
+    """The card's help says the targets rpt_weekly_agreement holds (the seed agreement_targets, per dimension group):
+    it had "0.6 for quality, 0.8 for safety" written in, stale for a team that sets its own."""
+    label = "Dimensions below their agreement target"
+    app_env(writable_demo.path)
+    at = run_page("overview")
+    assert "is under its target: 0.6 on quality dimensions and 0.8 on safety dimensions." in next(
+        m.help for m in at.metric if m.label == label)
+    with duckdb.connect(str(writable_demo.path)) as con:
+        con.execute("update marts.rpt_weekly_agreement set target = 0.7 where dimension_group = 'safety'")
+    app_env(writable_demo.path)
+    at = run_page("overview")
+    assert not problems(at), problems(at)
+    assert "is under its target: 0.6 on quality dimensions and 0.7 on safety dimensions." in next(
+        m.help for m in at.metric if m.label == label)
+
 # -- the week under way ------------------------------------------------------------------------------------------------
 
 # The demo's last day, an hour in: its week (LAST_WEEK) holds data, to 00:50, and has barely begun.
