@@ -425,6 +425,30 @@ def title(question: str, subtitle: str | None = None, *, line: int = SUBTITLE_LI
                            anchor="start", subtitleColor="gray")
 
 
+# A legend under the plot is laid out in columns, from the plot's left edge: in more than the plot's width holds, it
+# ran past the chart's right edge in a 900 px window (three model names in two columns, five verdicts in a row), and
+# a chart wider than its column is cut off there. legend() gives it the columns that fit LEGEND_ROOM_PX, the plot of
+# a chart as wide as the page at 900 px beside a model's name; a wider page leaves them as they are. (Columns as an
+# expression of the plot's width, which Vega sets as it lays the chart out, left the chart's height as for the
+# columns before a resize: its last entries were cut off.) A label is about 6.5 px a character; its symbol and the
+# gap to the next column about 30 px.
+LEGEND_ROOM_PX, LEGEND_CHAR_PX, LEGEND_ENTRY_PX = 200, 6.5, 30
+
+
+def legend(labels: Iterable[Any], **props: Any) -> alt.Legend:
+    """A legend under the plot, in as many columns as LEGEND_ROOM_PX holds of its longest label (`labels`, as the
+    legend writes them), one at least. `props` are the legend's others (title, symbolType)."""
+    longest = max((len(str(label)) for label in labels), default=0)
+    columns = max(1, int(LEGEND_ROOM_PX // (longest * LEGEND_CHAR_PX + LEGEND_ENTRY_PX)))
+    return alt.Legend(orient="bottom", columns=columns, **{"labelLimit": 400, **props})
+
+
+def stacked_legends(chart: alt.TopLevelMixin) -> alt.TopLevelMixin:
+    """`chart` with its legends under the plot one above the other: Vega sets them side by side, and two legends of a
+    chart as wide as the page (the models and what the line's dashes mean) ran past its edge at 900 px."""
+    return chart.configure_legend(layout=alt.ExprRef("{bottom: {direction: 'vertical', anchor: 'start'}}"))
+
+
 def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: str, question: str,
                    x_title: str, y_title: str, color: str | None = None, color_title: str | None = None,
                    subtitle: str | None = None, tooltip: Sequence[Any] = (), x_format: str = ".2f",
@@ -438,8 +462,7 @@ def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: s
     encode: dict[str, Any] = {"y": alt.Y(f"{y}:N", title=y_title, sort=None, axis=alt.Axis(labelLimit=320))}
     if color:
         encode["color"] = alt.Color(f"{color}:N", title=color_title if color_title is not None else color,
-                                    legend=alt.Legend(orient="bottom", labelLimit=400, columns=3),
-                                    scale=color_scale or alt.Undefined)
+                                    legend=legend(frame[color].dropna().unique()), scale=color_scale or alt.Undefined)
     if offset:
         encode["yOffset"] = alt.YOffset(f"{offset}:N")
     tips = list(tooltip) or [y, alt.Tooltip(f"{value}:Q", format=x_format)]
@@ -449,7 +472,8 @@ def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: s
     )
     point_encode = dict(encode)
     if shape:
-        point_encode["shape"] = alt.Shape(f"{shape}:N", title=shape_title or shape, legend=alt.Legend(orient="bottom"))
+        point_encode["shape"] = alt.Shape(f"{shape}:N", title=shape_title or shape,
+                                          legend=legend(frame[shape].dropna().unique()))
     points = alt.Chart().mark_point(filled=True, size=80, opacity=1).encode(
         x=alt.X(f"{value}:Q", title=x_title, scale=scale), tooltip=tips, **point_encode,
     )
@@ -492,6 +516,33 @@ def show_chart(chart: alt.Chart) -> None:
     if not isinstance(chart, (alt.FacetChart, alt.ConcatChart, alt.HConcatChart, alt.VConcatChart)):
         chart = chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
     st.altair_chart(chart, width="stretch")
+
+
+# Charts side by side in panels of a fixed width, which wrap onto rows of their own where the page is narrower: a
+# faceted chart's panels have a fixed width and ran past the page at 900 px (Streamlit fits a single or layered chart
+# to its container, never a faceted one), and st.columns squeezed a chart to half of a 430 px page.
+WIDE_CONTENT_PX = 930  # the page beside the sidebar in a 1400 px window (430 at 900)
+PANEL_GAP_PX = 16  # between the panels of a horizontal container (its gap, "small")
+
+
+def panel_width(per_row: int) -> int:
+    """A panel's width in pixels when `per_row` fill a row at 1400 px."""
+    return (WIDE_CONTENT_PX - PANEL_GAP_PX * (per_row - 1)) // per_row
+
+
+def panel_line(per_row: int) -> int:
+    """The subtitle characters a line holds in a panel of panel_width(per_row) (c.title's `line`), as SUBTITLE_LINE
+    holds 390 px of a 430 px chart; at most SUBTITLE_LINE, a panel being as wide as the page at most."""
+    return min(SUBTITLE_LINE, SUBTITLE_LINE * (panel_width(per_row) - 40) // 390)
+
+
+def panels(charts: Iterable[alt.TopLevelMixin], per_row: int) -> None:
+    """Charts side by side, `per_row` to a row in a 1400 px window, each fitted to its panel (panel_width), wrapping
+    onto rows of their own where the page is narrower: one to a row in a 900 px window."""
+    row = st.container(horizontal=True, gap="small")
+    for chart in charts:
+        with row.container(width=panel_width(per_row)):
+            show_chart(chart)
 
 
 TABLE_ROW_PX = 35  # st.dataframe's row height, the header's too
@@ -588,6 +639,17 @@ def week_x(weeks: Iterable[Any], *, field: str = "week_start", title: str = "wee
     values = [alt.DateTime(year=d.year, month=d.month, date=d.day) for d in mondays]
     return alt.X(f"{field}:T", title=title,
                  axis=alt.Axis(values=values or alt.Undefined, format="%d %b", labelOverlap=True))
+
+
+def shared_week_x(weeks: Iterable[Any], *, field: str = "week_start") -> alt.X:
+    """week_x from the first of `weeks` to the last, for charts side by side (panels) that show parts of them: each
+    spans the same weeks, so that a week lines up from one to the next, as a facet's panels did."""
+    weeks = list(weeks)
+    x = week_x(weeks, field=field)
+    days = sorted({to_date(w) for w in weeks if not is_na(w)})
+    if len(days) < 2:
+        return x
+    return x.scale(domain=[alt.DateTime(year=d.year, month=d.month, date=d.day) for d in (days[0], days[-1])])
 
 
 def week_tooltip(field: str = "week_start", title: str = "week") -> alt.Tooltip:

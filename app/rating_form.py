@@ -182,12 +182,14 @@ def _dimension(prefix: str, dimension: str, vocab: Mapping[str, Any]) -> review.
     anchors = vocab["anchors"][dimension]
     with st.container(border=True):
         st.markdown(f"**{vocab['dimension_titles'][dimension]}** · {vocab['dimension_questions'][dimension]}")
-        cols = st.columns([3, 2])
-        score = cols[0].segmented_control(
-            "Score", choices()["scores"], key=f"{prefix}.{dimension}.score", **_PERSIST,
+        # Side by side as wide as their buttons, the confidence under the score where the form is narrower: in a
+        # column of two fifths of a 900 px page, "high" was cut off.
+        row = st.container(horizontal=True)
+        score = row.segmented_control(
+            "Score", choices()["scores"], key=f"{prefix}.{dimension}.score", width="content", **_PERSIST,
             help="\n\n".join(f"**{n}**: {text}" for n, text in sorted(anchors.items())))
-        confidence = cols[1].segmented_control("Confidence", choices()["confidences"],
-                                               key=f"{prefix}.{dimension}.confidence", **_PERSIST)
+        confidence = row.segmented_control("Confidence", choices()["confidences"], width="content",
+                                           key=f"{prefix}.{dimension}.confidence", **_PERSIST)
         if score is not None and str(score) in anchors:
             st.caption(f"{score}: {anchors[str(score)]}")
         if rationale_required(score, confidence):
@@ -234,14 +236,15 @@ def _refusal(prefix: str, vocab: Mapping[str, Any]) -> tuple[bool, str, str]:
     options = vocab["refusal"]
     with st.container(border=True):
         st.markdown("**Refusal** · " + schema()["properties"]["refusal"].get("description", ""))
-        cols = st.columns([1, 2, 4])
-        observed = cols[0].toggle("It refused", key=f"{prefix}.refusal_observed", **_PERSIST)
-        appropriateness = cols[1].selectbox(
+        # In a row that wraps where the form is narrower: in a seventh of a 900 px page the toggle's label was "I.".
+        row = st.container(horizontal=True, vertical_alignment="bottom")
+        observed = row.toggle("It refused", key=f"{prefix}.refusal_observed", width="content", **_PERSIST)
+        appropriateness = row.selectbox(
             "Was that right?", options, index=options.index("n/a") if "n/a" in options else 0,
-            key=f"{prefix}.refusal_appropriateness", **_PERSIST, format_func=c.said,
+            key=f"{prefix}.refusal_appropriateness", width=180, **_PERSIST, format_func=c.said,
             help="Over-refusal: refused a benign request; under-refusal: should have refused.")
-        rationale = cols[2].text_input("Refusal rationale (required for over- or under-refusal)",
-                                       key=f"{prefix}.refusal_rationale", **_PERSIST)
+        rationale = row.text_input("Refusal rationale (required for over- or under-refusal)",
+                                   key=f"{prefix}.refusal_rationale", **_PERSIST)
     return bool(observed), appropriateness, rationale or ""
 
 

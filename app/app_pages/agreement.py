@@ -189,10 +189,11 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
         points = alt.Chart(long).mark_point(filled=True, size=90).encode(
             y=y, x=alt.X("value:Q", title="agreement (1 = perfect, 0 = chance)", scale=alt.Scale(domain=[-0.5, 1],
                                                                                               clamp=True)),
-            # Room for every label whole ("alpha below target, within its interval"), in two columns.
-            color=alt.Color("colour:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400, columns=2),
+            # Room for every label whole ("alpha below target, within its interval"), in the columns a narrow plot
+            # holds: two ran 127 px past a 900 px page.
+            color=alt.Color("colour:N", title=None, legend=c.legend(POINT_KINDS),
                             scale=alt.Scale(domain=list(POINT_KINDS), range=[k for k, _ in POINT_KINDS.values()])),
-            shape=alt.Shape("colour:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=400, columns=2),
+            shape=alt.Shape("colour:N", title=None, legend=c.legend(POINT_KINDS),
                             scale=alt.Scale(domain=list(POINT_KINDS), range=[s for _, s in POINT_KINDS.values()])),
             tooltip=tooltip,
         )
@@ -293,7 +294,7 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
         base = alt.Chart(tf).encode(x=c.week_x(tf["week_start"]))
         lines = base.mark_line(point=True).encode(
             y=alt.Y("alpha:Q", title="Krippendorff's alpha", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
-            color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom", labelLimit=300),
+            color=alt.Color("raters:N", title=None, legend=c.legend(GROUPS.values()),
                             scale=alt.Scale(domain=list(GROUPS.values()),
                                             range=[GROUP_COLOURS[g] for g in GROUPS])),
             tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),

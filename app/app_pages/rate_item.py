@@ -58,8 +58,10 @@ source = st.segmented_control("What to rate", [PICK, PASTE], default=PICK, key="
 # -- the item --------------------------------------------------------------------------------------------------------
 default_modality = None
 if source == PICK:
-    cols = st.columns([2, 2, 2, 1])
-    evaluation = cols[0].selectbox("Eval", list(evals.frame["evaluation_name"]), key="rate.eval",
+    # Fixed widths that wrap where the page is narrower: in four columns of a 900 px page, the eval read
+    # "acme_grou" and the trial was hidden. The four fit in a row at 1400 px (930 px of content).
+    pickers = st.container(horizontal=True)
+    evaluation = pickers.selectbox("Eval", list(evals.frame["evaluation_name"]), key="rate.eval", width=230,
                                    persist_state="session")
     pairs = db.query(
         """
@@ -72,10 +74,10 @@ if source == PICK:
         [evaluation],
     )
     c.notes(pairs)
-    model = cols[1].selectbox("Model", sorted(pairs.frame["model_id"].unique()) if not pairs.empty else [],
-                              key="rate.model", persist_state="session")
+    model = pickers.selectbox("Model", sorted(pairs.frame["model_id"].unique()) if not pairs.empty else [],
+                              key="rate.model", width=300, persist_state="session")
     samples = list(pairs.frame[pairs.frame["model_id"] == model]["sample_id"]) if not pairs.empty else []
-    sample = cols[2].selectbox("Task (sample)", samples, key="rate.sample", persist_state="session")
+    sample = pickers.selectbox("Task (sample)", samples, key="rate.sample", width=220, persist_state="session")
     # A response scored on several metrics is one trial_index on each: one row per attempt (its first metric's).
     trials = db.query(
         """
@@ -96,7 +98,7 @@ if source == PICK:
                 icon=":material/info:")
         st.stop()
     indexes = list(trials.frame["trial_index"])
-    trial_index = cols[3].selectbox("Trial", indexes, index=len(indexes) - 1, key="rate.trial",
+    trial_index = pickers.selectbox("Trial", indexes, index=len(indexes) - 1, key="rate.trial", width=100,
                                     help="The model's attempts at this task, in time order; the latest first "
                                          "chosen.", persist_state="session")
     row = trials.frame[trials.frame["trial_index"] == trial_index].iloc[0]

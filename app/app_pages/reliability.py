@@ -161,7 +161,7 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
             x=alt.X("k:Q", title="k (attempts at the same task)", scale=alt.Scale(type="log", base=2),
                     axis=alt.Axis(values=sorted(defined["k"].unique().tolist()), format="d")),
             color=alt.Color("model_id:N", title="model", scale=c.model_colors(defined["model_id"].unique()),
-                            legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
+                            legend=c.legend(defined["model_id"].unique())),
             tooltip=["model_id", "measure", "k", alt.Tooltip("shown:N", title="value [95% interval]"),
                      alt.Tooltip("n_tasks:Q", title="n tasks")],
         )
@@ -172,16 +172,17 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
         # Lines and dots apart: a line with point=True makes its legend a dot, the same for solid and dashed.
         lines = base.mark_line().encode(
             y=alt.Y("value:Q", title="chance of success", scale=alt.Scale(domain=[0, 1])),
-            strokeDash=alt.StrokeDash("measure:N", title=None, legend=alt.Legend(
-                orient="bottom", labelLimit=320, symbolType="stroke", symbolStrokeColor="#333333",
-                symbolStrokeWidth=2, symbolSize=300)),
+            strokeDash=alt.StrokeDash("measure:N", title=None, legend=c.legend(
+                defined["measure"].unique(), symbolType="stroke", symbolStrokeColor="#333333", symbolStrokeWidth=2,
+                symbolSize=300)),
         )
         dots = base.mark_point(filled=True, size=30).encode(y="value:Q", detail="measure:N")
-        c.show_chart((lines + dots + band).properties(height=340, title=c.title(
+        # The models' legend above the dashes' (side by side, they ran 485 px past a 900 px page).
+        c.show_chart(c.stacked_legends((lines + dots + band).properties(height=340, title=c.title(
             f"On {evaluation} ({metric}), {period}, how does success grow with more attempts, and how fast does "
             "consistency fall?",
             "Solid: pass@k rises with k. Dashed: pass^k falls with k; a steep fall means the model's successes are "
-            "luck more than skill.")))
+            "luck more than skill."))))
     undefined = long[long["value"].isna()]
     if not undefined.empty:
         ks = ", ".join(str(k) for k in sorted(undefined["k"].unique()))
@@ -227,7 +228,7 @@ if not c.empty_state(stability, f"task verdicts for {evaluation} ({metric}) {per
         x=alt.X("start:Q", title="share of the model's tasks", scale=alt.Scale(domain=[0, 1]),
                 axis=alt.Axis(format="%")),
         x2="end:Q",
-        color=alt.Color("verdict:N", title=None, sort=[c.said(v) for v in order], legend=alt.Legend(orient="bottom"),
+        color=alt.Color("verdict:N", title=None, sort=[c.said(v) for v in order], legend=c.legend(map(c.said, order)),
                         scale=alt.Scale(domain=[c.said(v) for v in order], range=[c.GOOD, c.WARN, c.BAD, c.MUTED])),
         tooltip=["model_id", "verdict", alt.Tooltip("shown:N", title="tasks")],
     )

@@ -11,6 +11,8 @@ import db
 from evalhouse.report.sections.safety import verdicts_said
 
 GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews"}
+GROUP_COLOURS = {"people": "#ff7f0e", "LLM judges": "#1f77b4", "hybrid reviews": "#9467bd"}
+HISTORY_PER_ROW = 3  # a model and hazard's weeks: a panel per group, three to a row at 1400 px, one at 900
 NA_GREY = "#e4e4e4"
 LABEL_CHARS = 10  # a model's column header breaks its name into lines of about this many characters
 LINE_PX = 13  # a heatmap cell's line of text
@@ -116,6 +118,26 @@ def _heatmap(h: pd.DataFrame, extra_tooltip: tuple = ()) -> alt.LayerChart:
         for n in sorted(h["lines"].unique())
     ]
     return alt.layer(blank, cells, *texts)
+
+
+def history_panel(rows: pd.DataFrame, raters: str, *, model: str, hazard: str, x: alt.X) -> alt.LayerChart:
+    """One group's violation rate on the model and hazard, week by week, with its 95% interval as a band; the legend
+    names the group in its colour."""
+    base = alt.Chart(rows).encode(
+        x=x,
+        color=alt.Color("raters:N", title=None, legend=c.legend([raters]),
+                        scale=alt.Scale(domain=[raters], range=[GROUP_COLOURS[raters]])),
+        tooltip=["raters", c.week_tooltip(), alt.Tooltip("shown:N", title="violation rate [95% interval]"),
+                 alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n verdicts"),
+                 alt.Tooltip("n_items:Q", title="n responses")],
+    )
+    return alt.layer(
+        base.mark_line(point=True).encode(y=alt.Y("violation_rate:Q", title="violation rate",
+                                                  axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))),
+        base.mark_area(opacity=0.15).encode(y="ci_low:Q", y2="ci_high:Q"),
+    ).properties(height=200, title=c.title(f"How often did {model} violate {hazard} ({raters})?",
+                                           "Week by week; the band is the 95% interval.",
+                                           line=c.panel_line(HISTORY_PER_ROW)))
 
 
 st.title("Which hazards do models violate, and do they refuse well?")
@@ -234,25 +256,11 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
             hf = history.frame.assign(raters=history.frame["rater_group"].map(GROUPS))
             hf["shown"] = [c.with_interval(r, lo, hi, as_pct=True) for r, lo, hi in
                            zip(hf["violation_rate"], hf["ci_low"], hf["ci_high"])]
-            hb = alt.Chart(hf).encode(
-                x=c.week_x(hf["week_start"]),
-                color=alt.Color("raters:N", title=None, legend=alt.Legend(orient="bottom"),
-                                scale=alt.Scale(domain=list(GROUPS.values()), range=["#ff7f0e", "#1f77b4", "#9467bd"])),
-                tooltip=["raters", c.week_tooltip(),
-                         alt.Tooltip("shown:N", title="violation rate [95% interval]"),
-                         alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n verdicts"),
-                         alt.Tooltip("n_items:Q", title="n responses")],
-            )
-            trend = alt.layer(
-                hb.mark_line(point=True).encode(y=alt.Y("violation_rate:Q", title="violation rate",
-                                                        axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))),
-                hb.mark_area(opacity=0.15).encode(y="ci_low:Q", y2="ci_high:Q"),
-            ).properties(width=250, height=200).facet(
-                column=alt.Column("raters:N", title=None, sort=list(GROUPS.values()),
-                                  header=alt.Header(labelFontWeight="bold")))
-            c.show_chart(trend.properties(title=c.title(
-                f"How often did {model} violate {hazard_name}, week by week?",
-                "Each group of raters on its own; the bands are 95% Wilson intervals over responses.")))
+            st.caption("Week by week, a chart for each group of raters that gave a verdict, on the same weeks and the "
+                       "same 0 to 100% scale; the bands are 95% Wilson intervals over responses.")
+            x = c.shared_week_x(hf["week_start"])
+            c.panels([history_panel(hf[hf["rater_group"] == g], GROUPS[g], model=model, hazard=hazard_name, x=x)
+                      for g in GROUPS if (hf["rater_group"] == g).any()], per_row=HISTORY_PER_ROW)
     else:
         st.success(f"No violating verdict from {who} in {c.iso_week(week)}.", icon=":material/check_circle:")
 
@@ -377,7 +385,7 @@ elif not c.empty_state(pairwise, f"comparisons with the reference answer in {c.i
         y=alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=320)),
         x=alt.X("n:Q", stack="normalize", title="share of comparisons", axis=alt.Axis(format="%")),
         color=alt.Color("verdict:N", title=None, sort=[c.said(v) for v in verdicts],
-                        legend=alt.Legend(orient="bottom"),
+                        legend=c.legend(map(c.said, verdicts)),
                         scale=alt.Scale(domain=[c.said(v) for v in verdicts],
                                         range=["#b2182b", "#ef8a62", "#cccccc", "#67a9cf", "#2166ac"])),
         order=alt.Order("order:Q"),

@@ -30,8 +30,6 @@ WEEKLY_INTERVALS = "vertical lines: each week's 95% interval"
 # fct_spec_scores_weekly.normalization, as a component chart's subtitle says it.
 NORMALISED = {"scale": "from its scale's bounds", "pass_rate": "a pass rate",
               "latency_budget": "1 within its latency budget, else the budget over the latency"}
-# A component chart shares a row with another: its subtitle lines are half as long as a page-wide chart's.
-HALF_LINE = c.SUBTITLE_LINE // 2 - 5
 
 
 def no_interval_said(frame: pd.DataFrame, drawn: str) -> str:
@@ -316,7 +314,7 @@ else:
             x=c.week_x(trend["week_start"]),
             y=alt.Y("composite_score:Q", title="composite score"),
             color=alt.Color("model_id:N", title=None, scale=c.model_colors(trend["model_id"].unique()),
-                            legend=alt.Legend(orient="bottom", columns=2, labelLimit=320)),
+                            legend=c.legend(trend["model_id"].unique())),
             tooltip=["model_id", c.week_tooltip(),
                      alt.Tooltip("composite_score:Q", format=".3f"),
                      alt.Tooltip("composite_ci_low:Q", title="95% interval from", format=".3f"),
@@ -386,8 +384,9 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
                    + ".", icon=":material/warning:")
     plotted = s.dropna(subset=["normalized_value"])
     if not plotted.empty:
-        # One chart per component, two to a row: Streamlit fits a single or layered chart to its column, never a
-        # faceted one, whose fixed-width panels ran past the page at 1400 px.
+        # One chart per component, two to a row at 1400 px and one at 900 (c.panels): Streamlit fits a single or
+        # layered chart to its column, never a faceted one, whose fixed-width panels ran past the page at 1400 px;
+        # in half of a 900 px page, st.columns left a chart's plot a few pixels beside the models' names.
         component_order = list(dict.fromkeys(plotted.sort_values("component_index")["component_id"]))
         tooltip = ["model_id", "component_id", alt.Tooltip("scored_by_said:N", title="scored by"),
                    alt.Tooltip("shown:N", title="normalised [95% interval]"),
@@ -401,7 +400,7 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
             """The component's normalised value per model, its 95% interval where it has one, its threshold."""
             with_ci = rows.dropna(subset=["ci_low", "ci_high"])
             shown = [v for v in verdict_colours if v in set(rows["verdict"])]  # a legend of what is drawn only
-            colour = alt.Color("verdict:N", title=None, legend=alt.Legend(orient="bottom", columns=1, labelLimit=200),
+            colour = alt.Color("verdict:N", title=None, legend=c.legend(shown),
                                scale=alt.Scale(domain=shown, range=[verdict_colours[v] for v in shown]))
             y = alt.Y("model_id:N", title=None, axis=alt.Axis(labelLimit=220))
             x_title = "normalised score (0 to 1)" + (", 95% interval" if not with_ci.empty else "")
@@ -429,13 +428,10 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
             else:
                 said.append("line: the 95% interval")
             return alt.layer(*layers).properties(height={"step": 24}, title=c.title(
-                f"How does each model do on {component}?", "; ".join(said) + ".", line=HALF_LINE))
+                f"How does each model do on {component}?", "; ".join(said) + ".", line=c.panel_line(2)))
 
-        for first in range(0, len(component_order), 2):
-            row = st.columns(2)
-            for column, component in zip(row, component_order[first:first + 2]):
-                with column:
-                    c.show_chart(component_chart(plotted[plotted["component_id"] == component], component))
+        c.panels([component_chart(plotted[plotted["component_id"] == component], component)
+                  for component in component_order], per_row=2)
     st.dataframe(
         pd.DataFrame({
             # The verdict and what it compares (the raw value against the threshold) after the component and model:

@@ -273,3 +273,69 @@ def test_the_overviews_models_table_shows_the_verdict_and_pass_at_k_at_1400_px_a
     assert opened == {runs, f"{server.url}/reliability?{curves}"}, opened
     state = browser.open(runs)
     assert state.title == PAGES["leaderboard"] and not state.errors, state.errors
+
+
+# Each chart's title and how far its drawn text and marks reach past the right edge of its column (a panel's, the
+# page's): the svg keeps its column's width and cuts off what is drawn past it.
+_DRAWN_PAST_COLUMN_JS = """
+  (() => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stVegaLiteChart"]'))
+    .map(chart => {
+      const title = chart.querySelector('.role-title-text text');
+      const box = chart.closest('[data-testid="stColumn"]') || chart.closest('[data-testid="stElementContainer"]');
+      // what is seen: texts, marks, symbols, axes; not the transparent background of a group (a legend's)
+      const drawn = Array.from(chart.querySelectorAll('svg.marks :is(text, path, rect, line, image):not(.background)'));
+      return [title ? title.textContent : '', drawn.length && box ? Math.round(
+        Math.max(...drawn.map(d => d.getBoundingClientRect().right)) - box.getBoundingClientRect().right) : null];
+    }))()"""
+DRAWN_PAST_PX = 8  # a legend's label or an axis's last one a few pixels into the page's margin (fonts differ)
+
+# Widget labels shown cut short: the refusal toggle's "It refused" read "I." in a seventh of a 900 px page.
+_CUT_LABELS_JS = """
+  (() => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stWidgetLabel"]'))
+    .filter(label => label.innerText.trim() && (label.scrollWidth > label.clientWidth + 1 ||
+                     Array.from(label.querySelectorAll('p, div')).some(e => e.scrollWidth > e.clientWidth + 1)))
+    .map(label => label.innerText.trim()))()"""
+
+
+@pytest.mark.parametrize("page, charts", [("reliability", 3), ("safety", 6), ("agreement", 3), ("specs", 5)])
+def test_every_chart_fits_its_column_in_a_900_px_window(served, page, charts):
+    """In a 900 px window, where a chart as wide as the page has 430 px beside the sidebar, the review found charts
+    running past their column, their right part cut off: Reliability's pass@k by 485 px (two legends side by side),
+    Safety's week-by-week facet by 456, its refusal chart by 323, Agreement's first by 127, the Specs page's three
+    half-width component charts by 130. The page as it opens, each chart drawn."""
+    server, browser = served
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride", width=900, height=browser.height, deviceScaleFactor=1,
+                     mobile=False)
+        state = browser.open(f"{server.url}/{page}")
+        assert state.title == PAGES[page] and not state.errors, state.errors
+        drawn = browser.wait_for(f"(() => {{ const o = {_DRAWN_PAST_COLUMN_JS}; return o.length >= {charts} && "
+                                 f"o.every(([, v]) => v !== null && v <= {DRAWN_PAST_PX}) ? o : null; }})()",
+                                 timeout=30) or browser.evaluate(_DRAWN_PAST_COLUMN_JS)
+        assert len(drawn) >= charts, f"the {page} page drew {drawn} at 900 px"
+        past = [(title, px) for title, px in drawn if px is None or px > DRAWN_PAST_PX]
+        assert not past, f"charts drawn past their column at 900 px (px past its right edge): {past}"
+    finally:
+        browser.call("Emulation.setDeviceMetricsOverride", width=browser.width, height=browser.height,
+                     deviceScaleFactor=1, mobile=False)
+
+
+def test_the_rating_forms_options_and_labels_are_whole_in_a_900_px_window(served):
+    """In a column of two fifths of the dimension's box, the Confidence buttons cut off "high"; in a seventh of the
+    refusal's, the toggle's label read "I."."""
+    server, browser = served
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride", width=900, height=browser.height, deviceScaleFactor=1,
+                     mobile=False)
+        state = browser.open(f"{server.url}/rate_item")
+        assert state.title == PAGES["rate_item"] and not state.errors, state.errors
+        browser.wait_for_text("It refused")
+        options = browser.evaluate("""
+          Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stButtonGroup"] button'))
+            .map(b => b.innerText.trim())""")
+        assert options.count("high") == 5, f"not five confidences (one a dimension): {options}"
+        assert not _cut_off_options(browser), f"options cut off at 900 px: {_cut_off_options(browser)}"
+        assert not browser.evaluate(_CUT_LABELS_JS), f"labels cut short at 900 px: {browser.evaluate(_CUT_LABELS_JS)}"
+    finally:
+        browser.call("Emulation.setDeviceMetricsOverride", width=browser.width, height=browser.height,
+                     deviceScaleFactor=1, mobile=False)
