@@ -19,11 +19,10 @@ BASELINE_WEEKS = SETTINGS.drift_baseline_weeks
 MIN_ITEMS = SETTINGS.drift_min_items
 # fct_judge_drift has no z where every item's bias is the same within each window: the change is exact
 EXACT_CHANGE = "n/a: exact (no spread)"
-# Charts come in panels of a fixed width that wrap onto more rows in a narrow window: a faceted chart's panels have
-# a fixed width and ran past the page's right edge at 900 px (Streamlit fits a single or layered chart to its
-# container, never a faceted one). Three small panels fill the page at 1400 px (930 px of content), one at 900.
-PANEL_PX, WIDE_PANEL_PX = 290, 420
-PANEL_LINE, WIDE_PANEL_LINE = 44, 64  # subtitle characters a panel's line holds
+# Charts come in panels that wrap onto more rows in a narrow window (c.panels): three small ones, or two wide ones,
+# to a row at 1400 px, one at 900.
+PER_ROW, WIDE_PER_ROW = 3, 2
+PANEL_LINE, WIDE_PANEL_LINE = c.panel_line(PER_ROW), c.panel_line(WIDE_PER_ROW)
 VERSION_CHANGED = "judge version changed"
 STATE_COLOURS = {"baseline week": c.MUTED, "within the band": "#1f77b4", "too few items to test": c.WARN,
                  "alert": c.BAD, VERSION_CHANGED: "#9467bd"}
@@ -49,24 +48,6 @@ def version_change(changed: object, new: object) -> str:
     if new:
         return "new since the baseline"
     return "no" if changed is False and new is False else "not known"
-
-
-def panels(charts: list[alt.LayerChart], width: int) -> None:
-    """Charts side by side, each `width` px wide and fitted to it, wrapping onto more rows where the page is
-    narrower."""
-    row = st.container(horizontal=True)
-    for chart in charts:
-        with row.container(width=width):
-            c.show_chart(chart)
-
-
-def weeks_axis(weeks: pd.Series) -> alt.X:
-    """The week axis of c.week_x over the weeks of every panel of a section, so that their weeks line up."""
-    x = c.week_x(weeks)
-    days = sorted({c.to_date(w) for w in weeks if not c.is_na(w)})
-    if len(days) < 2:
-        return x
-    return x.scale(domain=[alt.DateTime(year=d.year, month=d.month, date=d.day) for d in (days[0], days[-1])])
 
 
 st.title("Has an LLM judge drifted away from people?")
@@ -263,7 +244,7 @@ else:
     biased["version_change"] = [f"{', '.join(versions(p))} → {', '.join(versions(v))}" if changed else "none"
                                 for p, v, changed in zip(biased["previous_judge_versions"], biased["judge_versions"],
                                                          biased["version_changed"])]
-    x = weeks_axis(biased["week_start"])
+    x = c.shared_week_x(biased["week_start"])
     # one bias scale for every panel, as a facet had: the dimensions' biases compare at a glance
     ends = pd.concat([biased[col] for col in ("low", "high", "alert_band_low", "alert_band_high")]).dropna()
     y_scale = alt.Scale(domain=[min(0.0, float(ends.min())), max(0.0, float(ends.max()))], nice=True)
@@ -310,7 +291,7 @@ else:
         "change), from the week after the baseline; a red point is an alert, an orange one a week with too few items "
         "to test (no band). A purple line and triangle mark a week whose judge version differs from the week before "
         f"(a new prompt or model, or back to an old one); the tooltips name the versions.{marked}")
-    panels([bias_panel(biased[biased["dimension"] == d], d) for d in sorted(biased["dimension"].unique())], PANEL_PX)
+    c.panels([bias_panel(biased[biased["dimension"] == d], d) for d in sorted(biased["dimension"].unique())], PER_ROW)
 
 # -- agreement over time ---------------------------------------------------------------------------------------------
 long = pd.concat([
@@ -320,7 +301,7 @@ long = pd.concat([
 if long.empty:
     st.info("No exact agreement or kappa for these dimensions yet.", icon=":material/info:")
 else:
-    x = weeks_axis(long["week_start"])
+    x = c.shared_week_x(long["week_start"])
     colour = alt.Color("dimension:N", title=None, legend=alt.Legend(orient="bottom", columns=2, labelLimit=200),
                        scale=alt.Scale(domain=sorted(long["dimension"].unique()), scheme="tableau10"))
 
@@ -332,13 +313,13 @@ else:
         return alt.layer(lines, *week_rule(), data=long[long["statistic"] == statistic]).properties(
             height=220, title=c.title(question, subtitle + marked, line=WIDE_PANEL_LINE))
 
-    panels([agreement_panel(statistic, question, subtitle) for statistic, question, subtitle in (
+    c.panels([agreement_panel(statistic, question, subtitle) for statistic, question, subtitle in (
         ("exact agreement", f"Does {judge} still give people's labels?",
          "Exact agreement: share of judge-person pairs with the same label (on a hazard, pairs where either answered "
          "unsure are left out)."),
         ("quadratic-weighted kappa", f"Does {judge} still agree beyond chance?",
          "Quadratic kappa: agreement beyond chance that counts near misses on ordered scales (1 perfect, 0 chance)."),
-    ) if (long["statistic"] == statistic).any()], WIDE_PANEL_PX)
+    ) if (long["statistic"] == statistic).any()], WIDE_PER_ROW)
     undefined = chosen[chosen["kappa_quadratic"].isna()]["dimension"].unique()
     if len(undefined):
         st.caption("Kappa is n/a where judge and people used a single category that week (agreement beyond chance "
@@ -434,7 +415,7 @@ if not c.empty_state(overrides, f"reviews of {judge}'s verdicts",
                    alt.Tooltip("n_overridden:Q", title="reviews that changed it"),
                    alt.Tooltip("n_reviewers:Q", title="reviewers")]
         y_scale = alt.Scale(domain=[0, 1])
-        x = weeks_axis(reviewed["week_start"])
+        x = c.shared_week_x(reviewed["week_start"])
 
         def override_panel(rows: pd.DataFrame, dimension: str) -> alt.LayerChart:
             base = alt.Chart().encode(x=x)
@@ -449,8 +430,8 @@ if not c.empty_state(overrides, f"reviews of {judge}'s verdicts",
 
         st.caption(f"**How often do reviewers overrule {judge}?** Share of the judge's reviewed ratings whose label a "
                    f"reviewer changed, per week and dimension, with its 95% Wilson interval.{marked}")
-        panels([override_panel(reviewed[reviewed["dimension"] == d], d)
-                for d in sorted(reviewed["dimension"].unique())], PANEL_PX)
+        c.panels([override_panel(reviewed[reviewed["dimension"] == d], d)
+                for d in sorted(reviewed["dimension"].unique())], PER_ROW)
         # The chosen week, or, as reviews lag, the latest week before it with reviews.
         reviewed_weeks = reviewed["week_start"].map(c.to_date)
         earlier = sorted(w for w in reviewed_weeks.unique() if week is None or w <= week)
