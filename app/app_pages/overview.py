@@ -12,6 +12,7 @@ import components as c
 import db
 from evalhouse.report import changes as model_changes
 from evalhouse.report.fmt import per_group, plural
+from evalhouse.report.sections import model_scores
 from evalhouse.report.sections.safety import no_hazard_applied
 
 # The minimums rpt_weekly_model_changes was built with (marts.rpt_build_settings), as the report quotes them.
@@ -93,21 +94,8 @@ hazards = db.query(
     """,
     [week, previous],
 )
-changes = db.query(
-    """
-    select changes.model_id, changes.evaluation_name, changes.trial_metric, changes.n_samples, changes.accuracy,
-           changes.ci_low, changes.ci_high, changes.previous_n_samples, changes.previous_accuracy,
-           changes.accuracy_change, changes.n_shared_samples, changes.paired_mean_difference, changes.comparison,
-           changes.n_compared, changes.change_test, changes.change_z, changes.sign_test_p, changes.is_significant,
-           changes.n_improved, changes.n_worsened, changes.is_regression, changes.is_improvement, changes.pass_k,
-           changes.pass_at_k, changes.pass_at_k_ci_low, changes.pass_at_k_ci_high, changes.pass_hat_k,
-           changes.pass_hat_k_ci_low, changes.pass_hat_k_ci_high, changes.previous_pass_at_k
-    from marts.rpt_weekly_model_changes as changes
-    where changes.week_start = ?
-    order by changes.model_id, changes.evaluation_name, changes.trial_metric
-    """,
-    [week],
-)
+# The weekly report's rows, in its order and with its labels (regressions, then improvements, then the rest).
+changes = db.query(model_scores.CHANGES_SQL, [week])
 results = [weeks, summary, backlog, quarantine, agreement, hazards, changes]
 c.notes(*results)
 if c.whole_warehouse_missing(*results):
@@ -191,28 +179,18 @@ def _table_row(r: dict | None, model: str, evaluation: str, metric: str, eval_la
                   "evidence": _evidence(r)}
 
 
-def _first(r: dict | None) -> tuple[int, bool, float]:
-    """The report's order: regressions (the largest statistic first, one without last), improvements, the rest."""
-    z = None if r is None else r["change_z"]
-    if r is not None and r["is_regression"]:
-        return 0, z is None, z or 0.0
-    if r is not None and r["is_improvement"]:
-        return 1, z is None, -(z or 0.0)
-    return 2, False, 0.0
-
-
 def _model_table(frame: pd.DataFrame) -> pd.DataFrame:
-    """One row per model, eval and metric of the week ("no scored trials this week" for a model without any on an
-    eval and metric others have), in the weekly report's order and with its labels: an eval scored on several metrics
-    (rubrics) names the metric, 'support_triage_v1 (label_format)'."""
-    found = {(r["model_id"], r["evaluation_name"], r["trial_metric"]): model_changes.plain(r)
-             for r in frame.to_dict("records")}
-    pairs = {(e, m) for _, e, m in found}
-    several = {e for e, _ in pairs if sum(1 for other, _ in pairs if other == e) > 1}
-    keys = sorted(((model, e, m) for model in {k[0] for k in found} for e, m in pairs),
-                  key=lambda k: (*_first(found.get(k)), *k))
-    return pd.DataFrame([_table_row(found.get((model, e, m)), model, e, m, f"{e} ({m})" if e in several else e)
-                         for model, e, m in keys], columns=list(TABLE_COLUMNS))
+    """One row per model, eval and metric of the week, in the weekly report's order and with its labels (an eval
+    scored on several metrics names the metric, 'support_triage_v1 (label_format)'); then, for a model with no scored
+    trials on an eval and metric others have, a row that says so."""
+    rows = [model_changes.plain(r) for r in frame.to_dict("records")]
+    found = {(r["model_id"], r["evaluation_name"], r["trial_metric"]) for r in rows}
+    labels = {(r["evaluation_name"], r["trial_metric"]): r["eval_label"] for r in rows}
+    absent = sorted((model, e, m) for model in {r["model_id"] for r in rows} for e, m in labels
+                    if (model, e, m) not in found)
+    return pd.DataFrame(
+        [_table_row(r, r["model_id"], r["evaluation_name"], r["trial_metric"], r["eval_label"]) for r in rows]
+        + [_table_row(None, model, e, m, labels[e, m]) for model, e, m in absent], columns=list(TABLE_COLUMNS))
 
 
 def _value(row: pd.Series | None, column: str) -> int:

@@ -15,6 +15,8 @@ HELPERS = {
     r"\bc\.weeks_with_data\(|\.week\((?![^)]*weeks=)": {"fct_trials", "fct_ratings"},
     r"\bc\.model_colors\(": {"dim_models"},
     r"\bdb\.build_settings\(": {"rpt_build_settings"},
+    # the weekly report's own query, so that the Overview's models table has the report's rows and order
+    r"\bmodel_scores\.CHANGES_SQL\b": {"rpt_weekly_model_changes"},
 }
 
 

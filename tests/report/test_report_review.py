@@ -62,7 +62,7 @@ def test_each_paired_row_shows_its_changed_samples_and_the_paired_difference(dem
     # The verdict beside the model and eval it is about: last, it was off-screen in an 1100-pixel window.
     assert header[:3] == ["Model", "Eval", "Verdict"]
     with duckdb.connect(str(demo_warehouse.path), read_only=True) as con:
-        facts = [r for r in Reader(con).rows(model_scores._SQL, [LAST_WEEK]) if r["comparison"] == "paired"]
+        facts = [r for r in Reader(con).rows(model_scores.CHANGES_SQL, [LAST_WEEK]) if r["comparison"] == "paired"]
     differing = 0
     for fact in facts:
         cells = rows[(md_text(fact["model_id"]), md_text(fact["eval_label"]))]
@@ -86,7 +86,7 @@ def test_each_rows_pass_at_k_has_the_marts_interval(demo_warehouse):
     header = [h.strip() for h in md[md.index("| Model | Eval |"):].splitlines()[0].strip("|").split(" | ")]
     column = header.index("pass@k \\[95% CI\\]")
     with duckdb.connect(str(demo_warehouse.path), read_only=True) as con:
-        facts = Reader(con).rows(model_scores._SQL, [LAST_WEEK])
+        facts = Reader(con).rows(model_scores.CHANGES_SQL, [LAST_WEEK])
     shown = 0
     for fact in facts:
         cell = rows[(md_text(fact["model_id"]), md_text(fact["eval_label"]))][column]

@@ -12,8 +12,9 @@ ANCHOR = "model-scores"
 TITLE = "Did any model get worse this week?"
 
 # An eval whose responses are scored on several metrics (rubrics) is compared per metric: its label names it.
-# Regressions first, then improvements, then the rest: tested changes that held and untested ones (flags NULL).
-_SQL = """
+# Regressions first, then improvements, then the rest: tested changes that held and untested ones (flags NULL). The
+# Overview's models table reads the same rows in the same order.
+CHANGES_SQL = """
 select
     *,
     case
@@ -71,7 +72,7 @@ order by alias
 
 
 def build(context: Context) -> Part:
-    rows = context.reader.rows(_SQL, [context.week])
+    rows = context.reader.rows(CHANGES_SQL, [context.week])
     missing = context.reader.rows(_MISSING_SQL, [context.previous, context.week])
     missing_block = _missing_paragraph(missing, context) if missing else None
     if not rows:
