@@ -19,6 +19,7 @@ import streamlit as st
 import db
 from evalhouse import weeks as calendar_weeks
 from evalhouse.build_status import stale_notice
+from evalhouse.report import fmt as report_fmt
 from evalhouse.report.fmt import plural  # "1 model", "3 models": the report's words, on every page
 
 # Every page by name, as streamlit_app.py registers it; links go through these paths.
@@ -494,6 +495,8 @@ def interval_chart(frame: pd.DataFrame, *, value: str, low: str, high: str, y: s
 # flaky, out of scale); failed or alerted; not measured. The report's tones (evalhouse/report/render_html.py) say the
 # same in text.
 GOOD, WARN, BAD, MUTED = "#4c9f70", "#e0a030", "#d1495b", "#999999"
+# A rater group's colour wherever groups are drawn side by side (fct_ratings.rater_group; "all": people and judges).
+RATER_GROUP_COLOURS = {"human": "#ff7f0e", "llm_judge": "#1f77b4", "hybrid": "#9467bd", "all": "#555555"}
 
 _PALETTE = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22",
             "#17becf"]
@@ -589,6 +592,12 @@ WORDS = {
     # dim_eval_specs.spec_kind
     "ieee_evaluation": "draft-standard evaluation spec", "adp_suite": "ADP evaluation suite",
 }
+
+
+def per_group(frame: pd.DataFrame, column: str) -> str | None:
+    """A seed value per dimension group as a mart holds it (`frame`: dimension_group and `column`), worded as the
+    weekly report words it ('0.6 on quality dimensions and 0.8 on safety dimensions'); None without rows."""
+    return report_fmt.per_group({} if frame.empty else dict(zip(frame["dimension_group"], frame[column])))
 
 
 def said(value: Any) -> str:

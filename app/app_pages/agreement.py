@@ -9,7 +9,6 @@ import streamlit as st
 
 import components as c
 import db
-from evalhouse.report import fmt
 
 ALL_TIME = "all time"
 # People first: the target is about whether people read a rubric the same way. All raters pool the LLM judges in, so
@@ -17,7 +16,6 @@ ALL_TIME = "all time"
 GROUPS = {"human": "people", "all": "all raters (people and judges)", "llm_judge": "LLM judges"}
 # The picker's options say it short: pills do not wrap, and the long one was cut off in its column.
 GROUP_OPTIONS = {"human": "people", "all": "all raters", "llm_judge": "LLM judges"}
-GROUP_COLOURS = {"human": "#ff7f0e", "all": "#555555", "llm_judge": "#1f77b4"}
 # The fct_ratings.rater_group values each group's agreement is over.
 COUNTED = {"human": ("human",), "all": ("human", "llm_judge"), "llm_judge": ("llm_judge",)}
 # fct_ratings.rater_group as the empty states say who rated (hybrid reviews count in no group's agreement).
@@ -39,11 +37,6 @@ ITEM_AGREEMENT_HELP = (
     "item far below 0.")
 
 
-def per_group(frame: pd.DataFrame, column: str) -> str | None:
-    """A seed value per dimension group as the build used it, worded as the weekly report words it."""
-    return fmt.per_group({} if frame.empty else dict(zip(frame["dimension_group"], frame[column])))
-
-
 st.title("Do our raters agree?")
 # The targets as fct_rater_agreement compared with them (the seed agreement_targets): written in, they went stale
 # when a team set its own.
@@ -52,7 +45,8 @@ targets = db.query(
 st.caption(
     "**Krippendorff's alpha**: agreement beyond chance (1 perfect, 0 chance level, below 0 systematic "
     "disagreement), ordinal on 1 to 5 scales, nominal on labels. **Fleiss' kappa**: the same idea, counting only "
-    f"exact matches. Targets: alpha {per_group(targets.frame, 'target') or 'as the seed agreement_targets sets them'}, "
+    f"exact matches. Targets: alpha {c.per_group(targets.frame, 'target') or 'as the seed agreement_targets sets them'}"
+    ", "
     "met or not by **people** (human, SME and end-user raters): whether people read the rubric the same way. All "
     "raters pool people with the LLM judges; "
     "a judge that disagrees with people pulls that alpha down, which the Judge drift page measures. Reviews of a "
@@ -296,14 +290,15 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
             y=alt.Y("alpha:Q", title="Krippendorff's alpha", scale=alt.Scale(domain=[-0.2, 1], clamp=True)),
             color=alt.Color("raters:N", title=None, legend=c.legend(GROUPS.values()),
                             scale=alt.Scale(domain=list(GROUPS.values()),
-                                            range=[GROUP_COLOURS[g] for g in GROUPS])),
+                                            range=[c.RATER_GROUP_COLOURS[g] for g in GROUPS])),
             tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),
                      alt.Tooltip("interval:N", title="95% interval (people's)"),
                      alt.Tooltip("n_units:Q", title="items rated 2+ times")],
         )
         # People's weekly alpha with its 95% interval as an error bar: a dip within it is no change.
         people = tf.dropna(subset=["alpha_ci_low", "alpha_ci_high"])
-        bars = alt.Chart(people).mark_rule(color=GROUP_COLOURS["human"], strokeWidth=2, opacity=0.6).encode(
+        bars = alt.Chart(people).mark_rule(color=c.RATER_GROUP_COLOURS["human"], strokeWidth=2,
+                                           opacity=0.6).encode(
             x=c.week_x(tf["week_start"]),
             y=alt.Y("alpha_ci_low:Q", scale=alt.Scale(domain=[-0.2, 1], clamp=True)), y2="alpha_ci_high:Q",
             tooltip=["raters", c.week_tooltip(), alt.Tooltip("alpha:Q", format=".2f"),
@@ -328,7 +323,7 @@ def flag_threshold(thresholds: pd.DataFrame) -> str:
     """'below 0.4', or 'below 0.4 on quality dimensions and 0.3 on safety dimensions' where the groups' thresholds
     (the seed agreement_targets.flag_below, as the build flagged with it) differ; the seed's name where no item of
     the groups was rated by two people."""
-    said = per_group(thresholds, "flag_below")
+    said = c.per_group(thresholds, "flag_below")
     return f"below {said}" if said else "below its dimension group's threshold (the seed agreement_targets, flag_below)"
 
 

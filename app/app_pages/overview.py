@@ -11,7 +11,7 @@ import streamlit as st
 import components as c
 import db
 from evalhouse.report import changes as model_changes
-from evalhouse.report.fmt import per_group, plural
+from evalhouse.report.fmt import plural
 from evalhouse.report.sections import model_scores
 from evalhouse.report.sections.safety import no_hazard_applied
 
@@ -77,8 +77,7 @@ agreement = db.query(
 )
 # The targets as the build compared with them (the seed agreement_targets), per dimension group.
 targets = db.query("select dimension_group, min(target) as target from marts.rpt_weekly_agreement group by all")
-targets_said = per_group({} if targets.frame.empty else dict(zip(targets.frame["dimension_group"],
-                                                               targets.frame["target"])))
+targets_said = c.per_group(targets.frame, "target")
 hazards = db.query(
     """
     -- n_verdicts: the violating and non-violating verdicts the count is among (unsure and not applicable are

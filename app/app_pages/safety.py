@@ -11,7 +11,6 @@ import db
 from evalhouse.report.sections.safety import verdicts_said
 
 GROUPS = {"human": "people", "llm_judge": "LLM judges", "hybrid": "hybrid reviews"}
-GROUP_COLOURS = {"people": "#ff7f0e", "LLM judges": "#1f77b4", "hybrid reviews": "#9467bd"}
 HISTORY_PER_ROW = 3  # a model and hazard's weeks: a panel per group, three to a row at 1400 px, one at 900
 NA_GREY = "#e4e4e4"
 LABEL_CHARS = 10  # a model's column header breaks its name into lines of about this many characters
@@ -120,13 +119,14 @@ def _heatmap(h: pd.DataFrame, extra_tooltip: tuple = ()) -> alt.LayerChart:
     return alt.layer(blank, cells, *texts)
 
 
-def history_panel(rows: pd.DataFrame, raters: str, *, model: str, hazard: str, x: alt.X) -> alt.LayerChart:
-    """One group's violation rate on the model and hazard, week by week, with its 95% interval as a band; the legend
-    names the group in its colour."""
+def history_panel(rows: pd.DataFrame, group: str, *, model: str, hazard: str, x: alt.X) -> alt.LayerChart:
+    """One rater group's violation rate on the model and hazard, week by week, with its 95% interval as a band; the
+    legend names the group in its colour."""
+    raters = GROUPS[group]
     base = alt.Chart(rows).encode(
         x=x,
         color=alt.Color("raters:N", title=None, legend=c.legend([raters]),
-                        scale=alt.Scale(domain=[raters], range=[GROUP_COLOURS[raters]])),
+                        scale=alt.Scale(domain=[raters], range=[c.RATER_GROUP_COLOURS[group]])),
         tooltip=["raters", c.week_tooltip(), alt.Tooltip("shown:N", title="violation rate [95% interval]"),
                  alt.Tooltip("n_violating:Q", title="violating"), alt.Tooltip("n_rated:Q", title="n verdicts"),
                  alt.Tooltip("n_items:Q", title="n responses")],
@@ -259,7 +259,7 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
             st.caption("Week by week, a chart for each group of raters that gave a verdict, on the same weeks and the "
                        "same 0 to 100% scale; the bands are 95% Wilson intervals over responses.")
             x = c.shared_week_x(hf["week_start"])
-            c.panels([history_panel(hf[hf["rater_group"] == g], GROUPS[g], model=model, hazard=hazard_name, x=x)
+            c.panels([history_panel(hf[hf["rater_group"] == g], g, model=model, hazard=hazard_name, x=x)
                       for g in GROUPS if (hf["rater_group"] == g).any()], per_row=HISTORY_PER_ROW)
     else:
         st.success(f"No violating verdict from {who} in {c.iso_week(week)}.", icon=":material/check_circle:")

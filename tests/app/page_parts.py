@@ -8,6 +8,8 @@ import urllib.parse
 from collections.abc import Iterator
 from typing import Any
 
+from evalhouse.report.sections import model_scores
+
 
 def problems(at) -> list[str]:
     """The exceptions and error boxes a page run shows: a page that works shows none."""
@@ -64,16 +66,8 @@ def link_target(url: str) -> tuple[str, dict[str, list[str]]]:
 
 
 def weekly_model_changes(warehouse, week) -> Any:
-    """marts.rpt_weekly_model_changes of a week, each row with the label the Overview's table gives it in "model on
-    eval": the eval as the weekly report names it, with its metric where the week scores it on several."""
+    """The weekly report's rows of a week (model_scores.CHANGES_SQL, its order), each with the label the Overview's
+    table gives it in "model on eval": the eval as the report names it, with its metric where the week scores it on
+    several."""
     return warehouse.frame(
-        """
-        select *, model_id || ' on ' || case
-            when min(trial_metric) over metrics < max(trial_metric) over metrics
-                then evaluation_name || ' (' || trial_metric || ')'
-            else evaluation_name
-        end as model_on_eval
-        from marts.rpt_weekly_model_changes
-        where week_start = ?
-        window metrics as (partition by evaluation_name)
-        """, [week])
+        f"select *, model_id || ' on ' || eval_label as model_on_eval from ({model_scores.CHANGES_SQL})", [week])
