@@ -63,7 +63,8 @@ def parse_record(raw: RawRecord, max_record_bytes: int) -> dict[str, Any] | Pars
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
-        return _explain_decode_error(data, exc, raw.unterminated, getattr(raw, "converted", False))
+        return _explain_decode_error(data, exc, raw.unterminated, getattr(raw, "converted", False),
+                                     getattr(raw, "nonfinite_line", None))
     if not isinstance(value, dict):
         found = {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), "a number")
         return ParseFailure("not_an_object", f"expected a JSON object (one record), found {found}: each line (each "
@@ -130,9 +131,10 @@ def _first_duplicate(node: Any, path: list[str | int]) -> ParseFailure | None:
 
 
 def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated: bool,
-                          converted: bool = False) -> ParseFailure:
+                          converted: bool = False, nonfinite_line: int | None = None) -> ParseFailure:
     """Why the text is not JSON, where, and what to do. `converted`: the text is evalhouse's JSON rendering of
-    another notation (a YAML suite), whose columns are no place in the file: the JSON pointer says where."""
+    another notation (a YAML suite), whose columns are no place in the file: the JSON pointer says where, and
+    `nonfinite_line`, the file's line of its first value JSON has no number for."""
     # orjson counts characters, and the checks below look at bytes: "é" before the place moved it one byte early.
     pos = exc.pos if data.isascii() else len(data.decode("utf-8", "surrogateescape")[:exc.pos].encode(
         "utf-8", "surrogateescape"))
@@ -143,6 +145,8 @@ def _explain_decode_error(data: bytes, exc: orjson.JSONDecodeError, unterminated
     column = f"column {exc.pos + 1}" if b"\n" not in data else f"line {exc.lineno}, column {exc.colno}"
     if converted:
         column = "the value the JSON pointer names (a YAML `.nan` or `.inf` there)"
+        if nonfinite_line is not None:
+            column = f"line {nonfinite_line} of the YAML file (a `.nan` or `.inf` there, at the JSON pointer)"
     if not data.strip():
         return ParseFailure("invalid_json", "the record is empty")
     if _looks_utf16(data):

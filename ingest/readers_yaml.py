@@ -16,6 +16,7 @@ invalid YAML, invalid UTF-8 and alias bombs make the file unreadable with a mess
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -115,7 +116,29 @@ def _record(raw_record: type, preview_bytes: int, position: int, bom: int, text:
     offset = bom + len(text[: node.start_mark.index].encode("utf-8"))
     if len(rendered) > max_record_bytes:
         return raw_record(position, offset, rendered[:preview_bytes], len(rendered), oversized=True)
-    return raw_record(position, offset, rendered, len(rendered))
+    nonfinite_line = _nonfinite_line(node, value) if b"NaN" in rendered or b"Infinity" in rendered else None
+    return raw_record(position, offset, rendered, len(rendered), nonfinite_line=nonfinite_line)
+
+
+def _nonfinite_line(node: yaml.Node, value: Any) -> int | None:
+    """The file's line (from 1) of the first value, in the rendering's order, that JSON has no number for (`.nan`,
+    `.inf`, a float too large for a double); None when there is none."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return node.start_mark.line + 1
+    if isinstance(value, dict) and isinstance(node, yaml.MappingNode):
+        # A merge (<<: *anchor) has put the anchor's key and value nodes into this mapping's by now: a merged value's
+        # line is the anchor's, where it is written.
+        children = {k.value: v for k, v in node.value if isinstance(k, yaml.ScalarNode)}
+        for key, child in value.items():
+            found = _nonfinite_line(children[key], child) if key in children else None
+            if found is not None:
+                return found
+    if isinstance(value, list) and isinstance(node, yaml.SequenceNode):
+        for child_node, child in zip(node.value, value):
+            found = _nonfinite_line(child_node, child)
+            if found is not None:
+                return found
+    return None
 
 
 def _check_size(root: yaml.Node) -> None:

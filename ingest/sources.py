@@ -56,11 +56,20 @@ class RawRecord(NamedTuple):
     unterminated: bool = False  # the last line of a file that ends without a newline
 
 
-class ConvertedRecord(RawRecord):
+class ConvertedRecord(NamedTuple):
     """A record whose text evalhouse rendered as JSON from another notation (a YAML suite): a column of that text
-    is no place in the file, so a refusal of it says where by its JSON pointer (ingest/parse.py)."""
+    is no place in the file, so a refusal of it says where by its JSON pointer (ingest/parse.py) and, for a value
+    JSON cannot hold, by the line of the file that wrote it. RawRecord's fields, then that line."""
 
-    __slots__ = ()
+    line: int  # the suite's position in the file (from 1)
+    offset: int  # the byte where the suite starts in the file
+    data: bytes
+    size: int
+    oversized: bool = False
+    unterminated: bool = False
+    # The file's line (from 1) of the record's first value that JSON has no number for (a YAML `.nan` or `.inf`):
+    # the one that a refusal of the rendering names by its pointer, the rendering keeping the file's order.
+    nonfinite_line: int | None = None
     converted = True
 
 

@@ -600,3 +600,39 @@ def test_a_yaml_nan_is_refused_at_its_pointer_without_a_column_of_the_json_rende
     row = _only_quarantined(warehouse)
     assert row["error_kind"] == "non_finite_number" and row["error_pointer"].endswith("/threshold")
     assert "column" not in row["error_message"] and "JSON pointer" in row["error_message"]
+
+
+def test_a_yaml_nan_is_refused_with_the_line_of_the_file_that_wrote_it(warehouse, tmp_path):
+    """The pointer names the value inside the suite; the message names the YAML file's line, where an editor finds it:
+    the first of two, in the suite's order, and through a sequence of mappings."""
+    path = tmp_path / "suite.yaml"
+    path.write_text("suites:\n"
+                    "  - id: smoke\n"
+                    "    metrics:\n"
+                    "      - {id: accuracy, type: deterministic, threshold: 0.9}\n"
+                    "  - id: speed\n"
+                    "    metrics:\n"
+                    "      - id: p95\n"
+                    "        type: telemetry\n"
+                    "        threshold: -.inf\n"
+                    "      - id: p99\n"
+                    "        threshold: .nan\n")
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert (row["source_line"], row["error_kind"], row["error_pointer"]) == (2, "non_finite_number",
+                                                                             "/metrics/0/threshold")
+    assert "at line 9 of the YAML file" in row["error_message"], row["error_message"]
+
+
+def test_a_yaml_nan_merged_in_from_an_anchor_is_named_at_the_anchors_line(warehouse, tmp_path):
+    path = tmp_path / "suite.yaml"
+    path.write_text("defaults: &defaults {threshold: .nan}\n"
+                    "suites:\n"
+                    "  - id: speed\n"
+                    "    metrics:\n"
+                    "      - <<: *defaults\n"
+                    "        id: p95\n")
+    warehouse.ingest(path)
+    row = _only_quarantined(warehouse)
+    assert row["error_pointer"] == "/metrics/0/threshold"
+    assert "at line 1 of the YAML file" in row["error_message"], row["error_message"]
