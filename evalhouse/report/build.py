@@ -183,7 +183,11 @@ def _facts(warehouse: Row | None, summary: Row | None, command: str, in_progress
 
 
 def _counts(row: Row) -> str:
-    return (f"{fmt.plural(row['n_trials'], 'trial')} of {fmt.plural(row['n_models_evaluated'], 'model')} on "
+    # A trial is an attempt scored on one metric: where some answers were scored on several, the trials alone would
+    # overstate how many answers were evaluated.
+    attempts = ("" if row["n_attempts"] == row["n_trials"] else
+                f" ({fmt.plural(row['n_attempts'], 'attempt')}, some scored on several metrics)")
+    return (f"{fmt.plural(row['n_trials'], 'trial')}{attempts} of {fmt.plural(row['n_models_evaluated'], 'model')} on "
             f"{fmt.plural(row['n_evals'], 'eval')}; {fmt.plural(row['n_ratings'], 'rating')} of "
             f"{fmt.plural(row['n_rated_items'], 'item')} by {fmt.plural(row['n_raters'], 'rater')}")
 

@@ -14,6 +14,7 @@ from evalhouse.demo.world import (
     REGRESSING_EVAL, REGRESSING_MODEL, SHIFTED_JUDGE_ID, STABLE_JUDGE_ID, VIOLATING_HAZARD, VIOLATING_MODEL,
 )
 from evalhouse.report import ReportRequest, build_report, iso_week_label, latest_week
+from evalhouse.report.build import _counts
 from evalhouse.report.sections import judge_drift, model_scores, operations, promotions, safety
 from tests.report.conftest import (
     DURING_LAST_WEEK, EMPTY_WEEK, GENERATED_AT, LAST_WEEK, SHIFTED_WEEK, report_text, section_html,
@@ -165,8 +166,29 @@ def test_with_no_complete_week_the_default_is_the_week_under_way_marked_so(demo_
 def test_header_shows_span_counts_and_the_command(last_week_html):
     header = last_week_html[:last_week_html.index("</header>")]
     assert "Data span" in header and "2026-W40 to 2026-W47" in header
-    assert "trials of 4 models" in header and "quarantined" in header
+    assert " trials (" in header and "of 4 models" in header and "quarantined" in header
     assert "<code>evalhouse report --week 2026-W47</code>" in header
+
+
+def test_header_counts_the_answers_beside_the_trials_where_an_answer_is_scored_on_several_metrics(
+        demo_warehouse, last_week_html):
+    """The demo's support_triage_v1 scores each answer on three rubrics: three trials, one attempt."""
+    attempts = ("select count(*) from (select distinct evaluation_name, model_id, sample_id, trial_index "
+                "from marts.fct_trials {}) as a")
+    with duckdb.connect(str(demo_warehouse.path), read_only=True) as con:
+        week = con.execute("select count(*), (" + attempts.format("where week_start = $w") + ") from marts.fct_trials "
+                           "where week_start = $w", {"w": LAST_WEEK}).fetchone()
+        every = con.execute("select count(*), (" + attempts.format("") + ") from marts.fct_trials").fetchone()
+    header = last_week_html[:last_week_html.index("</header>")]
+    for trials, answers in (week, every):
+        assert answers < trials
+        assert f"{trials:,} trials ({answers:,} attempts, some scored on several metrics) of 4 models" in header
+
+
+def test_counts_say_trials_alone_where_each_attempt_is_scored_on_one_metric():
+    row = {"n_trials": 40, "n_attempts": 40, "n_models_evaluated": 2, "n_evals": 1, "n_ratings": 0,
+           "n_rated_items": 0, "n_raters": 0}
+    assert _counts(row).startswith("40 trials of 2 models on 1 eval;")
 
 
 def test_missing_marts_say_not_available(demo_warehouse, tmp_path):

@@ -30,6 +30,12 @@ trial_span as (
     from trials
 ),
 
+-- An attempt is one model's answer to one sample; a trial is an attempt scored on one metric.
+attempts as (
+    select count(*) as n_attempts
+    from (select distinct evaluation_name, model_id, sample_id, trial_index from trials) as distinct_attempts
+),
+
 rating_span as (
     select
         count(*) as n_ratings,
@@ -76,6 +82,7 @@ final as (
         rating_span.first_rated_at,
         rating_span.last_rated_at,
         trial_span.n_trials,
+        attempts.n_attempts,
         trial_span.n_models_evaluated,
         trial_span.n_evals,
         rating_span.n_ratings,
@@ -86,6 +93,7 @@ final as (
         file_counts.last_ingested_at,
         quarantine_counts.n_quarantined_lines
     from trial_span
+    cross join attempts
     cross join rating_span
     cross join file_counts
     cross join quarantine_counts

@@ -41,6 +41,16 @@ weekly_trials as (
     group by week_start
 ),
 
+-- An attempt is one model's answer to one sample (its trial_index); a trial is an attempt scored on one metric, so an
+-- answer scored on three rubrics is one attempt and three trials.
+weekly_attempts as (
+    select
+        week_start,
+        count(*) as n_attempts
+    from (select distinct week_start, evaluation_name, model_id, sample_id, trial_index from trials) as attempts
+    group by week_start
+),
+
 weekly_ratings as (
     select
         week_start,
@@ -119,6 +129,7 @@ final as (
         weeks.week_start,
         coalesce(weekly_trials.n_trials, 0) + coalesce(weekly_ratings.n_ratings, 0) > 0 as has_results,
         coalesce(weekly_trials.n_trials, 0) as n_trials,
+        coalesce(weekly_attempts.n_attempts, 0) as n_attempts,
         coalesce(weekly_trials.n_models_evaluated, 0) as n_models_evaluated,
         coalesce(weekly_trials.n_evals, 0) as n_evals,
         coalesce(weekly_ratings.n_ratings, 0) as n_ratings,
@@ -138,6 +149,7 @@ final as (
         coalesce(weekly_changes.n_changes_untested, 0) as n_changes_untested
     from weeks
     left join weekly_trials on weeks.week_start = weekly_trials.week_start
+    left join weekly_attempts on weeks.week_start = weekly_attempts.week_start
     left join weekly_ratings on weeks.week_start = weekly_ratings.week_start
     left join weekly_files on weeks.week_start = weekly_files.week_start
     left join weekly_quarantine on weeks.week_start = weekly_quarantine.week_start
