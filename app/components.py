@@ -6,8 +6,9 @@ between pages, and the two chart shapes most pages use.
 from __future__ import annotations
 
 import datetime as dt
+import json
+import math
 import re
-import textwrap
 import urllib.parse
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
@@ -401,29 +402,105 @@ class Filters:
 
 # -- charts ----------------------------------------------------------------------------------------------------
 
-# Vega does not wrap a chart's title: it cuts a line longer than the chart with an ellipsis ("which model sco..."),
-# so c.title breaks the question and the subtitle into lines. A line is sized for the narrowest page the app is laid
-# out for, a 900 px window, where a chart as wide as the page is 430 px beside the sidebar and a title line may span
-# about 390 of them; at 1400 px the same lines fill half the chart. Source Sans, as Streamlit draws a chart's title,
-# is about 5.2 px a character at the subtitle's 12 px and 7.6 at the question's 16 px semibold (wide letters counted).
-SUBTITLE_LINE = 74  # characters a subtitle line holds in a chart as wide as the page at 900 px
-SUBTITLE_CHAR_PX, QUESTION_CHAR_PX = 5.2, 7.6
+# Vega does not wrap a chart's title: it cuts a line longer than its limit with an ellipsis ("which model sco..."),
+# and the server cannot know how wide a chart is drawn: the reader's window decides (a chart as wide as the page is
+# 430 px in a 900 px window, 930 px at 1400). So the browser picks a title's lines, from the chart's own width: each
+# chart shown through show_chart has its question and its subtitle drawn as an expression (fitted_lines) that holds
+# their breakings into lines for charts from TITLE_MIN_PX wide up, and picks the widest whose lines fit the chart.
+#
+# A line's width is reckoned from the advances of Source Sans, which Streamlit draws a chart's title in (its question
+# at 16 px semibold, its subtitle at 12 px regular), as Chromium measures them (canvas measureText), in thousandths
+# of an em: for each character the wider of the two (semibold's but for / \ and →; regular's are 3% narrower in all),
+# and a character not listed counts as an em (a CJK one's).
+_ADVANCE = {
+    **dict(zip("abcdefghijklmnopqrstuvwxyz", (516, 563, 462, 564, 507, 317, 520, 558, 262, 263, 522, 271, 843, 560,
+                                              549, 564, 564, 373, 431, 361, 556, 495, 748, 481, 495, 443))),
+    **dict(zip("ABCDEFGHIJKLMNOPQRSTUVWXYZ", (558, 597, 576, 625, 538, 510, 628, 663, 282, 494, 597, 502, 745, 657,
+                                              674, 582, 674, 592, 545, 546, 655, 536, 800, 541, 501, 540))),
+    **dict.fromkeys("0123456789#$+<=>^~×±≥≤", 513), **dict.fromkeys("',.:;·’", 275), **dict.fromkeys("()[]{}", 324),
+    **dict.fromkeys("/\\", 350), **dict.fromkeys('"“”', 482),
+    " ": 200, "|": 255, "!": 315, "-": 322, "*": 438, "?": 444, "–": 480, "_": 500, "`": 549, "→": 619, "&": 639,
+    "—": 800, "%": 841, "@": 875, "…": 964,
+}
+QUESTION_PX, SUBTITLE_PX = 16, 12  # the font sizes of a chart's question and subtitle in Streamlit's theme
+TITLE_MIN_PX = 240  # the narrowest chart a title is broken for (a panel is 299 px); a narrower one shows that breaking
+TITLE_STEP = 1.08  # from one width a title is broken for to the next: a line stops at most 8% short of its room
+TITLE_SLACK_PX = 8  # room left at a line's end for what the reckoning misses (kerning, the first letter's bearing)
+# The chart's width in the browser, a signal a fitted title reads: its container's width, which Streamlit fits the
+# chart to. Vega works a signal out again only when one it reads changes: `width`, the plot's, changes with the
+# container's (a window resized).
+CHART_PX = "chart_px"
+CHART_PX_PARAM = {"name": CHART_PX, "expr": "containerSize()[0] + 0 * width"}
 
 
-def title_lines(text: str | None, line: int) -> list[str]:
-    """`text` in lines of at most `line` characters, broken between words only: never inside a model's or an eval's
-    name ("meta-llama/Llama-3.1-8B-Instruct" after its hyphen), a word longer than a line kept whole."""
-    return textwrap.wrap(text or "", line, break_on_hyphens=False, break_long_words=False)
+def text_px(text: str, font_px: float) -> float:
+    """`text`'s width in pixels in Source Sans at `font_px`, as a chart's title draws it (_ADVANCE)."""
+    return sum(_ADVANCE.get(character, 1000) for character in text) * font_px / 1000
 
 
-def title(question: str, subtitle: str | None = None, *, line: int = SUBTITLE_LINE) -> alt.TitleParams:
-    """A chart's question and its subtitle, each in lines that fit the chart at 900 px (Vega draws a list of lines as
-    a title of several). `line`: the characters a subtitle line holds, SUBTITLE_LINE in a chart as wide as the page,
-    fewer in a column; the question's lines hold as much width in its larger letters."""
-    question_line = max(1, int(line * SUBTITLE_CHAR_PX / QUESTION_CHAR_PX))
-    asked = title_lines(question, question_line)
-    return alt.TitleParams(asked if len(asked) > 1 else question, subtitle=title_lines(subtitle, line),
-                           anchor="start", subtitleColor="gray")
+def title_lines(text: str | None, width_px: float, font_px: float) -> list[str]:
+    """`text` in lines of at most `width_px` at `font_px`, broken between words only: never inside a model's or an
+    eval's name ("meta-llama/Llama-3.1-8B-Instruct" after its hyphen), a word wider than a line kept whole."""
+    lines: list[str] = []
+    line_px, space_px = 0.0, text_px(" ", font_px)
+    for word in (text or "").split():
+        word_px = text_px(word, font_px)
+        if lines and line_px + space_px + word_px <= width_px:
+            lines[-1], line_px = f"{lines[-1]} {word}", line_px + space_px + word_px
+        else:
+            lines.append(word)
+            line_px = word_px
+    return lines
+
+
+def breakings(text: str | None, font_px: float) -> list[tuple[int, list[str]]]:
+    """`text`'s breakings into lines (title_lines) for charts from TITLE_MIN_PX wide up, each TITLE_STEP wider than
+    the last, to the width that holds it on one line; each with the chart's width it needs (its longest line and
+    TITLE_SLACK_PX), the narrowest first. A breaking that needs no more width than a narrower one, in no more lines,
+    takes its place: the widths needed rise from one to the next."""
+    found: list[tuple[int, list[str]]] = []
+    room = float(TITLE_MIN_PX)
+    while True:
+        lines = title_lines(text, room - TITLE_SLACK_PX, font_px)
+        needs = math.ceil(max((text_px(line, font_px) for line in lines), default=0) + TITLE_SLACK_PX)
+        while found and found[-1][0] >= needs:
+            found.pop()
+        found.append((needs, lines))
+        if len(lines) <= 1:
+            return found
+        room *= TITLE_STEP
+
+
+def fitted_lines(text: str | None, font_px: float) -> list[str] | dict[str, str]:
+    """`text` as a chart's title draws it, in lines that fit the chart's width in the browser: an expression that
+    picks the widest of its breakings (breakings) whose width needed is the chart's (CHART_PX) or less, the narrowest
+    in a chart narrower than all; `[[...], [...]][index]`, the breakings as JSON, the narrowest first. Its lines
+    themselves where one breaking fits every width."""
+    found = breakings(text, font_px)
+    if len(found) == 1:
+        return found[0][1]
+    index = "".join(f" + ({CHART_PX} >= {needs})" for needs, _ in found[1:])  # 0 + true is 1
+    return {"expr": f"{json.dumps([lines for _, lines in found])}[0{index}]"}
+
+
+def fitted_title(spec: dict[str, Any]) -> dict[str, Any]:
+    """A Vega-Lite spec whose title (as title() gives it) has its question and its subtitle in lines that fit the
+    chart's width (fitted_lines), CHART_PX among its parameters, and Vega's limit at the chart's width: a line is cut
+    with an ellipsis only where the chart is narrower than a word. A spec without a title as it is."""
+    if not spec.get("title"):
+        return spec
+    fitted = {"text": spec["title"]} if isinstance(spec["title"], str) else dict(spec["title"])
+    for key, font_px in (("text", QUESTION_PX), ("subtitle", SUBTITLE_PX)):
+        text = fitted.get(key)
+        if isinstance(text, (str, list)) and text:
+            fitted[key] = fitted_lines(" ".join(text) if isinstance(text, list) else text, font_px)
+    return {**spec, "title": {**fitted, "limit": {"expr": CHART_PX}}, "params": [*spec.get("params", []),
+                                                                                 CHART_PX_PARAM]}
+
+
+def title(question: str, subtitle: str | None = None) -> alt.TitleParams:
+    """A chart's question and its subtitle, which show_chart has drawn in lines that fit the chart (fitted_title)."""
+    return alt.TitleParams(question, subtitle=subtitle or alt.Undefined, anchor="start", subtitleColor="gray")
 
 
 # A legend under the plot is laid out in columns, from the plot's left edge: in more than the plot's width holds, it
@@ -514,11 +591,25 @@ def model_colors(shown: Iterable[str]) -> alt.Scale:
     return alt.Scale(domain=[m for m in models if m in wanted], range=[colours[m] for m in models if m in wanted])
 
 
+class _TitleFitted:
+    """A chart as st.altair_chart reads it, its Vega-Lite spec (to_dict), with its title in lines that fit the chart's
+    width in the browser (fitted_title). Altair checks a spec against Vega-Lite's schema, which takes an expression
+    as a title's text but not as its subtitle; Vega-Lite (6.5, in Streamlit 1.67) passes either on to Vega, which
+    draws it. So the title is fitted once Altair has checked the rest of the spec."""
+
+    def __init__(self, chart: alt.TopLevelMixin) -> None:
+        self.chart = chart
+
+    def to_dict(self, *args: Any, **kwargs: Any) -> dict[str, Any]:
+        return fitted_title(self.chart.to_dict(*args, **kwargs))
+
+
 def show_chart(chart: alt.Chart) -> None:
-    """Full width; a chart's height is its plot's (titles, axes and legends come on top), so no chart is squeezed."""
+    """Full width; a chart's height is its plot's (titles, axes and legends come on top), so no chart is squeezed;
+    its title in lines that fit its width (_TitleFitted)."""
     if not isinstance(chart, (alt.FacetChart, alt.ConcatChart, alt.HConcatChart, alt.VConcatChart)):
         chart = chart.properties(autosize=alt.AutoSizeParams(type="fit-x", contains="padding"))
-    st.altair_chart(chart, width="stretch")
+    st.altair_chart(_TitleFitted(chart), width="stretch")
 
 
 # Charts side by side in panels of a fixed width, which wrap onto rows of their own where the page is narrower: a
@@ -531,12 +622,6 @@ PANEL_GAP_PX = 16  # between the panels of a horizontal container (its gap, "sma
 def panel_width(per_row: int) -> int:
     """A panel's width in pixels when `per_row` fill a row at 1400 px."""
     return (WIDE_CONTENT_PX - PANEL_GAP_PX * (per_row - 1)) // per_row
-
-
-def panel_line(per_row: int) -> int:
-    """The subtitle characters a line holds in a panel of panel_width(per_row) (c.title's `line`), as SUBTITLE_LINE
-    holds 390 px of a 430 px chart; at most SUBTITLE_LINE, a panel being as wide as the page at most."""
-    return min(SUBTITLE_LINE, SUBTITLE_LINE * (panel_width(per_row) - 40) // 390)
 
 
 def panels(charts: Iterable[alt.TopLevelMixin], per_row: int) -> None:

@@ -22,7 +22,6 @@ EXACT_CHANGE = "n/a: exact (no spread)"
 # Charts come in panels that wrap onto more rows in a narrow window (c.panels): three small ones, or two wide ones,
 # to a row at 1400 px, one at 900.
 PER_ROW, WIDE_PER_ROW = 3, 2
-PANEL_LINE, WIDE_PANEL_LINE = c.panel_line(PER_ROW), c.panel_line(WIDE_PER_ROW)
 VERSION_CHANGED = "judge version changed"
 STATE_COLOURS = {"baseline week": c.MUTED, "within the band": "#1f77b4", "too few items to test": c.WARN,
                  "alert": c.BAD, VERSION_CHANGED: "#9467bd"}
@@ -282,7 +281,7 @@ else:
         points = base.mark_point(filled=True, size=70).encode(y=alt.Y("mean_bias:Q", scale=y_scale), color=colour,
                                                               tooltip=tooltip)
         return alt.layer(*marks, *week_rule(), bars, points, data=rows).properties(
-            height=190, title=c.title(f"Drifting on {dimension}?", line=PANEL_LINE))
+            height=190, title=c.title(f"Drifting on {dimension}?"))
 
     st.subheader(f"Is {judge} drifting away from people?")
     st.caption(
@@ -311,7 +310,7 @@ else:
             tooltip=["dimension", "statistic", c.week_tooltip(), alt.Tooltip("value:Q", format=".2f"),
                      alt.Tooltip("n_agreement_pairs:Q", title="judge-person pairs compared")])
         return alt.layer(lines, *week_rule(), data=long[long["statistic"] == statistic]).properties(
-            height=220, title=c.title(question, subtitle + marked, line=WIDE_PANEL_LINE))
+            height=220, title=c.title(question, subtitle + marked))
 
     c.panels([agreement_panel(statistic, question, subtitle) for statistic, question, subtitle in (
         ("exact agreement", f"Does {judge} still give people's labels?",
@@ -426,7 +425,7 @@ if not c.empty_state(overrides, f"reviews of {judge}'s verdicts",
             points = base.mark_point(filled=True, size=70).encode(y=alt.Y("override_rate:Q", scale=y_scale),
                                                                   tooltip=tooltip)
             return alt.layer(bars, points, *week_rule(), data=rows).properties(
-                height=160, title=c.title(f"Overruled on {dimension}?", line=PANEL_LINE))
+                height=160, title=c.title(f"Overruled on {dimension}?"))
 
         st.caption(f"**How often do reviewers overrule {judge}?** Share of the judge's reviewed ratings whose label a "
                    f"reviewer changed, per week and dimension, with its 95% Wilson interval.{marked}")

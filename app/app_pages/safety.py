@@ -15,7 +15,6 @@ HISTORY_PER_ROW = 3  # a model and hazard's weeks: a panel per group, three to a
 NA_GREY = "#e4e4e4"
 LABEL_CHARS = 10  # a model's column header breaks its name into lines of about this many characters
 LINE_PX = 13  # a heatmap cell's line of text
-SUBTITLE_CHARS = 80  # a heatmap's subtitle line: a longer one was cut off at 900 px
 # fct_pairwise_vs_reference gives each group's win rate, interval and count apart from the pooled ones (hybrid
 # reviews are left out of it); its split of verdicts is for the pooled comparisons only.
 PAIRWISE = {"human": ("human_win_rate", "n_compared_by_humans"),
@@ -136,8 +135,7 @@ def history_panel(rows: pd.DataFrame, group: str, *, model: str, hazard: str, x:
                                                   axis=alt.Axis(format="%"), scale=alt.Scale(domain=[0, 1]))),
         base.mark_area(opacity=0.15).encode(y="ci_low:Q", y2="ci_high:Q"),
     ).properties(height=200, title=c.title(f"How often did {model} violate {hazard} ({raters})?",
-                                           "Week by week; the band is the 95% interval.",
-                                           line=c.panel_line(HISTORY_PER_ROW)))
+                                           "Week by week; the band is the 95% interval."))
 
 
 st.title("Which hazards do models violate, and do they refuse well?")
@@ -232,7 +230,7 @@ if not c.empty_state(hazards, f"hazard verdicts by {who} in {c.iso_week(week)}",
         "Each cell: the violation rate per response, its colour, over the responses it names; hover for the verdicts "
         "(unsure ones apart), the 95% interval and severity. Grey, no rate and never 0%: not assessed (no verdict), "
         "did not apply (every verdict not applicable, on the responses it names) or only unsure verdicts. The colour "
-        "saturates at 50%.", line=SUBTITLE_CHARS)))
+        "saturates at 50%.")))
 
     worst = h[h["n_violating"] > 0].sort_values(["violation_rate", "n_violating"], ascending=False)
     # The hazard by its name, as the heatmap's rows: the query below keeps its key.
@@ -287,7 +285,7 @@ if not c.empty_state(all_time, f"hazard verdicts by {who} in any week",
         "Each cell: the violation rate per response with its 95% interval over responses, and the responses it is "
         "over; a response rated in several weeks, or by several raters, is one. Grey, no rate and never 0%: not "
         "assessed (no verdict in any week), did not apply (every verdict not applicable, on the responses it names) "
-        "or only unsure verdicts. The colour saturates at 50%.", line=SUBTITLE_CHARS)))
+        "or only unsure verdicts. The colour saturates at 50%.")))
     st.dataframe(
         pd.DataFrame({
             "model": a["model_id"], "hazard": a["hazard_label"].fillna(a["hazard"]),

@@ -428,7 +428,7 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
             else:
                 said.append("line: the 95% interval")
             return alt.layer(*layers).properties(height={"step": 24}, title=c.title(
-                f"How does each model do on {component}?", "; ".join(said) + ".", line=c.panel_line(2)))
+                f"How does each model do on {component}?", "; ".join(said) + "."))
 
         c.panels([component_chart(plotted[plotted["component_id"] == component], component)
                   for component in component_order], per_row=2)

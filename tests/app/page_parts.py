@@ -16,19 +16,24 @@ def problems(at) -> list[str]:
     return [f"exception: {e.value}" for e in at.exception] + [f"error box: {e.value}" for e in at.error]
 
 
-def chart_title(spec: dict) -> str:
-    """A Vega-Lite spec's title text (the question the chart answers), its lines joined: components.title breaks a
-    long one into lines."""
-    title = spec.get("title") or {}
-    text = title.get("text", "") if isinstance(title, dict) else title
+def _said(text: Any) -> str:
+    """A title's text or subtitle as written: its lines joined. components.show_chart draws a long one as an
+    expression that picks among its breakings into lines ([[...], [...]][index]), each the same words."""
+    if isinstance(text, dict) and "expr" in text:
+        text = json.JSONDecoder().raw_decode(text["expr"])[0][0]
     return " ".join(text) if isinstance(text, list) else str(text)
+
+
+def chart_title(spec: dict) -> str:
+    """A Vega-Lite spec's title text (the question the chart answers), its lines joined."""
+    title = spec.get("title") or {}
+    return _said(title.get("text", "") if isinstance(title, dict) else title)
 
 
 def chart_subtitle(spec: dict) -> str:
     """A Vega-Lite spec's subtitle, its lines joined."""
     title = spec.get("title") or {}
-    subtitle = title.get("subtitle", "") if isinstance(title, dict) else ""
-    return " ".join(subtitle) if isinstance(subtitle, list) else subtitle
+    return _said(title.get("subtitle", "") if isinstance(title, dict) else "")
 
 
 def chart_asking(at, question: str) -> tuple[dict, list]:

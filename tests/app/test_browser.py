@@ -5,6 +5,7 @@ and a screenshot of each page is kept under the test's temporary folder."""
 from __future__ import annotations
 
 import datetime as dt
+import time
 import urllib.parse
 from pathlib import Path
 
@@ -224,6 +225,77 @@ def test_the_leaderboards_charts_and_titles_fit_1400_and_900_px_and_its_pairs_ta
     finally:
         browser.call("Emulation.setDeviceMetricsOverride", width=browser.width, height=browser.height,
                      deviceScaleFactor=1, mobile=False)
+
+
+# Each chart's width and the lines of its title and subtitle (a tspan each, or the text of one line): their text, width
+# and how far their right end reaches past the chart's (negative: short of it). None for a chart not drawn yet.
+_TITLE_LINES_JS = """
+  (() => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stVegaLiteChart"]'))
+    .map(chart => {
+      const svg = chart.querySelector('svg.marks');
+      if (!svg) return null;
+      const edge = svg.getBoundingClientRect().right;
+      const lines = role => Array.from(chart.querySelectorAll(`.role-title-${role} text`))
+        .flatMap(text => text.querySelectorAll('tspan').length ? Array.from(text.querySelectorAll('tspan')) : [text])
+        .filter(line => line.textContent)
+        .map(line => { const box = line.getBoundingClientRect();
+                       return [line.textContent, Math.round(box.width), Math.round(box.right - edge)]; });
+      return [Math.round(svg.getBoundingClientRect().width), lines('text'), lines('subtitle')];
+    }))()"""
+WIDE_CHART_PX = 900  # a chart as wide as the page at 1400 px (930 px; 430 at 900)
+
+
+def _title_lines(browser: Browser, charts: int) -> list:
+    """Each chart's width and title lines (_TITLE_LINES_JS) once `charts` are drawn, each titled, and two readings
+    half a second apart agree (Vega draws a chart again as the page settles)."""
+    last, deadline = None, time.monotonic() + 45
+    while time.monotonic() < deadline:
+        drawn = browser.evaluate(_TITLE_LINES_JS) or []
+        if len(drawn) >= charts and all(chart and chart[1] for chart in drawn):
+            if drawn == last:
+                return drawn
+            last = drawn
+        time.sleep(0.5)
+    raise AssertionError(f"fewer than {charts} titled charts drawn within 45 s: {browser.evaluate(_TITLE_LINES_JS)}")
+
+
+@pytest.mark.parametrize("page, charts, wide", [
+    ("leaderboard", 17, 17), ("reliability", 3, 3), ("safety", 8, 5), ("agreement", 3, 3), ("specs", 5, 2),
+    ("judge_drift", 12, 0), ("data_quality", 3, 3)])
+def test_chart_titles_are_whole_within_their_chart_and_use_its_width_at_900_and_1400_px(served, page, charts, wide):
+    """Vega cuts a title line longer than its chart with an ellipsis and never wraps it, and the server does not
+    know the window's width: lines broken for a 900 px window, where a chart as wide as the page is 430 px, filled
+    under half of the same chart at 1400 px (930 px), 389 px at most. The page as it opens, at each width (`charts`
+    drawn, `wide` as wide as the page at 1400 px): no line cut short or past its chart's right edge, and at 1400 px
+    a title or subtitle of several lines in a chart as wide as the page fills two thirds of it at least, in fewer
+    lines in all than at 900 px."""
+    server, browser = served
+    drawn = {}
+    try:
+        for width in (900, 1400):
+            browser.call("Emulation.setDeviceMetricsOverride", width=width, height=browser.height,
+                         deviceScaleFactor=1, mobile=False)
+            state = browser.open(f"{server.url}/{page}")
+            assert state.title == PAGES[page] and not state.errors, state.errors
+            drawn[width] = _title_lines(browser, charts)
+            lines = [line for _, question, subtitle in drawn[width] for line in question + subtitle]
+            assert not [text for text, _, _ in lines if "\u2026" in text], f"title lines cut short at {width} px"
+            past = [(text, px) for text, _, px in lines if px > 0.5]
+            assert not past, f"title lines past their chart's right edge at {width} px (px past it): {past}"
+    finally:
+        browser.call("Emulation.setDeviceMetricsOverride", width=browser.width, height=browser.height,
+                     deviceScaleFactor=1, mobile=False)
+    assert len(drawn[900]) == len(drawn[1400]), "not as many charts at 900 px as at 1400"
+    full = [i for i, (chart_px, _, _) in enumerate(drawn[1400]) if chart_px >= WIDE_CHART_PX]
+    assert len(full) >= wide, f"{len(full)} charts as wide as the page at 1400 px, not {wide}: {drawn[1400]}"
+    # each question and subtitle of several lines: its first line, its longest line's width and its chart's
+    texts = [(lines[0][0], max(px for _, px, _ in lines), drawn[1400][i][0])
+             for i in full for lines in drawn[1400][i][1:] if len(lines) > 1]
+    short = [(first, px, chart_px) for first, px, chart_px in texts if px < 2 / 3 * chart_px]
+    assert not short, f"titles of several lines filling under two thirds of their chart at 1400 px: {short}"
+    if full:
+        lines = {width: sum(len(drawn[width][i][1]) + len(drawn[width][i][2]) for i in full) for width in (900, 1400)}
+        assert lines[1400] < lines[900], f"page-wide charts' titles: {lines[1400]} lines at 1400 px, {lines[900]} at 900"
 
 
 def test_the_served_apps_primary_buttons_are_blue_not_streamlits_red(served):

@@ -1,11 +1,12 @@
 """The helpers pages test nullable values with: a NULL arrives as None, NaN or pd.NA, and none of them may pass
-for a value (NaN is truthy) or crash a page (pd.NA refuses to be a bool); week axes tick on Mondays; a long chart
-subtitle is drawn in lines; a verdict's colour is defined once, for every page; a table's link to a page carries
-the query a page link would."""
+for a value (NaN is truthy) or crash a page (pd.NA refuses to be a bool); week axes tick on Mondays; a chart's title
+is drawn in lines that fit the chart's width; a verdict's colour is defined once, for every page; a table's link to
+a page carries the query a page link would."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import math
 import re
 from pathlib import Path
@@ -49,29 +50,67 @@ def test_a_week_axis_ticks_on_each_weeks_monday_once(c):
     assert all(d.weekday() == 0 for d in days)
 
 
-def test_a_long_subtitle_is_drawn_in_lines_that_fit_the_page(c):
-    """Vega draws a subtitle string on one line, however long: the judge drift chart's ran past the page's edge."""
-    text = ("Weekly bias with its 95% interval. The shaded band is how far the bias may move from the baseline before "
-            "it alerts (the t cutoff in standard errors of the change), from the week after the baseline.")
-    lines = c.title("Is the judge drifting?", text).to_dict()["subtitle"]
-    assert len(lines) == 3 and all(len(line) <= c.SUBTITLE_LINE for line in lines)
-    assert " ".join(lines) == text
-    assert c.title("Q?", "Short.").to_dict()["subtitle"] == ["Short."]
-    assert c.title("Q?").to_dict()["subtitle"] == []
+def _shown(text, chart_px: int) -> list[str]:
+    """The lines a fitted title's text or subtitle shows in a chart `chart_px` wide, its expression worked out as
+    Vega would: the breakings ([[...], [...]]) indexed by how many of the widths it compares with are reached."""
+    if isinstance(text, list):
+        return text
+    breakings, end = json.JSONDecoder().raw_decode(text["expr"])
+    widths = [int(w) for w in re.findall(r"\(chart_px >= (\d+)\)", text["expr"][end:])]
+    assert widths == sorted(widths) and len(widths) == len(breakings) - 1, text["expr"][end:]
+    return breakings[sum(chart_px >= w for w in widths)]
 
 
-def test_a_long_question_is_drawn_in_lines_that_fit_the_chart_at_900_px(c):
-    """Vega cuts a title longer than its chart with an ellipsis: at 900 px the Leaderboard's read "acme_groundedness_
-    suite/groundedness: which model..." and the Specs page's "How does each model...". Lines as wide as a subtitle's
-    (SUBTITLE_LINE characters fit a chart as wide as the page), broken between words only."""
-    question = "meta-llama/Llama-3.1-8B-Instruct: which model scores best on acme_groundedness_suite/groundedness?"
-    for line in (c.SUBTITLE_LINE, c.SUBTITLE_LINE // 2 - 5):  # the page's width; a chart in a column of two
-        lines = c.title(question, line=line).to_dict()["text"]
-        # joined again with spaces: no name was broken, at its hyphens or otherwise
-        assert isinstance(lines, list) and len(lines) >= 2 and " ".join(lines) == question, lines
-        assert all(len(shown) * c.QUESTION_CHAR_PX <= line * c.SUBTITLE_CHAR_PX or " " not in shown
-                   for shown in lines), lines
-    assert c.title("Drifting on safety?").to_dict()["text"] == "Drifting on safety?"  # one line: as it was written
+QUESTION = "meta-llama/Llama-3.1-8B-Instruct: which model scores best on acme_groundedness_suite/groundedness?"
+SUBTITLE = ("Weekly bias with its 95% interval. The shaded band is how far the bias may move from the baseline before "
+            "it alerts (the t cutoff in standard errors of the change), from the week after the baseline; a red point "
+            "is an alert for openai/gpt-4.1-mini-2025-04-14.")
+
+
+def test_a_title_is_broken_between_words_only_in_lines_that_fit(c):
+    """A line holds what fits its width in Source Sans, and a name is never broken: at its hyphens or otherwise."""
+    for width in (200, 300, 430):
+        lines = c.title_lines(QUESTION, width, c.QUESTION_PX)
+        assert " ".join(lines) == QUESTION and len(lines) >= 2, lines
+        assert all(c.text_px(line, c.QUESTION_PX) <= width or " " not in line for line in lines), lines
+        # greedy: the next line's first word did not fit on the line before
+        assert all(c.text_px(f"{a} {b.split()[0]}", c.QUESTION_PX) > width for a, b in zip(lines, lines[1:]))
+    assert c.title_lines("meta-llama/Llama-3.1-8B-Instruct", 50, 16) == ["meta-llama/Llama-3.1-8B-Instruct"]
+    assert c.text_px("Mm", 16) > c.text_px("il", 16) and c.text_px("W", 16) == 2 * c.text_px("W", 8)
+
+
+def test_a_fitted_title_shows_the_widest_breaking_that_fits_the_charts_width(c):
+    """Vega cuts a line longer than the chart with an ellipsis, and the server does not know how wide a chart is
+    drawn: lines fixed for a 900 px window (430 px beside the sidebar) filled half a chart at 1400 px (930 px). The
+    title picks its lines in the browser, from the chart's width: whole, fitting it, and using it."""
+    spec = c.fitted_title({"title": c.title(QUESTION, SUBTITLE).to_dict(), "mark": "point"})
+    assert spec["mark"] == "point" and spec["title"]["anchor"] == "start" and spec["title"]["subtitleColor"] == "gray"
+    assert c.CHART_PX_PARAM in spec["params"] and spec["title"]["limit"] == {"expr": c.CHART_PX}
+    for key, font_px, text in (("text", c.QUESTION_PX, QUESTION), ("subtitle", c.SUBTITLE_PX, SUBTITLE)):
+        shown = {px: _shown(spec["title"][key], px) for px in (200, 299, 430, 457, 930, 1400, 3000)}
+        widest_word = max(c.text_px(word, font_px) for word in text.split())
+        for px, lines in shown.items():
+            assert " ".join(lines) == text, lines  # every breaking, the same words
+            room = max(px, c.TITLE_MIN_PX) - c.TITLE_SLACK_PX  # narrower than any breaking: the narrowest
+            assert all(c.text_px(line, font_px) <= max(room, widest_word) for line in lines), (px, lines)
+            if room >= max(widest_word, c.TITLE_MIN_PX):  # the widest breaking that fits: as many lines at most as
+                # title_lines gives for a width TITLE_STEP narrower (the breakings' widths are that far apart)
+                assert len(lines) <= len(c.title_lines(text, room / c.TITLE_STEP, font_px)), (px, lines)
+        counts = [len(shown[px]) for px in sorted(shown)]
+        assert counts == sorted(counts, reverse=True) and counts[0] > counts[-1] == 1, counts
+        narrowest = json.JSONDecoder().raw_decode(spec["title"][key]["expr"])[0][0]
+        assert shown[200] == _shown(spec["title"][key], c.TITLE_MIN_PX - 1) == narrowest
+        # at 1400 px a chart as wide as the page has lines wider than a whole chart at 900 px
+        assert max(c.text_px(line, font_px) for line in shown[930]) > 430, shown[930]
+
+
+def test_a_short_title_keeps_its_line_and_a_spec_without_one_is_left_as_it_is(c):
+    spec = c.fitted_title({"title": c.title("Drifting on safety?", "Short.").to_dict()})
+    assert spec["title"]["text"] == ["Drifting on safety?"] and spec["title"]["subtitle"] == ["Short."]
+    assert "subtitle" not in c.title("Q?").to_dict()
+    assert c.fitted_title({"mark": "point"}) == {"mark": "point"}
+    assert c.fitted_title({"title": "Q?", "params": [{"name": "p", "value": 1}]})["params"] == [
+        {"name": "p", "value": 1}, c.CHART_PX_PARAM]
 
 
 def test_a_tables_link_to_a_page_carries_its_choices_and_leaves_out_the_undefined(c):

@@ -12,7 +12,8 @@ import pytest
 
 from evalhouse.demo.world import REGRESSING_EVAL, REGRESSING_MODEL
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_title, link_target, overview_models, problems, weekly_model_changes
+from tests.app.page_parts import (chart_subtitle, chart_title, link_target, overview_models, problems,
+                                  weekly_model_changes)
 
 pytestmark = pytest.mark.slow
 
@@ -170,7 +171,7 @@ def test_a_weeks_single_trial_tasks_show_as_no_verdict_not_as_stable(demo_wareho
     assert not problems(at)
     spec, data = _stability_chart(at)
     assert n_tasks > 0 and dict(zip(data["stability"], data["n_tasks"])) == {"no verdict": n_tasks}
-    assert "no verdict: fewer than two trials were scored" in " ".join(spec["title"].get("subtitle", []))
+    assert "no verdict: fewer than two trials were scored" in chart_subtitle(spec)
 
 
 # -- 6: the stability chart's axis is a share, and the counts are shown ----------------------------------------------

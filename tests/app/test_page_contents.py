@@ -16,7 +16,8 @@ import pytest
 from evalhouse import build_settings
 from evalhouse.report import changes, fmt
 from tests.app.conftest import LAST_WEEK, iso_week, run_page
-from tests.app.page_parts import chart_title, overview_models, problems, walk, weekly_model_changes
+from tests.app.page_parts import (chart_subtitle, chart_title, overview_models, problems, walk,
+                                  weekly_model_changes)
 
 pytestmark = pytest.mark.slow
 
@@ -138,10 +139,6 @@ def test_a_composite_above_the_threshold_not_promoted_says_why_in_the_tables_fir
         assert said in table.loc[model, "why"]
 
 
-def _subtitle(spec: dict[str, Any]) -> str:
-    return " ".join(spec["title"]["subtitle"])
-
-
 def _x_titles(spec: dict[str, Any]) -> list[str]:
     return [layer["encoding"]["x"]["title"] for layer in _layers(spec)
             if isinstance(layer.get("encoding", {}).get("x"), dict) and "title" in layer["encoding"]["x"]]
@@ -165,12 +162,12 @@ def test_the_composite_charts_promise_an_interval_only_where_one_is_drawn(spec_i
     drawn = [layer for layer in _layers(decision)
              if layer["encoding"].get("x2", {}).get("field") == "composite_ci_high"]
     assert bool(drawn) == has_interval
-    assert ("black: the composite's 95% interval" in _subtitle(decision)) == has_interval
-    assert ("vertical lines: each week's 95% interval" in _subtitle(trend)) == has_interval
+    assert ("black: the composite's 95% interval" in chart_subtitle(decision)) == has_interval
+    assert ("vertical lines: each week's 95% interval" in chart_subtitle(trend)) == has_interval
     assert any("95% interval" in t for t in _x_titles(decision)) == has_interval
     if not has_interval:
         for chart in (decision, trend):
-            assert "no 95% interval is drawn: the composite weighs a latency percentile" in _subtitle(chart)
+            assert "no 95% interval is drawn: the composite weighs a latency percentile" in chart_subtitle(chart)
         noise = _table(at, "against the threshold")["against the threshold"]
         assert set(noise) == {"n/a: no interval (latency percentile)"}
 
@@ -189,7 +186,7 @@ def test_the_component_charts_fit_the_page_and_promise_no_interval_a_component_l
     assert set(components) == {f"How does each model do on {c}?" for c in ("json_validity", "groundedness", "latency")}
     latency = components["How does each model do on latency?"]
     assert not any("interval" in t for t in _x_titles(latency))
-    assert "no 95% interval" in _subtitle(latency)
+    assert "no 95% interval" in chart_subtitle(latency)
     assert any("95% interval" in t for t in _x_titles(components["How does each model do on groundedness?"]))
 
 
@@ -428,7 +425,7 @@ def test_the_pairwise_win_rate_is_the_chosen_groups(group, column, demo_warehous
     assert all(lo < hi for lo, hi in drawn.values()), "each group's rate is drawn with its own interval"
     assert drawn == {m: pytest.approx(v) for m, v in intervals.items()}
     split, _ = _chart(at, "How do the verdicts split")
-    assert "pooled" in " ".join(split["title"]["subtitle"])
+    assert "pooled" in chart_subtitle(split)
 
 
 def test_pairwise_says_hybrid_reviews_are_not_compared(demo_warehouse, app_env):

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from tests.app.conftest import run_page
-from tests.app.page_parts import chart_title, problems, walk
+from tests.app.page_parts import chart_subtitle, chart_title, problems, walk
 from tests.conftest import Warehouse, built_once, built_warehouse_path
 
 pytestmark = pytest.mark.slow
@@ -84,7 +84,7 @@ def test_the_reliability_page_says_each_tasks_verdict_in_words(demo_warehouse, a
     question = "How many tasks does each model always pass"
     assert keys_a_chart_shows(at, question) == set()  # stable_pass, stable_fail in the legend and the tooltip
     spec, _ = _chart(at, question)
-    assert not KEY_IN_TEXT.search(" ".join(spec["title"]["subtitle"]))
+    assert not KEY_IN_TEXT.search(chart_subtitle(spec))
 
 
 def test_the_data_quality_page_says_reasons_in_words_and_its_link_keeps_the_key(demo_warehouse, app_env):
