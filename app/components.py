@@ -643,6 +643,10 @@ def table_height(n_rows: int, max_rows: int = TABLE_MAX_ROWS) -> int:
     return (max(1, min(n_rows, max_rows)) + 1) * TABLE_ROW_PX + 3  # the header, and the border's pixels
 
 
+# A table wider than the page shows its horizontal scrollbar inside its height (10 px in Chromium, Streamlit's thin
+# one): a table sized to show every row scrolled inside itself by as much, its last row cut, without this room.
+SCROLLBAR_PX = 16
+
 # Rows of two and of three lines, for a table whose long text (a reason, what is wrong) would be cut off on one line:
 # st.dataframe wraps a cell's text only in rows taller than 4rem (64 px).
 TWO_LINE_ROW_PX, THREE_LINE_ROW_PX = 66, 76
@@ -651,6 +655,51 @@ TWO_LINE_ROW_PX, THREE_LINE_ROW_PX = 66, 76
 def wrapped_table_height(n_rows: int, row_px: int, max_rows: int = 8) -> int:
     """table_height for rows of `row_px` (TWO_LINE_ROW_PX, THREE_LINE_ROW_PX) under a header of one line."""
     return max(1, min(n_rows, max_rows)) * row_px + TABLE_ROW_PX + 3
+
+
+# A table wider than the page scrolls sideways (most do at 900 px, where it is 430 px wide, and many at 1400), and
+# what says which row it is (a model, an eval, an item, a week) went out of view with its first columns. table() pins
+# a row's key and puts the columns a reader acts on (a verdict, a rate and its interval) right after it. Streamlit
+# unpins every column of a table whose pinned ones take more than 60% of its width: PINNED_ROOM_PX of a table as wide
+# as the page at 900 px. The key is pinned from its first column for as long as its columns fit there, each as wide
+# as its longest text; the rest of it comes next, unpinned (a model's id, 220 px, leaves no room for a second one).
+PINNED_ROOM_PX = int(0.6 * 430)  # 258
+CELL_PADDING_PX = 20  # a cell's 8 px either side, and a little more: a text measured short is not cut
+# A table's text is Source Sans at 14 px: text_px reckons it from the advances a chart's title is reckoned from, 3 to
+# 4% wider than Chromium draws a cell's regular weight (the demo's model ids, evals, hazards, dates and headers).
+TABLE_FONT_PX = 14
+
+
+def _column_px(values: pd.Series, label: str) -> int:
+    """A column as wide as its longest text, its header's included; a date and time as 'YYYY-MM-DD HH:mm:ss'."""
+    if pd.api.types.is_datetime64_any_dtype(values):
+        texts = ["2026-01-01 00:00:00"]
+    else:
+        texts = [str(v) for v in values.dropna().unique()]
+    widest = max(text_px(t, TABLE_FONT_PX) for t in [label, *texts])
+    return max(50, math.ceil(widest) + CELL_PADDING_PX)  # 50: Streamlit's narrowest column
+
+
+def table(frame: pd.DataFrame, *, key: Sequence[str], first: Sequence[str] = (),
+          column_config: Mapping[str, Any] | None = None, container: Any = st, **options: Any) -> None:
+    """`frame` as a table: its `key` columns (what says which row it is) first and pinned as far as PINNED_ROOM_PX
+    holds them, then `first` (what a reader acts on), then the others in their order. A key column keeps a width its
+    column_config gives in pixels, else is as wide as its longest text. `options` are st.dataframe's (height,
+    row_height, placeholder)."""
+    order = [*key, *first, *(column for column in frame.columns if column not in key and column not in first)]
+    config = {name: {"label": setting} if isinstance(setting, str) else setting
+              for name, setting in (column_config or {}).items()}
+    room = PINNED_ROOM_PX
+    for column in key:
+        setting = dict(config.get(column) or {})
+        width = setting.get("width")
+        if not isinstance(width, int):
+            width = _column_px(frame[column], setting.get("label") or column)
+        if width > room:
+            break
+        config[column] = {**setting, "width": width, "pinned": True}
+        room -= width
+    container.dataframe(frame[order], hide_index=True, width="stretch", column_config=config, **options)
 
 
 def show_text(label: str, text: Any, *, container: Any = st) -> None:

@@ -279,7 +279,7 @@ def _show_pairs_table(pf: pd.DataFrame, *, models: list[str], evaluation: str, w
     rows = [model_changes.plain(row) for _, row in listed.iterrows()]
     st.caption(f"{said}: {len(rows)} of the {len(pf) // 2} pairs of models with two or more shared {evaluation} "
                f"samples in {week_text}.")
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             "model": [r["model_id"] for r in rows],
             "against": [r["other_model_id"] for r in rows],
@@ -290,5 +290,5 @@ def _show_pairs_table(pf: pd.DataFrame, *, models: list[str], evaluation: str, w
             "differ (+ / -)": [f"{c.count(r['n_better'] + r['n_worse'])} ({c.count(r['n_better'])} / "
                                f"{c.count(r['n_worse'])})" for r in rows],
         }),
-        hide_index=True, width="stretch", height=c.table_height(len(rows)), column_config=PAIR_COLUMNS,
+        key=["model", "against"], height=c.table_height(len(rows)), column_config=PAIR_COLUMNS,
     )

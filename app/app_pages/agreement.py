@@ -207,7 +207,7 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
                              if frame["alpha_ci_low"].notna().any() else "")
                           + "Dimensions with no defined alpha are listed in the table with the reason."))
         c.show_chart(chart)
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             # The verdict and what it is on first, then the two shares the caption below compares: ninth, the most
             # common value's share was past the table's edge at 1400 px. Kappa, AC1 and the counts follow.
@@ -225,7 +225,7 @@ elif not c.empty_state(agreement, "ratings", "Ingest eval forms or CogniBench re
             "group": frame["dimension_group"], "level": frame["agreement_level"],
         }),
         # Sized to its rows: every dimension of a week at once (19 on the demo), a longer list scrolls.
-        hide_index=True, width="stretch", height=c.table_height(len(frame), max_rows=20),
+        key=["dimension"], height=c.table_height(len(frame), max_rows=20),
         column_config={
             "verdict": st.column_config.TextColumn(
                 help="Krippendorff's alpha against the dimension's target; \"but within its interval\" where "
@@ -387,7 +387,7 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
     # The Overview counts items (rpt_weekly_summary.n_flagged_items); a row here is an item on one dimension.
     st.caption(f"{fl['item_id'].nunique():,} items ({len(fl):,} item x dimension pairs) flagged "
                f"({'all time' if week is None else 'first rated in ' + week_label}), the least agreed first.")
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             # The item's agreement and people's ratings after what identifies it: fifth and seventh, the ratings
             # and the agreement were past the table's edge at 1400 px. The judges' ratings, not counted, come last.
@@ -402,7 +402,7 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
             "week": [c.iso_week(c.to_date(w)) if not c.is_na(w) else c.NA for w in fl["week_start"]],
             "LLM judges' ratings (not counted)": fl["judge_ratings"].map(ratings_said),
         }).head(1000),
-        hide_index=True, width="stretch", height=c.table_height(min(len(fl), 1000)),
+        key=["task", "model", "dimension"], height=c.table_height(min(len(fl), 1000)),
         column_config={
             "task": st.column_config.TextColumn(width=120),
             "people's ratings, side by side": st.column_config.TextColumn(
@@ -459,8 +459,8 @@ if not c.empty_state(flagged, "items flagged for rubric clarification",
             shown_detail["severity"] = [c.count(v) if not c.is_na(v) else "" for v in shown_detail["severity"]]
             for column in ("confidence", "rationale"):
                 shown_detail[column] = shown_detail[column].fillna("")
-            st.dataframe(
-                shown_detail, hide_index=True, width="stretch", height=c.table_height(len(shown_detail)),
+            c.table(
+                shown_detail, key=["rater_id", "rater_group"], height=c.table_height(len(shown_detail)),
                 column_config={
                     "rater_id": "rater", "rater_group": "group", "label": "rating",
                     "rationale": st.column_config.TextColumn("rationale", width="large"),

@@ -54,10 +54,10 @@ def _quarantine_section(q: pd.DataFrame, filters: c.Filters, with_loaded: bool) 
     # is about (the file's name; its path comes last): sixth, after the whole path, it was past the table's edge.
     columns = ["file_name", "source_line", "error_kind", "error_message", "error_pointer", "source_format",
                "raw_text", "quarantined_at"] + (["loaded_later_at"] if with_loaded else []) + ["source_path"]
-    st.dataframe(
+    c.table(
         shown[columns],
         # what is wrong, on one line, was cut off at 1400 px
-        hide_index=True, width="stretch", row_height=c.THREE_LINE_ROW_PX,
+        key=["file_name", "source_line"], row_height=c.THREE_LINE_ROW_PX,
         height=c.wrapped_table_height(len(shown), c.THREE_LINE_ROW_PX),
         column_config={
             "file_name": st.column_config.TextColumn("file", help="The file's name; its path is the last column."),
@@ -179,7 +179,7 @@ cards[3].metric("Records repaired", f"{n_repaired:,}",
 st.subheader("Ingest runs")
 if not c.empty_state(runs, "ingest runs", "Run `evalhouse ingest PATH` (or `make demo`)."):
     r = runs.frame
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             # What each run loaded and refused first; its id, for the manifest and the logs, last.
             "started (UTC)": r["started_at"], "records loaded": r["n_accepted"], "quarantined": r["n_quarantined"],
@@ -188,7 +188,7 @@ if not c.empty_state(runs, "ingest runs", "Run `evalhouse ingest PATH` (or `make
             "MB": r["n_bytes"] / 1e6, "seconds": r["duration_ms"] / 1000, "strict": r["was_strict"],
             "run": r["batch_id"],
         }),
-        hide_index=True, width="stretch",
+        key=["started (UTC)"],
         column_config={
             "started (UTC)": st.column_config.DatetimeColumn(format="YYYY-MM-DD HH:mm:ss"),
             **_count_columns("records loaded", "repaired", "already loaded (skipped)", "files",
@@ -208,8 +208,8 @@ if not c.empty_state(runs, "ingest runs", "Run `evalhouse ingest PATH` (or `make
     )
     if not failed.frame.empty:
         st.caption("Files not loaded whole, and why (nothing of a failed file is kept; fix it and ingest again):")
-        st.dataframe(failed.frame, hide_index=True, width="stretch",
-                     column_config={"message": st.column_config.TextColumn(width="large")})
+        c.table(failed.frame, key=["source_path"], first=["status", "message"],
+                column_config={"message": st.column_config.TextColumn(width="large")})
 
 if not formats.frame.empty:
     chart = alt.Chart(formats.frame).mark_bar().encode(
@@ -264,11 +264,11 @@ else:
         "Without --strict, these named repairs decide the verdict; the stored text is never changed.")))
     st.caption(f"{n_repairs:,} repairs applied to {n_repaired:,} records: a record can need more than one.")
     # The repair and its share of the file after the file's name: after the whole path, they were past the edge.
-    st.dataframe(
+    c.table(
         rp.assign(file_name=rp["source_path"].str.rsplit("/", n=1).str[-1])[
             ["file_name", "repair", "n_records", "n_accepted_in_file", "share_of_accepted", "source_format",
              "ingested_at", "source_path"]],
-        hide_index=True, width="stretch",
+        key=["file_name", "repair"],
         column_config={
             "file_name": st.column_config.TextColumn("file", help="The file's name; its path is the last column."),
             "source_path": "path", "source_format": "format",
@@ -294,8 +294,8 @@ else:
                "evaluation and an ADP suite: "
                "results name a spec by its id alone, so neither spec is scored and neither decides a promotion "
                "until one is renamed.", icon=":material/warning:")
-    st.dataframe(
-        sc, hide_index=True, width="stretch",
+    c.table(
+        sc, key=["spec_id"],
         column_config={
             "spec_id": "spec id", "spec_kind": "kind", "spec_version": "latest version", "source_path": "file",
             "source_line": "line", "ingested_at": st.column_config.DatetimeColumn("ingested (UTC)",

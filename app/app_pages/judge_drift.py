@@ -344,7 +344,9 @@ c.notes(alerts)
 if not c.empty_state(alerts, f"drift alerts of {judge}{up_to}",
                      "An alert appears when a judge's weekly bias leaves its band."):
     a = alerts.frame
-    st.dataframe(
+    # The week and dimension pinned, then what the alert is on (the bias against people, its change from the
+    # baseline in standard errors, the z past which it alerts), then whether the judge's version changed.
+    c.table(
         pd.DataFrame({
             "week": a["week_start"].map(lambda d: c.iso_week(c.to_date(d))), "dimension": a["dimension"],
             "judge version": [", ".join(versions(v)) or "not recorded" for v in a["judge_versions"]],
@@ -361,7 +363,7 @@ if not c.empty_state(alerts, f"drift alerts of {judge}{up_to}",
             "quadratic kappa": [c.num(v) for v in a["kappa_quadratic"]],
             "baseline's version": [", ".join(versions(v)) or "not recorded" for v in a["baseline_judge_versions"]],
         }),
-        hide_index=True, width="stretch",
+        key=["week", "dimension"], first=["bias [95% interval]", "change (SE)", "z", "alerts beyond |z|"],
     )
     labels = [f"{c.iso_week(c.to_date(w))} · {d}" for w, d in zip(a["week_start"], a["dimension"])]
     picked = st.selectbox("The item that shows an alert best", range(len(labels)), format_func=lambda i: labels[i],
@@ -441,7 +443,7 @@ if not c.empty_state(overrides, f"reviews of {judge}'s verdicts",
             this_week = reviewed[reviewed_weeks == table_week]
             st.caption(f"{c.iso_week(table_week)}, per dimension" + (
                 "" if table_week == week else f" (the latest week up to {week_label} with reviews so far)") + ":")
-            st.dataframe(
+            c.table(
                 pd.DataFrame({
                     "dimension": this_week["dimension"],
                     "override rate [95% interval]": list(this_week["shown"]),
@@ -449,5 +451,5 @@ if not c.empty_state(overrides, f"reviews of {judge}'s verdicts",
                     "changed": this_week["n_overridden"], "reviewers": this_week["n_reviewers"],
                     "mean score change": [c.signed(v) for v in this_week["mean_score_change"]],
                 }),
-                hide_index=True, width="stretch",
+                key=["dimension"],
             )

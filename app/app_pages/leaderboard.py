@@ -299,5 +299,8 @@ table = pd.DataFrame({
 st.caption(f"{c.plural(len(shown), 'run')} of {c.plural(shown['model_id'].nunique(), 'model')} on "
            f"{c.plural(shown['eval'].nunique(), 'eval')}, "
            f"{metric_label if metric_label == metric else f'{metric_label} ({metric})'}.")
-st.dataframe(table, hide_index=True, width="stretch")
+# The model pinned (an eval's name too would take more room than Streamlit pins at 900 px), then which run, then the two
+# scores and how far apart they are.
+c.table(table, key=["model", "eval", "scored on", "evaluated (UTC)"],
+        first=["reported [95% interval]", "computed [95% interval]", "computed - reported"])
 c.csv_download(shown, file_name=f"evalhouse_leaderboard_{metric}_{start:%Y%m%d}_{end:%Y%m%d}.csv", key="csv")

@@ -189,7 +189,7 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
         st.caption(f"n/a for k = {ks}: some task has fewer than k scored trials, so pass@k is not defined there "
                    "(the table shows how many tasks have enough).")
     table = curves.frame.copy()
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             "model": table["model_id"],
             "k": table["k"],
@@ -201,7 +201,7 @@ if not c.empty_state(curves, f"pass@k for {evaluation} ({metric}) {period}",
                                             zip(table["n_tasks_with_enough_trials"], table["n_tasks"])],
         }),
         # As tall as its rows (up to ten, then it scrolls): a fixed height showed blank rows under a few.
-        hide_index=True, width="stretch", height="auto",
+        key=["model", "k"], height="auto",
     )
 
 # -- stability -------------------------------------------------------------------------------------------------------
@@ -258,9 +258,8 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
     })
     if week is None:  # a week's table is the week's runs: their times are the week's
         table["first trial"], table["latest trial"] = frame["first_evaluated_at"], frame["last_evaluated_at"]
-    st.dataframe(
-        table,
-        hide_index=True, width="stretch", height="auto",
+    c.table(
+        table, key=["model", "sample"], height="auto",
         # A pass rate as the app and the report write it (0.47), not "46.88%".
         column_config={"pass rate": st.column_config.ProgressColumn("pass rate", format="%.2f", min_value=0,
                                                                     max_value=1)},
@@ -322,10 +321,10 @@ if not c.empty_state(flaky, f"flaky tasks on {evaluation}",
         # output_text is record text: a table cell shows it as text, never as HTML.
         runs["output_text"] = c.cells(runs["output_text"], NO_ANSWER)
         runs["score"] = c.cells(runs["score"], "n/a (not scored)", lambda v: f"{v:g}")
-        st.dataframe(
+        c.table(
             runs[["trial_index", "evaluated_at", "outcome", "score", "output_text", "run_id", "source_path",
                   "source_line"]],
-            hide_index=True, width="stretch",
+            key=["trial_index"], first=["outcome", "score"],
             column_config={
                 "trial_index": st.column_config.NumberColumn("trial", format="%d"),
                 "evaluated_at": st.column_config.DatetimeColumn("evaluated (UTC)", format="YYYY-MM-DD HH:mm"),

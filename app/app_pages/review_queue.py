@@ -139,18 +139,18 @@ elif shown.empty:
     st.info("No item matches these filters.", icon=":material/filter_alt_off:")
 else:
     st.caption(waits_said(shown))
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             # Why it waits after the item, whole on two lines: fifth, on one line, it was cut off at 1400 px. The
             # judge, in the picker's label and the item's heading below, comes last.
-            "waiting (days)": shown["age_days"], "task": shown["task_id"], "model": shown["model_id"],
+            "task": shown["task_id"], "model": shown["model_id"], "waiting (days)": shown["age_days"],
             "why it waits": shown["reasons"].map(reasons_said),
             "submitted by": [b or (f"saved, not loaded ({v})" if v else "not yet")
                              for b, v in zip(shown["submitted_by"], shown["saved_by"])],
             "judge": shown["judge_id"],
         }),
         # the reasons on one line were cut off at 1400 px; six rows in view
-        hide_index=True, width="stretch", row_height=c.TWO_LINE_ROW_PX,
+        key=["task", "model"], row_height=c.TWO_LINE_ROW_PX,
         height=c.wrapped_table_height(len(shown), c.TWO_LINE_ROW_PX, max_rows=6),
         column_config={
             "waiting (days)": st.column_config.NumberColumn(
@@ -357,10 +357,10 @@ if not cognibench.empty:
                    "loaded, so a line reusing it is quarantined as a conflict), the same task_id, model_id, "
                    "response_id and judge_llm_model, human_review_status 'Completed', and a created_at no earlier "
                    "than the waiting record's.")
-        st.dataframe(
+        c.table(
             cognibench[["age_days", "task_id", "model_id", "judge_id", "reasons", "status", "record_id"]].assign(
                 status=lambda f: f["status"].map(c.said)),
-            hide_index=True, width="stretch",
+            key=["task_id", "model_id"], first=["age_days", "reasons"],
             column_config={"age_days": "waiting (days)", "reasons": st.column_config.TextColumn("why",
                                                                                                 width="large")},
         )

@@ -286,7 +286,7 @@ if not c.empty_state(all_time, f"hazard verdicts by {who} in any week",
         "over; a response rated in several weeks, or by several raters, is one. Grey, no rate and never 0%: not "
         "assessed (no verdict in any week), did not apply (every verdict not applicable, on the responses it names) "
         "or only unsure verdicts. The colour saturates at 50%.")))
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             "model": a["model_id"], "hazard": a["hazard_label"].fillna(a["hazard"]),
             "violation rate [95% interval]": a["shown"],
@@ -298,7 +298,7 @@ if not c.empty_state(all_time, f"hazard verdicts by {who} in any week",
             "mean severity (1-3)": [c.num(s, 1) for s in a["mean_severity"]],
             "weeks": a["weeks"],
         }),
-        hide_index=True, width="stretch",
+        key=["model", "hazard"],
     )
 
 # -- refusal calibration ---------------------------------------------------------------------------------------------
@@ -345,7 +345,10 @@ if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week
         table[responses_saying[label]] = [f"{c.count(k)} of {c.count(n)}" for k, n in zip(r[items], r["n_items"])]
     table["forms judging it appropriate"] = [f"{c.count(k)} of {c.count(n)}"
                                              for k, n in zip(r["n_appropriate"], r["n_rated"])]
-    st.dataframe(pd.DataFrame(table), hide_index=True, width="stretch")
+    # The three rates right after the model, then the responses and forms they are over: eighth, the under-refusal
+    # rate was past the table's edge at 1400 px.
+    c.table(pd.DataFrame(table), key=["model"], first=[f"{name.split(':')[0]}, per response [95% interval]"
+                                                       for name in measures])
 
 # -- pairwise against the reference ----------------------------------------------------------------------------------
 st.subheader("Pairwise: each model against the reference answers")

@@ -286,7 +286,7 @@ else:
             "threshold is still not promoted when a component misses its own threshold (see why).")))
     threshold_said = (f"The spec's promotion threshold is {c.num(spec['promotion_threshold'])}."
                       if not c.is_na(spec["promotion_threshold"]) else "The spec sets no promotion threshold.")
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             # The reason third, whole: seventh, then 500 px on one line, it was cut off at 1400 px. The threshold is
             # the spec's (the card above, each reason, the composite's help), not a column of its own.
@@ -296,7 +296,7 @@ else:
             "components scored": [f"{a} of {b}" for a, b in zip(now["n_components_scored"], now["n_components"])],
             "n samples": now["n_composite_samples"],
         }),
-        hide_index=True, width="stretch", row_height=c.THREE_LINE_ROW_PX,  # a reason on one line was cut off at 1400 px
+        key=["model"], row_height=c.THREE_LINE_ROW_PX,  # a reason on one line was cut off at 1400 px
         height=c.wrapped_table_height(len(now), c.THREE_LINE_ROW_PX),
         column_config={
             "why": st.column_config.TextColumn(
@@ -432,7 +432,7 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
 
         c.panels([component_chart(plotted[plotted["component_id"] == component], component)
                   for component in component_order], per_row=2)
-    st.dataframe(
+    c.table(
         pd.DataFrame({
             # The verdict and what it compares (the raw value against the threshold) after the component and model:
             # ninth, the threshold was cut to its first letter at 1400 px. What the component is comes last.
@@ -450,7 +450,7 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
             "recomputed": [c.num(v, 3) for v in s["computed_raw_value"]],
             "reported vs recomputed disagreements": s["n_disagreements"],
         }),
-        hide_index=True, width="stretch",
+        key=["component", "model"],
         column_config={
             "verdict": st.column_config.TextColumn(
                 help="The week's raw value against the component's own threshold; out of scale where a result lies "
@@ -479,5 +479,5 @@ if scores is not None and not c.empty_state(scores, f"component scores for {spec
         if not rescores.frame.empty:
             st.caption("Results whose reported score differs from the score recomputed from the output "
                        "(exact and regex match rubrics):")
-            st.dataframe(rescores.frame, hide_index=True, width="stretch",
-                         column_config={"output_text": st.column_config.TextColumn("output", width="large")})
+            c.table(rescores.frame, key=["model_id", "rubric_id", "sample_id"],
+                    column_config={"output_text": st.column_config.TextColumn("output", width="large")})

@@ -5,6 +5,7 @@ and a screenshot of each page is kept under the test's temporary folder."""
 from __future__ import annotations
 
 import datetime as dt
+import json
 import time
 import urllib.parse
 from pathlib import Path
@@ -316,16 +317,30 @@ _RECORD_OPENED_JS = ("window.__opened = []; window.open = (url) => { window.__op
                      ".href); return null; }")
 
 
+# Each table's rows: how many the browser was given (its accessible grid's row count, the header's included), its
+# visible height and the height of what scrolls inside it.
+_TABLE_ROWS_JS = """
+  (() => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]')).map(table => {
+    const grid = table.querySelector('[role="grid"], table'), scroller = table.querySelector('.dvn-scroller');
+    return {rows: grid ? Number(grid.getAttribute('aria-rowcount')) : null,
+            inner: scroller ? scroller.scrollHeight - scroller.clientHeight : null};
+  }))()"""
+
+
 def test_the_overviews_models_table_shows_the_verdict_and_pass_at_k_at_1400_px_and_a_row_opens_its_runs(served):
     """The section was 44 cells of prose, the page 4,900 px tall at 1400 px: one table now, whose verdict, pass rate,
-    change and pass@k are in view at 1400 px, and whose first row (the demo's regression) opens its runs on the
-    Leaderboard and its curves on Reliability: the cells' addresses, relative to the app's root, are the pages'."""
+    change and pass@k are in view at 1400 px, every row of it without a scroll inside the table (twelve rows of the
+    44 showed, the rest a scroll inside the page's away; the page is 4,490 px tall with all of them), and whose first
+    row (the demo's regression) opens its runs on the Leaderboard and its curves on Reliability: the cells'
+    addresses, relative to the app's root, are the pages'."""
     server, browser = served
     state = browser.open(f"{server.url}/")
     assert state.title == PAGES["overview"] and not state.errors, state.errors
     shown = browser.wait_for(f"(() => {_SHOWN_HEADERS_JS}.find(h => h[0] === 'model on eval') || null)()")
     assert shown[:8] == ["model on eval", "verdict", "pass rate", "change", "k", "pass@k", "pass^k", "runs"], shown
-    assert browser.content_height() < 3000
+    [rows] = browser.evaluate(_TABLE_ROWS_JS)
+    assert rows["rows"] == 44 + 1 and rows["inner"] is not None and rows["inner"] <= 0, rows
+    assert browser.content_height() < 5000
     browser.evaluate(_RECORD_OPENED_JS)
     table = browser.evaluate("""(() => { const r = document.querySelector('[data-testid="stMain"] '
       + '[data-testid="stDataFrame"]').getBoundingClientRect(); return [r.left, r.right, r.top]; })()""")
@@ -408,6 +423,58 @@ def test_the_rating_forms_options_and_labels_are_whole_in_a_900_px_window(served
         assert options.count("high") == 5, f"not five confidences (one a dimension): {options}"
         assert not _cut_off_options(browser), f"options cut off at 900 px: {_cut_off_options(browser)}"
         assert not browser.evaluate(_CUT_LABELS_JS), f"labels cut short at 900 px: {browser.evaluate(_CUT_LABELS_JS)}"
+    finally:
+        browser.call("Emulation.setDeviceMetricsOverride", width=browser.width, height=browser.height,
+                     deviceScaleFactor=1, mobile=False)
+
+
+# Each page's tables wider than their 430 px at 900 px, in order: the headers that stay in view, at the table's left
+# edge, when it is scrolled to its right end. Where a row's key is wider than the room Streamlit keeps pinned columns
+# in (60% of the table), its first column; none where a first column alone is (the repairs' 60-character file names).
+KEPT_AT_900 = {
+    "overview": [["model on eval"]],
+    "leaderboard": [["model"], ["model"]],
+    "reliability": [["model"], ["model"], ["trial"]],
+    "safety": [["model"], ["model"]],
+    "specs": [["model"], ["component"]],
+    "agreement": [["dimension"], ["task"], ["rater", "group"]],
+    "judge_drift": [["week", "dimension"], ["dimension"]],
+    "review_queue": [["task"]],  # the CogniBench records' table is in a closed expander
+    "data_quality": [["started (UTC)"], ["file", "line"], []],
+}
+
+# Each table drawn (it has its scroller) and wider than it: scrolled to its right end, then its headers in view.
+_SCROLLED_HEADERS_JS = """
+  (() => Array.from(document.querySelectorAll('[data-testid="stMain"] [data-testid="stDataFrame"]'))
+    .map(table => table.querySelector('.dvn-scroller')).filter(s => s && s.scrollWidth > s.clientWidth + 1)
+    .map(s => { s.scrollLeft = s.scrollWidth; return s.scrollLeft; }))()"""
+
+
+@pytest.mark.parametrize("page", list(KEPT_AT_900))
+def test_what_says_which_row_it_is_stays_in_view_when_a_table_scrolls_sideways_at_900_px(served, page):
+    """At 900 px a table is 430 px wide beside the sidebar: most scrolled sideways after two or three columns, and the
+    model, eval, item or week of a row went out of view with them. Scrolled to its right end, a table keeps them."""
+    server, browser = served
+    expected = KEPT_AT_900[page]
+    try:
+        browser.call("Emulation.setDeviceMetricsOverride", width=900, height=browser.height, deviceScaleFactor=1,
+                     mobile=False)
+        state = browser.open(f"{server.url}/" if page == "overview" else f"{server.url}/{page}")
+        assert state.title == PAGES[page] and not state.errors, state.errors
+        wide = ("Array.from(document.querySelectorAll('[data-testid=\"stMain\"] .dvn-scroller'))"
+                ".filter(s => s.scrollWidth > s.clientWidth + 1).length")
+        assert browser.wait_for(f"{wide} >= {len(expected)}", timeout=30), \
+            f"{browser.evaluate(wide)} tables wider than the page at 900 px on {page}, not {len(expected)}"
+        before = browser.evaluate(_SHOWN_HEADERS_JS)
+        browser.evaluate(_SCROLLED_HEADERS_JS)
+        # each grid draws the columns scrolled into view a frame or more later
+        after = browser.wait_for(f"(() => {{ const b = {json.dumps(before)}, h = {_SHOWN_HEADERS_JS}; return h.filter("
+                                 f"(x, i) => JSON.stringify(x) !== JSON.stringify(b[i])).length >= {len(expected)} "
+                                 "? h : null; })()", timeout=10) or browser.evaluate(_SHOWN_HEADERS_JS)
+        scrolled = [h for h, b in zip(after, before) if h != b]
+        assert len(scrolled) == len(expected), f"{page}: {before} -> {after}"
+        kept = [headers[:len(keep)] for headers, keep in zip(scrolled, expected)]
+        assert kept == expected, f"{page} at 900 px, scrolled to the right end: {scrolled}"
     finally:
         browser.call("Emulation.setDeviceMetricsOverride", width=browser.width, height=browser.height,
                      deviceScaleFactor=1, mobile=False)

@@ -1,14 +1,16 @@
 """The column a reader came for (a verdict, its reason, a threshold, the share to compare) comes right after what
 identifies a row, and long text wraps in a wide column: at 1400 px such columns were cut off or past the table's
-edge. Read off the demo warehouse's Specs, Agreement, Review queue and Data quality pages."""
+edge. What identifies a row is pinned, so that it stays in view when a table wider than the page scrolls sideways,
+within the room Streamlit keeps pinned columns in at 900 px. Read off the demo warehouse's pages."""
 
 from __future__ import annotations
 
 import json
 
+import pandas as pd
 import pytest
 
-from tests.app.conftest import LAST_WEEK, iso_week, run_page
+from tests.app.conftest import LAST_WEEK, PAGES, iso_week, run_page
 from tests.app.page_parts import chart_asking, problems, walk
 
 pytestmark = pytest.mark.slow
@@ -114,7 +116,7 @@ def test_the_review_queue_says_why_an_item_waits_beside_it_and_which_wait_is_the
     at = run_page("review_queue")
     assert not problems(at), problems(at)
     table = at.dataframe[0]
-    assert list(table.value.columns) == ["waiting (days)", "task", "model", "why it waits", "submitted by", "judge"]
+    assert list(table.value.columns) == ["task", "model", "waiting (days)", "why it waits", "submitted by", "judge"]
     assert _config(table)["why it waits"]["width"] == "large" and table.proto.row_height > WRAPS
     shown = table.value
     hazard = shown["why it waits"].str.contains("violating hazard")
@@ -153,3 +155,91 @@ def test_data_quality_tables_print_counts_as_the_cards_do_and_say_what_is_wrong_
     repairs = _table(at, "repair")
     assert list(repairs.value.columns[:3]) == ["file_name", "repair", "n_records"]
     assert _config(repairs)["n_records"]["type_config"]["format"] == "%,d"
+
+
+# -- what identifies a row, pinned ----------------------------------------------------------------------------------
+
+class _Shown:
+    """A container that keeps what components.table gives st.dataframe."""
+
+    def dataframe(self, frame: pd.DataFrame, **options) -> None:
+        self.frame, self.options = frame, options
+
+
+def test_a_tables_key_comes_first_pinned_as_far_as_the_room_streamlit_keeps_pinned_at_900_px(app_env):
+    """Streamlit unpins every column of a table whose pinned ones take more than 60% of its width (430 px at 900
+    px): a model's id is pinned, a hazard's name after it would take the room past that, and so is not, nor what
+    comes after it in the key; what a reader acts on comes right after the key."""
+    import components as c
+
+    frame = pd.DataFrame({"n": [3, 40], "verdict": ["Better", "Worse"],
+                          "hazard": ["Specialized advice (election, financial, health, legal)", "Privacy"],
+                          "model": ["meta-llama/Llama-3.1-8B-Instruct", "acme/chat-7b"], "week": ["2026-W47"] * 2})
+    shown = _Shown()
+    c.table(frame, key=["model", "hazard", "week"], first=["verdict"], column_config={"week": "ISO week"},
+            container=shown, height=200)
+    assert list(shown.frame.columns) == ["model", "hazard", "week", "verdict", "n"]
+    config = shown.options["column_config"]
+    assert config["model"]["pinned"] is True
+    assert c.text_px("meta-llama/Llama-3.1-8B-Instruct", c.TABLE_FONT_PX) < config["model"]["width"] <= c.PINNED_ROOM_PX
+    assert c.PINNED_ROOM_PX == 258
+    assert "hazard" not in config and config["week"] == {"label": "ISO week"}
+    assert shown.options["hide_index"] is True and shown.options["height"] == 200
+
+    # A width given in pixels is kept; short key columns are pinned side by side while they fit.
+    c.table(frame[["week", "model", "n"]].assign(model="acme/chat-7b"), key=["week", "model"],
+            column_config={"model": {"label": "model", "width": 120}}, container=shown)
+    config = shown.options["column_config"]
+    assert config["model"] == {"label": "model", "width": 120, "pinned": True}
+    assert config["week"]["pinned"] is True and config["week"]["width"] + 120 <= c.PINNED_ROOM_PX
+
+
+def test_a_cells_text_is_measured_within_a_few_pixels_of_chromiums_measure(app_env):
+    """The widths Chromium measured for these texts in the table's font (Source Sans, 14 px): a pinned column as
+    wide as its text shows it whole, and a key measured too wide would be left unpinned."""
+    import components as c
+
+    measured = {"meta-llama/Llama-3.1-8B-Instruct": 199, "openai/gpt-4.1-mini-2025-04-14": 185,
+                "acme_groundedness_suite/json_validity": 237, "indiscriminate_weapons_cbrne": 184,
+                "child_sexual_exploitation": 150, "acme/chat-13b": 88, "2026-W47": 57, "2026-11-23 14:05": 98,
+                "waiting (days)": 82}
+    for text, px in measured.items():
+        # never short of the drawn text (it would be cut), and at most 5% over
+        assert px <= c.text_px(text, c.TABLE_FONT_PX) <= 1.05 * px, (text, c.text_px(text, c.TABLE_FONT_PX), px)
+    assert c.text_px("meta-llama/Llama-3.1-8B-Instruct", c.TABLE_FONT_PX) + c.CELL_PADDING_PX >= 199 + 16
+
+
+# Each page's tables, in order, as the demo warehouse opens them: the columns pinned, which say which row it is. Where
+# a key is wider than the room (a model's id and a hazard's name), its first column; none where a first column alone
+# is (the repairs' file names, 60 characters).
+PINNED = {
+    "overview": [["model on eval"]],
+    "leaderboard": [["model"], ["model"]],
+    "reliability": [["model"], ["model"], ["trial_index"]],
+    "safety": [["model"], ["model"]],
+    "specs": [["model"], ["component"]],
+    "agreement": [["dimension"], ["task"], ["rater_id", "rater_group"]],
+    "judge_drift": [["week", "dimension"], ["dimension"]],
+    "review_queue": [["task"], ["task_id"]],
+    "rate_item": [],
+    "data_quality": [["started (UTC)"], ["file_name", "source_line"], []],
+}
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_every_table_pins_what_says_which_row_it_is_within_the_room_kept_at_900_px(page, demo_warehouse, app_env):
+    app_env(demo_warehouse.path)
+    at = run_page(page)
+    assert not problems(at), problems(at)
+    import components as c
+
+    pinned = []
+    for table in at.dataframe:
+        config = _config(table)
+        columns = [column for column in table.value.columns if config.get(column, {}).get("pinned")]
+        pinned.append(columns)
+        # the table's first columns, each with its width in pixels, all within the room Streamlit keeps them in
+        assert columns == list(table.value.columns[:len(columns)]), (page, columns)
+        widths = [config[column]["width"] for column in columns]
+        assert all(isinstance(w, int) for w in widths) and sum(widths) <= c.PINNED_ROOM_PX, (page, columns, widths)
+    assert pinned == PINNED[page]
