@@ -1,6 +1,7 @@
 """What the pages share: the week picker, numbers that say "n/a" and why, stored keys said in words ("much worse"),
 the notes a page shows when the warehouse is busy or a mart is missing or its figures are not the latest, links
-between pages, and the two chart shapes most pages use.
+between pages, the two chart shapes most pages use, chart titles broken into lines for the width they are drawn at,
+and tables that keep the row's identity in view when they scroll sideways.
 """
 
 from __future__ import annotations
