@@ -337,9 +337,10 @@ if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week
     table = {"model": r["model_id"], "responses": r["n_items"], "forms": r["n_rated"]}
     responses_saying = {"refused": "responses a form says refused", "over-refusal": "responses a form calls "
                         "over-refusal", "under-refusal": "responses a form calls under-refusal"}
-    for name, (col, _, items) in measures.items():
+    rates = [f"{name.split(':')[0]}, per response [95% interval]" for name in measures]
+    for rate, (name, (col, _, items)) in zip(rates, measures.items()):
         label = name.split(":")[0]
-        table[f"{label}, per response [95% interval]"] = [
+        table[rate] = [
             c.with_interval(v, lo, hi, as_pct=True)
             for v, lo, hi in zip(r[col], r[f"{col}_ci_low"], r[f"{col}_ci_high"])]
         table[responses_saying[label]] = [f"{c.count(k)} of {c.count(n)}" for k, n in zip(r[items], r["n_items"])]
@@ -347,8 +348,7 @@ if not c.empty_state(refusals, f"refusal judgements by {who} in {c.iso_week(week
                                              for k, n in zip(r["n_appropriate"], r["n_rated"])]
     # The three rates right after the model, then the responses and forms they are over: eighth, the under-refusal
     # rate was past the table's edge at 1400 px.
-    c.table(pd.DataFrame(table), key=["model"], first=[f"{name.split(':')[0]}, per response [95% interval]"
-                                                       for name in measures])
+    c.table(pd.DataFrame(table), key=["model"], first=rates)
 
 # -- pairwise against the reference ----------------------------------------------------------------------------------
 st.subheader("Pairwise: each model against the reference answers")
